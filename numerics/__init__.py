@@ -1,0 +1,16 @@
+"""Simulation and numerical maps (torch, numpy, scipy). May use ``theory`` for constants.
+
+Public surface:
+
+* :func:`simulate_isometry_mlp` — finite-width MLP of the isometry paper (eq 1 and Section 6
+  variants), exact-in-distribution or dense, batched over seeds → Gram tensor [seeds, layers, n, n];
+* :func:`layernorm_meanfield_trajectory` — the mean-field Gram dynamics (eq 10) with layer norm;
+* :func:`meanfield_map_mc` — one step of eq (10) by Monte Carlo.
+"""
+from .isometry_mlp import (VARIANTS, default_device, equicorrelated_gram, inputs_with_gram, psd_sqrt,
+                           simulate_isometry_mlp)
+from .meanfield import MeanFieldTrajectory, layernorm_meanfield_trajectory, meanfield_map_mc
+
+__all__ = ["VARIANTS", "default_device", "equicorrelated_gram", "inputs_with_gram", "psd_sqrt",
+           "simulate_isometry_mlp", "MeanFieldTrajectory", "layernorm_meanfield_trajectory",
+           "meanfield_map_mc"]

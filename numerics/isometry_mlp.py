@@ -1,0 +1,144 @@
+"""Finite-width MLPs of the isometry paper (eq 1 and the variants of Section 6), batched over seeds.
+
+Eq (1):  x^{ℓ+1} = LN(h_ℓ − h̄_ℓ)/√d,  h_ℓ = σ(W^ℓ x^ℓ),  W^ℓ ~ N(0,1)^{d×d},  LN(v) = v/sqrt(mean v²).
+
+Variants (``variant=``):
+
+* ``"layernorm"``             — eq (1): layer centering and layer normalisation;
+* ``"meanfield-centering"``   — Fig 4:  x^{ℓ+1} = LN(a − c_0)/√d;
+* ``"no-normalisation"``      — Fig 5:  x^{ℓ+1} = (a − c_0)/√d;
+* ``"meanfield-normalisation"`` — Figs 6, 9: x^{ℓ+1} = (a − c_0)/sqrt(σ̄(1) d);
+* ``"norm-then-activation"``  — Fig 8b: x^{ℓ+1} = σ(LN(h − h̄))/√d with h = W x (the other order).
+
+Two simulators share one signature (``method=``):
+
+* ``"dense"`` — explicit Gaussian weight matrices: O(d² n) flops and d² normal draws per layer;
+* ``"exact"`` — exact in distribution: conditionally on the layer's input X (d×n), the rows of
+  W X are i.i.d. N(0, XᵀX), so W X has the law of Z·R with Z ~ N(0,1)^{d×n} and RᵀR = XᵀX.
+  The next layer only depends on X through its Gram matrix, so the whole chain is simulated in
+  O(d n²) per layer without ever forming a d×d matrix.
+
+Outputs are Gram matrices G^ℓ = X^ℓᵀX^ℓ (eq 2) as a tensor ``[seeds, layers, n, n]``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from theory import activation as _activation
+from theory.dual import float_moments, variance
+
+VARIANTS = ("layernorm", "meanfield-centering", "no-normalisation", "meanfield-normalisation",
+            "norm-then-activation")
+
+
+def default_device(device: str | None = None) -> torch.device:
+    if device in (None, "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda requested but no CUDA device is available")
+    return torch.device(device)
+
+
+def inputs_with_gram(G0: np.ndarray, width: int, generator: torch.Generator | None = None,
+                     dtype=torch.float64, device="cpu") -> torch.Tensor:
+    """An input batch X^0 (d×n) whose eq-(1) embedding x^0 = LN(x − x̄)/√d has Gram exactly G0.
+
+    Columns are Q R with Q orthonormal and orthogonal to the all-ones vector (so centring is
+    the identity) and RᵀR = G0 (G0 must have unit diagonal).
+    """
+    G0 = np.asarray(G0, dtype=float)
+    n = G0.shape[0]
+    if width < n + 1:
+        raise ValueError(f"width d = {width} must exceed the batch size n = {n}")
+    g = torch.randn(width, n + 1, generator=generator, dtype=dtype, device="cpu")
+    g[:, 0] = 1.0
+    q, _ = torch.linalg.qr(g)
+    Q = q[:, 1:]
+    R = torch.as_tensor(_psd_sqrt_np(G0), dtype=dtype)
+    return (Q @ R).to(device)
+
+
+def _psd_sqrt_np(G):
+    w, v = np.linalg.eigh(G)
+    return (v * np.sqrt(np.clip(w, 0, None))) @ v.T
+
+
+def psd_sqrt(G: torch.Tensor) -> torch.Tensor:
+    """Symmetric square root of a batch of PSD matrices (robust to singular G)."""
+    G = 0.5 * (G + G.transpose(-1, -2))
+    w, v = torch.linalg.eigh(G)
+    return (v * torch.sqrt(torch.clamp(w, min=0))[..., None, :]) @ v.transpose(-1, -2)
+
+
+def _layer_norm(a: torch.Tensor) -> torch.Tensor:
+    # a: [S, d, n]; LN over the d features of each sample, then 1/√d so that ‖x‖ = 1
+    d = a.shape[-2]
+    ms = torch.mean(a * a, dim=-2, keepdim=True)
+    return a / torch.sqrt(ms) / math.sqrt(d)
+
+
+def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, seeds: int = 1,
+                          *, variant: str = "layernorm", method: str = "exact", seed: int = 0,
+                          device: str | None = None, dtype=torch.float64,
+                          layers=None) -> torch.Tensor:
+    """Gram matrices G^ℓ of the MLP (eq 1 or a variant) for ``seeds`` independent networks.
+
+    Returns a tensor ``[seeds, len(layers), n, n]`` (``layers`` defaults to 0..depth).
+    """
+    act = _activation(act)
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
+    if method not in ("exact", "dense"):
+        raise ValueError("method must be 'exact' or 'dense'")
+    dev = default_device(device)
+    G0 = np.asarray(input_gram, dtype=float)
+    n = G0.shape[0]
+    layers = list(range(depth + 1)) if layers is None else sorted(set(int(l) for l in layers))
+    if layers and (layers[0] < 0 or layers[-1] > depth):
+        raise ValueError("requested layers must lie in 0..depth")
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(int(seed))
+    cpu_gen = torch.Generator()
+    cpu_gen.manual_seed(int(seed) + 7919)
+    sigma = act.torch
+    c0 = float_moments(act)[0]
+    scale = math.sqrt(variance(act)) if variant == "meanfield-normalisation" else 1.0
+
+    G = torch.as_tensor(G0, dtype=dtype, device=dev).expand(seeds, n, n).clone()
+    X = None
+    if method == "dense":
+        X = torch.stack([inputs_with_gram(G0, width, cpu_gen, dtype) for _ in range(seeds)]).to(dev)
+    out = []
+    if 0 in layers:
+        out.append(G.clone())
+    for ell in range(1, depth + 1):
+        if method == "dense":
+            W = torch.randn(seeds, width, width, generator=gen, dtype=dtype, device=dev)
+            H = W @ X
+        else:
+            Z = torch.randn(seeds, width, n, generator=gen, dtype=dtype, device=dev)
+            H = Z @ psd_sqrt(G)
+        if variant == "norm-then-activation":
+            Xn = sigma(_layer_norm(H - H.mean(dim=-2, keepdim=True)) * math.sqrt(width)) / math.sqrt(width)
+        else:
+            A = sigma(H)
+            if variant == "layernorm":
+                Xn = _layer_norm(A - A.mean(dim=-2, keepdim=True))
+            elif variant == "meanfield-centering":
+                Xn = _layer_norm(A - c0)
+            else:  # no-normalisation, meanfield-normalisation
+                Xn = (A - c0) / (scale * math.sqrt(width))
+        G = Xn.transpose(-1, -2) @ Xn
+        if method == "dense":
+            X = Xn
+        if ell in layers:
+            out.append(G.clone())
+    return torch.stack(out, dim=1)
+
+
+def equicorrelated_gram(n: int, rho0: float) -> np.ndarray:
+    """(1−ρ₀) I + ρ₀ 11ᵀ: the input Gram used by default (non-degenerate for −1/(n−1) < ρ₀ < 1)."""
+    return (1 - rho0) * np.eye(n) + rho0 * np.ones((n, n))

@@ -1,0 +1,27 @@
+"""Exact and high-precision mathematics for the deep-network-at-initialisation papers.
+
+Public surface (later checks call these names):
+
+* :func:`activation` — registry names and whitelisted user formulas → :class:`Activation`;
+* :func:`hermite_coefficients` — normalised Hermite coefficients c_k (isometry paper, Def. 2);
+* :func:`dual_activation`, :func:`mean_reduced_dual` — σ̂ and σ̄ (Def. 5);
+* :func:`isometry_strength` — β_σ (Def. 3); ``float()`` accepts its result;
+* :func:`isometry`, :func:`isometry_gap`, :func:`gram_potential` — 𝓘(G), −log 𝓘(G), γ(G).
+"""
+from .activations import Activation, activation, gain_family, parse_formula, registered_names
+from .dual import (DualSeries, NumericDual, dual_activation, dual_closed_form, dual_quadrature,
+                   exact_mean_reduced_dual, mean_reduced_dual, numeric_dual, variance)
+from .errors import ActivationError, DeepinitError, QuadratureError, UndefinedQuantityError
+from .hermite import hermite_coefficients, hermite_polynomial, hermite_values
+from .isometry import (IsometryStrength, gram_potential, isometry, isometry_gap, isometry_strength,
+                       lemma_a4_bounds, log_isometry, normalised_gram)
+
+__all__ = [
+    "Activation", "activation", "gain_family", "parse_formula", "registered_names",
+    "DualSeries", "NumericDual", "dual_activation", "dual_closed_form", "dual_quadrature",
+    "exact_mean_reduced_dual", "mean_reduced_dual", "numeric_dual", "variance",
+    "ActivationError", "DeepinitError", "QuadratureError", "UndefinedQuantityError",
+    "hermite_coefficients", "hermite_polynomial", "hermite_values",
+    "IsometryStrength", "gram_potential", "isometry", "isometry_gap", "isometry_strength",
+    "lemma_a4_bounds", "log_isometry", "normalised_gram",
+]

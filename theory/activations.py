@@ -1,0 +1,502 @@
+"""Activations: one object per activation, built from one sympy expression.
+
+An :class:`Activation` carries its name, its sympy expression in the symbol ``x`` (piecewise
+where needed), its breakpoints (where it is not smooth), its restriction to each smooth piece,
+numeric callables for numpy, mpmath and torch derived from that one expression, and the facts
+the papers need (odd/even, positive homogeneity, affine/constant, derivatives at 0).
+
+Registry names and user formulas produce the same kind of object::
+
+    activation("relu")            activation("x*erf(x)")       activation("sin(2*x)")
+
+User formulas are parsed by a whitelist parser on Python's ``ast`` (:func:`parse_formula`):
+only arithmetic, numbers, the variable ``x``, the constants ``pi`` and ``e`` and the functions
+in :data:`ALLOWED_FUNCTIONS` are accepted. Nothing is ever passed to ``eval`` or ``sympify``.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from .errors import ActivationError
+
+x = sp.Symbol("x", real=True)
+
+# --------------------------------------------------------------------------------------------
+# the whitelist parser
+# --------------------------------------------------------------------------------------------
+
+
+def _sigmoid(z):
+    return 1 / (1 + sp.exp(-z))
+
+
+def _relu(z):
+    return sp.Max(z, 0)
+
+
+def _softplus(z):
+    return sp.log(1 + sp.exp(z))
+
+
+def _step(z):
+    return sp.Heaviside(z, sp.Rational(1, 2))
+
+
+#: function names a user formula may call, and the sympy function each becomes.
+ALLOWED_FUNCTIONS: dict[str, Callable] = {
+    "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
+    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan,
+    "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh,
+    "atan": sp.atan, "arctan": sp.atan, "asinh": sp.asinh,
+    "erf": sp.erf, "erfc": sp.erfc,
+    "abs": sp.Abs, "sign": sp.sign,
+    "max": sp.Max, "min": sp.Min,
+    "sigmoid": _sigmoid, "relu": _relu, "softplus": _softplus,
+    "step": _step, "heaviside": _step,
+}
+#: names (other than functions) a user formula may use.
+ALLOWED_NAMES = {"x": x, "pi": sp.pi, "e": sp.E}
+
+_MAX_FORMULA_LENGTH = 500
+_MAX_POWER = 64
+
+
+def parse_formula(text: str) -> sp.Expr:
+    """Parse a user formula such as ``"x*erf(x)"`` into a sympy expression in ``x``.
+
+    Only a whitelist of syntax is accepted; anything else raises :class:`ActivationError`
+    with a message naming what is allowed. ``^`` is accepted as a power.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ActivationError("an activation formula must be a non-empty string")
+    if len(text) > _MAX_FORMULA_LENGTH:
+        raise ActivationError(f"formula longer than {_MAX_FORMULA_LENGTH} characters")
+    source = text.strip().replace("^", "**")
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        raise ActivationError(f"malformed activation formula {text!r}: {exc.msg}. {_allowed_text()}") from None
+    expr = _build(tree.body, text)
+    expr = sp.sympify(expr)  # already a sympy object: this only normalises numbers
+    if not expr.free_symbols <= {x}:
+        raise ActivationError(f"formula {text!r} must depend on x only")
+    return expr
+
+
+def _allowed_text() -> str:
+    return ("Allowed: numbers, x, pi, e, + - * / ** (or ^), and the functions "
+            + ", ".join(sorted(ALLOWED_FUNCTIONS)) + ".")
+
+
+def _build(node: ast.AST, text: str):
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            raise ActivationError(f"constant {node.value!r} not allowed in {text!r}. {_allowed_text()}")
+        if isinstance(node.value, float):
+            if not math.isfinite(node.value):
+                raise ActivationError(f"non-finite constant in {text!r}")
+            return sp.nsimplify(node.value, rational=True) if abs(node.value) < 1e6 else sp.Float(node.value)
+        return sp.Integer(node.value)
+    if isinstance(node, ast.Name):
+        if node.id in ALLOWED_NAMES:
+            return ALLOWED_NAMES[node.id]
+        hint = difflib.get_close_matches(node.id, list(ALLOWED_NAMES) + list(ALLOWED_FUNCTIONS), n=1)
+        extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+        raise ActivationError(f"name {node.id!r} is not allowed in {text!r}{extra}. {_allowed_text()}")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = _build(node.operand, text)
+        return -operand if isinstance(node.op, ast.USub) else operand
+    if isinstance(node, ast.BinOp):
+        left, right = _build(node.left, text), _build(node.right, text)
+        if isinstance(node.op, ast.Add):
+            return left + right
+        if isinstance(node.op, ast.Sub):
+            return left - right
+        if isinstance(node.op, ast.Mult):
+            return left * right
+        if isinstance(node.op, ast.Div):
+            if right == 0:
+                raise ActivationError(f"division by zero in {text!r}")
+            return left / right
+        if isinstance(node.op, ast.Pow):
+            if right.is_number and abs(float(right)) > _MAX_POWER:
+                raise ActivationError(f"exponent {right} too large in {text!r} (at most {_MAX_POWER})")
+            return left ** right
+        raise ActivationError(f"operator {type(node.op).__name__} not allowed in {text!r}. {_allowed_text()}")
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.func.id not in ALLOWED_FUNCTIONS:
+            name = getattr(node.func, "id", ast.dump(node.func))
+            hint = difflib.get_close_matches(str(name), list(ALLOWED_FUNCTIONS), n=1)
+            extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+            raise ActivationError(f"function {name!r} is not allowed in {text!r}{extra}. {_allowed_text()}")
+        if node.keywords:
+            raise ActivationError(f"keyword arguments are not allowed in {text!r}")
+        args = [_build(a, text) for a in node.args]
+        fn = ALLOWED_FUNCTIONS[node.func.id]
+        try:
+            return fn(*args)
+        except TypeError:
+            raise ActivationError(f"wrong number of arguments to {node.func.id} in {text!r}") from None
+    raise ActivationError(f"syntax {type(node).__name__} not allowed in {text!r}. {_allowed_text()}")
+
+
+# --------------------------------------------------------------------------------------------
+# the Activation object
+# --------------------------------------------------------------------------------------------
+
+def _numpy_modules():
+    from scipy import special
+
+    def heaviside(z, h0=0.5):
+        return np.heaviside(z, h0)
+
+    return [{"erf": special.erf, "erfc": special.erfc, "Heaviside": heaviside}, "numpy"]
+
+
+def _mpmath_modules():
+    def heaviside(z, h0=mpmath.mpf(1) / 2):
+        return mpmath.mpf(1) if z > 0 else (mpmath.mpf(0) if z < 0 else h0)
+
+    def mp_max(*a):
+        return max(a)
+
+    def mp_min(*a):
+        return min(a)
+
+    def mp_sign(z):
+        return mpmath.sign(z)
+
+    return [{"Heaviside": heaviside, "Max": mp_max, "Min": mp_min, "sign": mp_sign}, "mpmath"]
+
+
+@dataclass(frozen=True)
+class Activation:
+    """An activation function σ: ℝ → ℝ and the facts about it that the papers use.
+
+    Build one with :func:`activation`. ``pieces`` are ``((lo, hi), expr)`` with ``expr`` the
+    smooth (analytic) restriction of σ to the open interval ``(lo, hi)``; ``breakpoints`` are
+    the finite interval ends, the only places σ may fail to be smooth.
+    """
+
+    name: str
+    expr: sp.Expr
+    breakpoints: tuple[float, ...] = ()
+    pieces: tuple = field(default=(), compare=False)
+    description: str = ""
+    #: an optional closed form of the dual activation σ̂(ρ) = E σ(X)σ(Y) (Definition 5), in ``rho``
+    dual_closed_form: sp.Expr | None = field(default=None, compare=False)
+
+    # -- numeric callables built from the one expression ------------------------------------
+    @functools.cached_property
+    def numpy(self) -> Callable[[np.ndarray], np.ndarray]:
+        f = sp.lambdify(x, self.expr, modules=_numpy_modules())
+
+        def call(z):
+            z = np.asarray(z, dtype=float)
+            with np.errstate(over="ignore", invalid="ignore"):
+                out = f(z)
+            return np.broadcast_to(np.asarray(out, dtype=float), z.shape).copy()
+        return call
+
+    @functools.cached_property
+    def mpmath(self) -> Callable:
+        return sp.lambdify(x, self.expr, modules=_mpmath_modules())
+
+    @functools.cached_property
+    def torch(self) -> Callable:
+        from ._torch_lambdify import torch_callable
+        return torch_callable(self.expr, x)
+
+    # -- facts ------------------------------------------------------------------------------
+    @functools.cached_property
+    def is_constant(self) -> bool:
+        if not self.expr.has(x):
+            return True
+        pts = np.linspace(-4, 4, 41)
+        vals = self.numpy(pts)
+        return bool(np.all(np.isfinite(vals)) and np.ptp(vals) == 0.0)
+
+    @functools.cached_property
+    def polynomial_degree(self) -> int | None:
+        """Degree if σ is a polynomial (on the whole line), else ``None``."""
+        if self.breakpoints:
+            return None
+        try:
+            poly = sp.Poly(sp.expand(self.expr), x)
+        except sp.PolynomialError:
+            return None
+        if not all(c.is_number for c in poly.all_coeffs()):
+            return None
+        return poly.degree()
+
+    @property
+    def is_affine(self) -> bool:
+        deg = self.polynomial_degree
+        return deg is not None and deg <= 1
+
+    @functools.cached_property
+    def parity(self) -> str | None:
+        """``"odd"``, ``"even"`` or ``None`` (checked on a grid and symbolically where cheap)."""
+        pts = np.linspace(0.1, 5, 50)
+        a, b = self.numpy(pts), self.numpy(-pts)
+        if np.allclose(a, -b, rtol=1e-13, atol=1e-14):
+            return "odd"
+        if np.allclose(a, b, rtol=1e-13, atol=1e-14):
+            return "even"
+        return None
+
+    @functools.cached_property
+    def homogeneity_degree(self) -> float | None:
+        """k such that σ(tx) = t^k σ(x) for all t > 0 (positive homogeneity), else ``None``."""
+        pts = np.array([-3.0, -1.3, -0.4, 0.7, 1.9, 2.6])
+        base = self.numpy(pts)
+        if not np.any(base != 0):
+            return None
+        for k in (0, 1, 2, 3):
+            ok = all(np.allclose(self.numpy(t * pts), t ** k * base, rtol=1e-12, atol=1e-14)
+                     for t in (0.5, 2.0, 3.7))
+            if ok:
+                return float(k)
+        return None
+
+    def derivative_at_zero(self, order: int) -> sp.Expr | None:
+        """σ^(order)(0) exactly, or ``None`` where σ is not smooth at 0."""
+        if any(abs(b) < 1e-15 for b in self.breakpoints):
+            return None
+        return sp.simplify(sp.diff(self.expr, x, order).subs(x, 0))
+
+    def __repr__(self) -> str:
+        return f"Activation({self.name!r}: {self.expr})"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# --------------------------------------------------------------------------------------------
+# breakpoints and pieces
+# --------------------------------------------------------------------------------------------
+
+_KINK_FUNCS = (sp.Max, sp.Min, sp.Abs, sp.Heaviside, sp.sign, sp.Piecewise)
+
+
+def _breakpoints(expr: sp.Expr) -> tuple[float, ...]:
+    """Real points where a non-smooth sub-expression switches branch."""
+    points: set = set()
+    for sub in sp.preorder_traversal(expr):
+        if isinstance(sub, (sp.Max, sp.Min)):
+            args = sub.args
+            for i in range(len(args)):
+                for j in range(i + 1, len(args)):
+                    points |= _real_roots(args[i] - args[j])
+        elif isinstance(sub, (sp.Abs, sp.Heaviside, sp.sign)):
+            points |= _real_roots(sub.args[0])
+        elif isinstance(sub, sp.Piecewise):
+            for _, cond in sub.args:
+                if isinstance(cond, sp.core.relational.Relational):
+                    points |= _real_roots(cond.lhs - cond.rhs)
+    return tuple(sorted(points))
+
+
+def _real_roots(e: sp.Expr) -> set:
+    e = sp.simplify(e)
+    if not e.has(x):
+        return set()
+    try:
+        poly = sp.Poly(e, x)
+        return {float(r) for r in poly.real_roots()}
+    except sp.PolynomialError:
+        pass
+    sols = sp.solveset(e, x, sp.S.Reals)
+    if isinstance(sols, sp.FiniteSet):
+        return {float(r) for r in sols}
+    raise ActivationError(f"cannot locate the kinks of the non-smooth term {e}: the arguments of "
+                          "max/min/abs/sign/step must have finitely many real zeros")
+
+
+def _select_branch(expr: sp.Expr, point: float) -> sp.Expr:
+    """The smooth expression that ``expr`` equals near ``point`` (not a breakpoint)."""
+    p = sp.Float(point, 30)
+
+    def visit(e):
+        if isinstance(e, (sp.Max, sp.Min)):
+            vals = [float(a.subs(x, p)) for a in e.args]
+            idx = int(np.argmax(vals) if isinstance(e, sp.Max) else np.argmin(vals))
+            return visit(e.args[idx])
+        if isinstance(e, sp.Abs):
+            inner = visit(e.args[0])
+            return inner if float(inner.subs(x, p)) >= 0 else -inner
+        if isinstance(e, sp.sign):
+            return sp.Integer(1 if float(e.args[0].subs(x, p)) > 0 else -1)
+        if isinstance(e, sp.Heaviside):
+            return sp.Integer(1 if float(e.args[0].subs(x, p)) > 0 else 0)
+        if isinstance(e, sp.Piecewise):
+            for val, cond in e.args:
+                if bool(cond.subs(x, p)):
+                    return visit(val)
+            raise ActivationError(f"piecewise expression {e} undefined at x={point}")
+        if not e.args:
+            return e
+        return e.func(*[visit(a) for a in e.args])
+
+    return visit(expr)
+
+
+def _pieces(expr: sp.Expr, bps: tuple[float, ...]):
+    ends = [-math.inf, *bps, math.inf]
+    out = []
+    for lo, hi in zip(ends[:-1], ends[1:]):
+        if math.isinf(lo) and math.isinf(hi):
+            mid = 0.0
+        elif math.isinf(lo):
+            mid = hi - 1.0
+        elif math.isinf(hi):
+            mid = lo + 1.0
+        else:
+            mid = 0.5 * (lo + hi)
+        out.append(((lo, hi), sp.simplify(_select_branch(expr, mid)) if bps else expr))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
+# the registry
+# --------------------------------------------------------------------------------------------
+
+rho = sp.Symbol("rho", real=True)
+
+SELU_LAMBDA = sp.Float("1.0507009873554804934193349852946", 40)
+SELU_ALPHA = sp.Float("1.6732632423543772848170429916717", 40)
+
+
+def _relu_dual(scale=1):
+    # arc-cosine kernel of degree 1 for unit-variance inputs (Cho & Saul 2009)
+    return scale ** 2 * (sp.sqrt(1 - rho ** 2) + (sp.pi - sp.acos(rho)) * rho) / (2 * sp.pi)
+
+
+def _hermite_prob(k: int) -> sp.Expr:
+    """The normalised probabilists' Hermite polynomial He_k(x)/sqrt(k!) of Definition 2."""
+    return sp.expand(sp.hermite_prob(k, x) / sp.sqrt(sp.factorial(k)))
+
+
+def _registry() -> dict[str, tuple[sp.Expr, str, sp.Expr | None]]:
+    reg = {
+        "identity": (x, "σ(x) = x (He_1)", rho),
+        "relu": (sp.Max(x, 0), "max(x, 0)", _relu_dual()),
+        "leaky_relu": (sp.Max(x, x / 100), "max(x, 0.01x)",
+                       (1 + sp.Rational(1, 100) ** 2) * _relu_dual() - 2 * sp.Rational(1, 100) * _relu_dual().subs(rho, -rho)),
+        "tanh": (sp.tanh(x), "hyperbolic tangent", None),
+        "sigmoid": (1 / (1 + sp.exp(-x)), "logistic sigmoid", None),
+        "sin": (sp.sin(x), "sine", sp.exp(-1) * sp.sinh(rho)),
+        "cos": (sp.cos(x), "cosine", sp.exp(-1) * sp.cosh(rho)),
+        "exp": (sp.exp(x), "exponential", sp.exp(1 + rho)),
+        "step": (sp.Heaviside(x, sp.Rational(1, 2)), "1[x > 0]", (sp.pi - sp.acos(rho)) / (2 * sp.pi)),
+        "gelu": (x * (1 + sp.erf(x / sp.sqrt(2))) / 2, "x Φ(x)", None),
+        "silu": (x / (1 + sp.exp(-x)), "x sigmoid(x) (swish)", None),
+        "softplus": (sp.log(1 + sp.exp(x)), "log(1 + e^x)", None),
+        "selu": (SELU_LAMBDA * sp.Piecewise((x, x > 0), (SELU_ALPHA * (sp.exp(x) - 1), True)),
+                 "λ·(x if x > 0 else α(e^x − 1))", None),
+        "elu": (sp.Piecewise((x, x > 0), (sp.exp(x) - 1, True)), "x if x > 0 else e^x − 1", None),
+        "celu": (sp.Max(x, 0) + sp.Min(0, sp.exp(x) - 1), "max(0,x) + min(0, e^x − 1) (α = 1)", None),
+        "erf": (sp.erf(x), "error function", 2 / sp.pi * sp.asin(2 * rho / 3)),
+    }
+    reg["swish"] = reg["silu"]
+    reg["linear"] = reg["identity"]
+    for k in range(0, 9):
+        # Hermite polynomial activations He_k (normalised as in Definition 2): dual = ρ^k exactly
+        reg[f"he{k}"] = (_hermite_prob(k), f"normalised Hermite polynomial He_{k}", rho ** k)
+    return reg
+
+
+_REGISTRY = _registry()
+
+
+def registered_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+@functools.lru_cache(maxsize=256)
+def _build_activation(name: str, expr: sp.Expr, description: str, dual) -> Activation:
+    bps = _breakpoints(expr)
+    return Activation(name=name, expr=expr, breakpoints=bps, pieces=_pieces(expr, bps),
+                      description=description, dual_closed_form=dual)
+
+
+def gain_family(kind: str, alpha) -> Activation:
+    """The gain-scaled families of Table B.1: ``sin(αx)``, ``exp(αx)``, ``max(αx, 0)``."""
+    a = sp.nsimplify(alpha, rational=True) if not isinstance(alpha, sp.Basic) else alpha
+    if kind == "sin":
+        return _build_activation(f"sin({a}x)", sp.sin(a * x), "gain-scaled sine",
+                                 sp.exp(-a ** 2) * sp.sinh(a ** 2 * rho))
+    if kind == "exp":
+        return _build_activation(f"exp({a}x)", sp.exp(a * x), "gain-scaled exponential",
+                                 sp.exp(a ** 2 * (1 + rho)))
+    if kind == "relu":
+        return _build_activation(f"max({a}x,0)", sp.Max(a * x, 0), "gain-scaled ReLU",
+                                 _relu_dual(a) if a != 0 else None)
+    raise ActivationError(f"unknown gain family {kind!r}: one of sin, exp, relu")
+
+
+def activation(spec: "str | Activation | sp.Expr") -> Activation:
+    """Return the :class:`Activation` for a registry name or a user formula.
+
+    Raises :class:`ActivationError` for a malformed formula, a name outside the whitelist, or a
+    function that is not square-integrable under the standard Gaussian.
+    """
+    if isinstance(spec, Activation):
+        return spec
+    if isinstance(spec, sp.Basic):
+        expr, name, dual, desc = spec, str(spec), None, "sympy expression"
+    elif isinstance(spec, str):
+        key = spec.strip().lower().replace("-", "_")
+        if key in _REGISTRY:
+            expr, desc, dual = _REGISTRY[key]
+            name = key
+        else:
+            if key.isidentifier() and key not in ALLOWED_NAMES:
+                hint = difflib.get_close_matches(key, registered_names(), n=3)
+                raise ActivationError(
+                    f"unknown activation {spec!r}" + (f"; did you mean {', '.join(hint)}?" if hint else "")
+                    + f". Registered: {', '.join(registered_names())}; or give a formula in x.")
+            expr = parse_formula(spec)
+            name, dual, desc = spec.strip(), None, "user formula"
+    else:
+        raise ActivationError(f"an activation is a name or a formula string, not {type(spec).__name__}")
+    act = _build_activation(name, expr, desc, dual)
+    _check_square_integrable(act)
+    return act
+
+
+def _check_square_integrable(act: Activation) -> None:
+    """Reject σ with ∫σ(x)² e^{-x²/2} dx = ∞ (checked on the growth of log σ² − x²/2)."""
+    def log_weight(r):
+        with mpmath.workdps(30):
+            try:
+                v = act.mpmath(mpmath.mpf(r))
+            except (ValueError, ZeroDivisionError, TypeError):
+                return None
+            if isinstance(v, mpmath.mpc):
+                return None
+            if v == 0:
+                return -mpmath.inf
+            return 2 * mpmath.log(abs(v)) - mpmath.mpf(r) ** 2 / 2
+    for sgn in (1, -1):
+        vals = [log_weight(sgn * r) for r in (20, 40, 80)]
+        if any(v is None for v in vals):
+            raise ActivationError(f"activation {act.name!r} is not real-valued on the whole line")
+        finite = [v for v in vals if v != -mpmath.inf]
+        if len(finite) == 3 and not (finite[2] < finite[1] - 100 and finite[1] < finite[0]):
+            raise ActivationError(
+                f"activation {act.name!r} is not square-integrable under the standard Gaussian: "
+                f"σ(x)² e^(-x²/2) does not decay as |x| → ∞ (Definition 2 needs ∫σ² e^(-x²/2) < ∞)")
+    grid = np.linspace(-8, 8, 161)
+    vals = act.numpy(grid)
+    if not np.all(np.isfinite(vals)):
+        raise ActivationError(f"activation {act.name!r} is not finite on [-8, 8]")

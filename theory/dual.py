@@ -1,0 +1,235 @@
+"""Dual activations (isometry paper, Definition 5 and Lemma A.6).
+
+σ̂(ρ) := E σ(X)σ(Y) and σ̄(ρ) := E (σ(X) − Eσ)(σ(Y) − Eσ), for X, Y ~ N(0,1) with E XY = ρ.
+Lemma A.6 says σ̂(ρ) = Σ_k c_k² ρ^k and σ̄(ρ) = Σ_{k≥1} c_k² ρ^k.
+
+Routes (each checked against the others in the tests):
+
+* closed forms where the registry has one (arc-cosine kernel for ReLU, arcsine for step and
+  erf, e^{1+ρ} for exp, e^{-1} sinh ρ for sin, ρ^k for He_k, the gain families of Table B.1);
+* the Hermite series with a rigorous tail bracket: since c_k² ≥ 0 and Σ_{k≥1} c_k² = Var σ
+  (computed by an independent 1-D integral), |σ̄(ρ) − Σ_{k≤K} c_k² ρ^k| ≤ |ρ|^{K+1} (Var σ − Σ_{1≤k≤K} c_k²);
+* a nested Gauss–Legendre quadrature of the 2-D integral, split at the kinks of σ in both
+  variables (:func:`dual_quadrature`);
+* a Chebyshev interpolant in θ = arccos ρ of the quadrature (σ̂(cos θ) is smooth in θ even for
+  kinked σ), used by the mean-field maps for activations without a closed form.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import sympy as sp
+
+from .activations import Activation, activation, rho, x
+from .errors import UndefinedQuantityError
+from .gaussian import NotExact, exact_expectation, float_expectation, integration_radius, tidy
+from .hermite import hermite_coefficients
+
+
+# --------------------------------------------------------------------------------------------
+# moments: c_0 = E σ, σ̄(1) = Var σ
+# --------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=512)
+def exact_moments(act: Activation):
+    """(E σ, E σ X, Var σ) as sympy expressions; raises NotExact."""
+    mean = tidy(exact_expectation(act, 1))
+    c1 = tidy(exact_expectation(act, 1, x))
+    second = tidy(exact_expectation(act, 2))
+    return mean, c1, tidy(second - mean ** 2)
+
+
+@functools.lru_cache(maxsize=512)
+def float_moments(act: Activation) -> tuple[float, float, float]:
+    """(E σ, E σX, Var σ) by the float Gauss–Legendre rule (independent of the Hermite series)."""
+    mean = float_expectation(act, nodes_per_piece=600)
+    c1 = float_expectation(act, g=lambda t: t, nodes_per_piece=600)
+    second = float_expectation(act, g=lambda t: act.numpy(t), nodes_per_piece=600)
+    return mean, c1, second - mean * mean
+
+
+def variance(act) -> float:
+    """σ̄(1) = Var_{X~N(0,1)} σ(X); raises :class:`UndefinedQuantityError` for constant σ."""
+    act = activation(act)
+    var = float_moments(act)[2]
+    if act.is_constant or var <= 1e-15 * max(1.0, float_moments(act)[0] ** 2):
+        raise UndefinedQuantityError(f"activation {act.name!r} is constant under N(0,1): σ̄(1) = Var σ = 0, "
+                                     "so β_σ and the normalised dual are undefined")
+    return var
+
+
+# --------------------------------------------------------------------------------------------
+# closed forms
+# --------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=512)
+def _closed_form_numpy(act: Activation):
+    if act.dual_closed_form is None:
+        return None
+    f = sp.lambdify(rho, act.dual_closed_form, modules="numpy")
+
+    def call(r):
+        r = np.clip(np.asarray(r, dtype=float), -1.0, 1.0)
+        return np.broadcast_to(np.asarray(f(r), dtype=float), r.shape).copy()
+    return call
+
+
+def dual_closed_form(act) -> sp.Expr | None:
+    """σ̂(ρ) as a sympy expression in ``rho`` if the registry knows one, else ``None``."""
+    return activation(act).dual_closed_form
+
+
+# --------------------------------------------------------------------------------------------
+# series with a tail bracket
+# --------------------------------------------------------------------------------------------
+
+class DualSeries:
+    """σ̄(ρ) from K Hermite coefficients with the rigorous tail bracket of Lemma A.6."""
+
+    def __init__(self, act, k_max: int = 200):
+        self.act = activation(act)
+        self.k_max = k_max
+        c = hermite_coefficients(self.act, k_max, kind="float")
+        self.c2 = c * c
+        self.var = variance(self.act)
+        # tail mass Σ_{k>K} c_k² (non-negative up to quadrature rounding)
+        self.tail = max(self.var - float(np.sum(self.c2[1:])), 0.0)
+
+    def mean_reduced(self, r) -> np.ndarray:
+        r = np.asarray(r, dtype=float)
+        return np.polynomial.polynomial.polyval(r, np.concatenate([[0.0], self.c2[1:]]))
+
+    def tail_bound(self, r) -> np.ndarray:
+        return np.abs(np.asarray(r, dtype=float)) ** (self.k_max + 1) * self.tail
+
+    def bracket(self, r) -> tuple[np.ndarray, np.ndarray]:
+        """Lower and upper bounds on σ̄(ρ) (exact up to the rounding of the c_k)."""
+        s = self.mean_reduced(r)
+        t = self.tail_bound(r)
+        return s - t, s + t
+
+
+# --------------------------------------------------------------------------------------------
+# 2-D quadrature
+# --------------------------------------------------------------------------------------------
+
+def dual_quadrature(act, r, nodes: int = 160) -> np.ndarray:
+    """σ̂(ρ) = ∫∫ σ(x) σ(ρx + sqrt(1−ρ²) z) φ(x) φ(z) dx dz by nested Gauss–Legendre rules.
+
+    The outer rule is split at σ's breakpoints; for each outer node the inner rule is split at
+    the z where ρx + sqrt(1−ρ²) z crosses a breakpoint, so each sub-integrand is smooth.
+    """
+    act = activation(act)
+    L = min(integration_radius(act), 40.0)
+    bps = [b for b in act.breakpoints if -L < b < L]
+    gx, gw = np.polynomial.legendre.leggauss(nodes)
+    cuts = [-L, *bps, L]
+    xs, wx = [], []
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        half, mid = (hi - lo) / 2, (hi + lo) / 2
+        xs.append(mid + half * gx)
+        wx.append(half * gw)
+    xs, wx = np.concatenate(xs), np.concatenate(wx)
+    wx = wx * np.exp(-xs ** 2 / 2) / math.sqrt(2 * math.pi)
+    sx = act.numpy(xs)
+    out = []
+    for rv in np.atleast_1d(np.asarray(r, dtype=float)):
+        rv = float(np.clip(rv, -1.0, 1.0))
+        s = math.sqrt(max(1.0 - rv * rv, 0.0))
+        if s < 1e-12:
+            out.append(float(np.dot(wx, sx * act.numpy(rv * xs))))
+            continue
+        # inner cuts per outer node: z at which the argument hits a breakpoint, clipped to [−L, L]
+        zc = [np.full_like(xs, -L)] + [np.clip((b - rv * xs) / s, -L, L) for b in act.breakpoints] + [np.full_like(xs, L)]
+        zc = np.sort(np.stack(zc), axis=0)
+        inner = np.zeros_like(xs)
+        for lo, hi in zip(zc[:-1], zc[1:]):
+            half, mid = (hi - lo) / 2, (hi + lo) / 2
+            z = mid[:, None] + half[:, None] * gx[None, :]
+            w = half[:, None] * gw[None, :] * np.exp(-z ** 2 / 2) / math.sqrt(2 * math.pi)
+            inner += np.sum(w * act.numpy(rv * xs[:, None] + s * z), axis=1)
+        out.append(float(np.dot(wx, sx * inner)))
+    res = np.array(out)
+    return res if np.ndim(r) else res[0]
+
+
+# --------------------------------------------------------------------------------------------
+# the numerical dual used by the maps: closed form, else a Chebyshev interpolant in θ
+# --------------------------------------------------------------------------------------------
+
+class NumericDual:
+    """Fast vectorised σ̂, σ̄ and the normalised σ̄(ρ)/σ̄(1) for one activation.
+
+    Closed form when available; otherwise a Chebyshev interpolant of θ ↦ σ̂(cos θ) on [0, π]
+    built from :func:`dual_quadrature`, with ``error`` an estimate of its accuracy (the size of
+    the last Chebyshev coefficients plus the quadrature's own change under refinement).
+    """
+
+    def __init__(self, act, degree: int = 96):
+        self.act = activation(act)
+        self.var = variance(self.act)
+        self.mean = float_moments(self.act)[0]
+        # near ρ = 0 the Hermite series has relative accuracy (σ̂ − c_0² would cancel)
+        self._series = DualSeries(self.act, 96)
+        cf = _closed_form_numpy(self.act)
+        if cf is not None:
+            self._hat = cf
+            self.method, self.error = "closed form", 1e-15 * max(1.0, abs(self.var))
+            return
+        theta_nodes = np.pi * (np.cos(np.pi * (np.arange(degree) + 0.5) / degree) + 1) / 2
+        vals = dual_quadrature(self.act, np.cos(theta_nodes))
+        cheb = np.polynomial.chebyshev.Chebyshev.fit(theta_nodes, vals, degree - 1, domain=[0, np.pi])
+        probe = np.cos(np.array([0.3, 1.1, 2.2]))
+        refine = np.max(np.abs(dual_quadrature(self.act, probe, nodes=240) - dual_quadrature(self.act, probe)))
+        self._cheb = cheb
+        self._hat = lambda r: cheb(np.arccos(np.clip(np.asarray(r, dtype=float), -1.0, 1.0)))
+        self.method = "chebyshev-θ interpolant of 2-D quadrature"
+        self.error = float(10 * np.max(np.abs(cheb.coef[-4:])) + 10 * refine + 1e-15)
+
+    def hat(self, r) -> np.ndarray:
+        """σ̂(ρ)."""
+        return self._hat(r)
+
+    def bar(self, r) -> np.ndarray:
+        """σ̄(ρ) = σ̂(ρ) − c_0²; by the Hermite series for |ρ| ≤ 1/2 (tail < 2^-97 Var σ)."""
+        r = np.asarray(r, dtype=float)
+        small = np.abs(r) <= 0.5
+        out = np.empty_like(r)
+        if np.any(small):
+            out[small] = self._series.mean_reduced(r[small])
+        if np.any(~small):
+            out[~small] = self._hat(r[~small]) - self.mean ** 2
+        return out
+
+    def normalised(self, r) -> np.ndarray:
+        """σ̄(ρ)/σ̄(1): the layer-norm mean-field map of eq (10) on one correlation."""
+        return self.bar(r) / self.var
+
+
+@functools.lru_cache(maxsize=128)
+def numeric_dual(act) -> NumericDual:
+    return NumericDual(activation(act))
+
+
+def dual_activation(act, r) -> np.ndarray:
+    """σ̂(ρ) (Definition 5), vectorised over ρ ∈ [−1, 1]."""
+    return numeric_dual(activation(act)).hat(r)
+
+
+def mean_reduced_dual(act, r) -> np.ndarray:
+    """σ̄(ρ) (Definition 5), vectorised over ρ ∈ [−1, 1]."""
+    return numeric_dual(activation(act)).bar(r)
+
+
+def exact_mean_reduced_dual(act) -> sp.Expr | None:
+    """σ̄(ρ) in closed form (closed-form σ̂ minus the exact c_0²), or ``None``."""
+    act = activation(act)
+    if act.dual_closed_form is None:
+        return None
+    try:
+        mean = exact_moments(act)[0]
+    except NotExact:
+        return None
+    return act.dual_closed_form - mean ** 2

@@ -1,0 +1,158 @@
+"""Isometry, isometry gap, the potential γ, and the isometry strength β_σ (isometry paper).
+
+* Definition 1, eq (3):  𝓘(G) = det(G)^{1/n} / (tr(G)/n).
+* isometry gap: −log 𝓘(G).
+* Definition 4, eq (21): γ(G) = max_{i≠j} |G̃_ij| / (1 − |G̃_ij|), G̃_ij = G_ij / sqrt(G_ii G_jj).
+* Definition 3, eq (11): β_σ = 2 − c_1² / Σ_{k≥1} c_k² = 2 − c_1² / Var σ.
+* Lemma A.4, eq (24): (1 − (n−1) max|G_ij|)^n ≤ det G ≤ 1 − max G_ij² for unit-diagonal PSD G.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from .activations import activation
+from .errors import DeepinitError, UndefinedQuantityError
+from .gaussian import NotExact, mp_expectation
+
+
+def _as_gram(G) -> np.ndarray:
+    G = np.asarray(G, dtype=float)
+    if G.ndim < 2 or G.shape[-1] != G.shape[-2]:
+        raise DeepinitError(f"a Gram matrix must be square, got shape {G.shape}")
+    if not np.all(np.isfinite(G)):
+        raise DeepinitError("Gram matrix has non-finite entries")
+    return G
+
+
+def log_isometry(G) -> np.ndarray:
+    """log 𝓘(G) (−inf for a singular PSD matrix), batched over leading dimensions."""
+    G = _as_gram(G)
+    n = G.shape[-1]
+    sign, logdet = np.linalg.slogdet(G)
+    tr = np.trace(G, axis1=-2, axis2=-1) / n
+    out = np.where(sign > 0, logdet / n - np.log(np.where(tr > 0, tr, 1.0)), -np.inf)
+    return out
+
+
+def isometry(G) -> np.ndarray:
+    """𝓘(G) of Definition 1 (eq 3): ratio of normalised determinant to normalised trace."""
+    return np.exp(log_isometry(G))
+
+
+def isometry_gap(G) -> np.ndarray:
+    """−log 𝓘(G) ∈ [0, ∞], accurate in relative terms even when G is within 1e-100 of c·I.
+
+    With λ_i the eigenvalues, t their mean and μ_i = λ_i/t − 1 (so Σ μ_i = 0):
+    −log 𝓘(G) = (1/n) Σ_i (μ_i − log(1 + μ_i)); the μ_i are the eigenvalues of G/t − I.
+    """
+    G = _as_gram(G)
+    n = G.shape[-1]
+    t = np.trace(G, axis1=-2, axis2=-1) / n
+    if np.any(t <= 0):
+        raise DeepinitError("isometry gap of a zero Gram matrix is undefined")
+    E = G / t[..., None, None] - np.eye(n)
+    mu = np.linalg.eigvalsh(0.5 * (E + np.swapaxes(E, -1, -2)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        big = mu - np.log1p(np.maximum(mu, -1.0))
+    small = mu * mu * (0.5 - mu * (1 / 3 - mu * (0.25 - mu * 0.2)))
+    f = np.where(np.abs(mu) < 1e-3, small, big)
+    f = np.where(mu <= -1.0 + 1e-15, np.inf, f)
+    return np.sum(f, axis=-1) / n
+
+
+def normalised_gram(G) -> np.ndarray:
+    G = _as_gram(G)
+    d = np.sqrt(np.clip(np.diagonal(G, axis1=-2, axis2=-1), 0, None))
+    if np.any(d == 0):
+        raise DeepinitError("Gram matrix has a zero diagonal entry (a zero feature vector)")
+    return G / (d[..., :, None] * d[..., None, :])
+
+
+def gram_potential(G) -> np.ndarray:
+    """γ(G) of Definition 4 (eq 21); +inf when two normalised vectors are (anti)parallel."""
+    Gt = normalised_gram(G)
+    n = Gt.shape[-1]
+    off = np.abs(Gt[..., ~np.eye(n, dtype=bool)])
+    m = np.max(off, axis=-1)
+    with np.errstate(divide="ignore"):
+        return np.where(m < 1, m / np.where(m < 1, 1 - m, 1.0), np.inf)
+
+
+def lemma_a4_bounds(G):
+    """(lower, det G, upper) of Lemma A.4 (eq 24) for a unit-diagonal PSD G.
+
+    ``lower`` is ``nan`` where its hypothesis (n−1) max|G_ij| ≤ 1 fails.
+    """
+    G = _as_gram(G)
+    n = G.shape[-1]
+    off = np.abs(G[..., ~np.eye(n, dtype=bool)])
+    m = np.max(off, axis=-1)
+    lower = np.where((n - 1) * m <= 1, (1 - (n - 1) * m) ** n, np.nan)
+    return lower, np.linalg.det(G), 1 - m ** 2
+
+
+# --------------------------------------------------------------------------------------------
+# β_σ
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class IsometryStrength:
+    """β_σ with how it was obtained. ``float(b)`` gives its value."""
+
+    value: float
+    exact: sp.Expr | None
+    c1_squared: float
+    variance: float
+    method: str
+
+    def __float__(self) -> float:
+        return self.value
+
+
+def isometry_strength(act, kind: str = "auto", dps: int = 30) -> IsometryStrength:
+    """β_σ = 2 − c_1²/Σ_{k≥1} c_k² (Definition 3, eq 11), exact when a closed form exists.
+
+    ``Σ_{k≥1} c_k²`` is computed as Var σ (Parseval), so no series is truncated.
+    Raises :class:`UndefinedQuantityError` for a constant activation.
+    """
+    from .dual import exact_moments
+    act = activation(act)
+    if act.is_constant:
+        raise UndefinedQuantityError(f"β_σ is undefined for the constant activation {act.name!r} "
+                                     "(Σ_{k≥1} c_k² = 0)")
+    if kind in ("auto", "exact"):
+        try:
+            _, c1, var = exact_moments(act)
+            if var == 0:
+                raise UndefinedQuantityError(f"β_σ is undefined: {act.name!r} is constant")
+            beta = sp.simplify(2 - c1 ** 2 / var)
+            with mpmath.workdps(dps):
+                val = float(sp.N(beta, dps))
+            return IsometryStrength(val, beta, float(sp.N(c1 ** 2, dps)), float(sp.N(var, dps)), "exact (sympy)")
+        except NotExact:
+            if kind == "exact":
+                raise DeepinitError(f"no closed form of β_σ for {act.name!r}") from None
+    with mpmath.workdps(dps):
+        mean = mp_expectation(act.mpmath, act.breakpoints, dps)
+        c1 = mp_expectation(lambda t: act.mpmath(t) * t, act.breakpoints, dps)
+        second = mp_expectation(lambda t: act.mpmath(t) ** 2, act.breakpoints, dps)
+        var = second - mean ** 2
+        if var <= mpmath.mpf(10) ** (-dps // 2) * max(1, second):
+            raise UndefinedQuantityError(f"β_σ is undefined: {act.name!r} is constant under N(0,1)")
+        beta = 2 - c1 ** 2 / var
+        return IsometryStrength(float(beta), None, float(c1 ** 2), float(var), f"mpmath quadrature ({dps} digits)")
+
+
+def isometry_strength_mp(act, dps: int = 30):
+    """β_σ as an mpmath number at ``dps`` digits by quadrature (independent of the exact route)."""
+    act = activation(act)
+    with mpmath.workdps(dps):
+        mean = mp_expectation(act.mpmath, act.breakpoints, dps)
+        c1 = mp_expectation(lambda t: act.mpmath(t) * t, act.breakpoints, dps)
+        second = mp_expectation(lambda t: act.mpmath(t) ** 2, act.breakpoints, dps)
+        return 2 - c1 ** 2 / (second - mean ** 2)

@@ -1,0 +1,211 @@
+"""Claims, verdicts and the context a check runs in.
+
+A :class:`Claim` states one numbered result of a paper in that paper's notation, its hypotheses,
+and two functions: ``check(ctx) -> Verdict`` and ``negative_control(ctx) -> Verdict``; the latter
+breaks a hypothesis or uses a deliberately wrong constant and must come out ``violated``.
+The terminal, JSON and LaTeX reports all render the same :class:`Verdict`.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+HOLDS = "holds"
+VIOLATED = "violated"
+HYPOTHESES_NOT_MET = "hypotheses-not-met"
+INCONCLUSIVE = "inconclusive"
+STATUSES = (HOLDS, VIOLATED, HYPOTHESES_NOT_MET, INCONCLUSIVE)
+
+PAPERS = {
+    "bn-finite-width": "Joudaki, Daneshmand, Bach — mean field and finite width with batch normalization (ICML 2023)",
+    "bn-mean-field": "Yang, Pennington, Rao, Sohl-Dickstein, Schoenholz — a mean field theory of batch normalization (ICLR 2019)",
+    "isometry": "Joudaki, Daneshmand, Bach — activation and normalization and isometric embeddings (NeurIPS 2023)",
+    "covariance-sde": "Li, Nica, Roy — the neural covariance SDE (NeurIPS 2022)",
+}
+DEFAULT_PAPER = "bn-finite-width"
+
+BUDGETS = ("quick", "standard", "full")
+
+
+def _clean(v: Any) -> Any:
+    """JSON-safe value: floats stay floats (non-finite become strings), numpy scalars unwrap."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else ("inf" if v > 0 else "-inf" if v < 0 else "nan")
+    if hasattr(v, "item") and getattr(v, "ndim", 1) == 0:
+        return _clean(v.item())
+    if isinstance(v, (list, tuple)):
+        return [_clean(u) for u in v]
+    if isinstance(v, dict):
+        return {str(k): _clean(u) for k, u in v.items()}
+    if hasattr(v, "tolist"):
+        return _clean(v.tolist())
+    return str(v)
+
+
+@dataclass
+class Evidence:
+    """One compared quantity. ``slack`` is bound/observed (>1 means room to spare) where that
+    makes sense; ``passed`` says whether this row supports the claim."""
+
+    name: str
+    theory: Any = None
+    numeric: Any = None
+    bound: Any = None
+    observed: Any = None
+    slack: Any = None
+    ci: tuple | None = None
+    confidence: float | None = None
+    samples: int | None = None
+    passed: bool | None = None
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return _clean(asdict(self))
+
+
+@dataclass
+class Erratum:
+    """A printed formula or number that an independent check contradicts."""
+
+    location: str
+    printed: str
+    found: str
+    evidence: str
+    severity: str = "error"  # "error" (changes a result) or "typo" (evident from context)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Verdict:
+    claim_id: str
+    status: str
+    summary: str
+    evidence: list[Evidence] = field(default_factory=list)
+    errata: list[Erratum] = field(default_factory=list)
+    artefacts: dict = field(default_factory=dict)
+    tables: list = field(default_factory=list)  # [(caption, header, rows)] for LaTeX
+    negative_control: "Verdict | None" = None
+    seconds: float = 0.0
+    settings: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"unknown verdict status {self.status!r}")
+
+    def to_dict(self) -> dict:
+        return {
+            "claim": self.claim_id, "status": self.status, "summary": self.summary,
+            "evidence": [e.to_dict() for e in self.evidence],
+            "errata": [e.to_dict() for e in self.errata],
+            "artefacts": _clean(self.artefacts),
+            "tables": _clean(self.tables),
+            "negative_control": self.negative_control.to_dict() if self.negative_control else None,
+            "seconds": round(self.seconds, 3), "settings": _clean(self.settings),
+        }
+
+
+def status_from_rows(rows: list[Evidence]) -> str:
+    """``violated`` if any row failed, ``holds`` if all that were judged passed."""
+    judged = [r.passed for r in rows if r.passed is not None]
+    if not judged:
+        return INCONCLUSIVE
+    return HOLDS if all(judged) else VIOLATED
+
+
+class Progress:
+    """A progress line on stderr for anything that takes more than a few seconds."""
+
+    def __init__(self, label: str = "", stream=None, enabled: bool = True):
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self._last = 0.0
+        self._tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+
+    def __call__(self, message: str, fraction: float | None = None) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        elapsed = now - self.start
+        if elapsed < 2.0 or (not self._tty and now - self._last < 5.0):
+            return
+        self._last = now
+        pct = f" {100 * fraction:3.0f}%" if fraction is not None else ""
+        line = f"[{self.label}{pct} {elapsed:5.1f}s] {message}"
+        if self._tty:
+            self.stream.write("\r\033[K" + line[:150])
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.enabled and self._tty and self._last:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+@dataclass
+class Context:
+    """What a check may use: budget, seed, device, dtype, free parameters and a progress line."""
+
+    budget: str = "standard"
+    seed: int = 0
+    device: str = "cpu"
+    dtype: str = "float64"
+    params: dict = field(default_factory=dict)
+    progress: Callable[[str, float | None], None] = field(default=lambda m, f=None: None)
+    artefact_dir: str | None = None
+
+    def pick(self, quick, standard, full):
+        return {"quick": quick, "standard": standard, "full": full}[self.budget]
+
+    @property
+    def torch_dtype(self):
+        import torch
+        return {"float64": torch.float64, "float32": torch.float32}[self.dtype]
+
+
+@dataclass
+class Parameter:
+    """A free parameter of a claim's check, settable as ``--param name=value``."""
+
+    name: str
+    kind: Callable[[str], Any]
+    default: Any
+    help: str
+    choices: tuple | None = None
+
+
+@dataclass
+class Claim:
+    paper: str
+    name: str
+    title: str
+    statement: str
+    hypotheses: str = ""
+    how: str = ""
+    check: Callable[[Context], Verdict] | None = None
+    negative_control: Callable[[Context], Verdict] | None = None
+    control_description: str = ""
+    uses: tuple[str, ...] = ()
+    parameters: tuple[Parameter, ...] = ()
+    aliases: tuple[str, ...] = ()
+    pending_reason: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.paper}:{self.name}"
+
+    @property
+    def checked(self) -> bool:
+        return self.check is not None

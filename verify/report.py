@@ -1,0 +1,190 @@
+"""Render verdicts: terminal text, JSON and LaTeX (booktabs) — all from the same Verdict."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+
+from .core import HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Evidence, Verdict
+
+_MARK = {HOLDS: "HOLDS", VIOLATED: "VIOLATED", HYPOTHESES_NOT_MET: "HYPOTHESES NOT MET", INCONCLUSIVE: "INCONCLUSIVE"}
+
+
+def fmt(v, digits: int = 6) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        if v != 0 and (abs(v) >= 1e6 or abs(v) < 1e-4):
+            return f"{v:.{digits - 1}e}"
+        return f"{v:.{digits}g}"
+    if hasattr(v, "item") and getattr(v, "ndim", 1) == 0:
+        return fmt(v.item(), digits)
+    if isinstance(v, (tuple, list)):
+        return "[" + ", ".join(fmt(u, digits) for u in v) + "]"
+    return str(v)
+
+
+def _row_cells(e: Evidence) -> list[str]:
+    ok = {True: "ok", False: "FAIL", None: ""}[e.passed]
+    conf = f"{100 * e.confidence:g}%" if e.confidence else ""
+    return [e.name, fmt(e.theory), fmt(e.numeric), fmt(e.bound), fmt(e.observed), fmt(e.slack, 4),
+            fmt(e.ci, 4) if e.ci else "", fmt(e.samples), conf, ok]
+
+
+_HEADER = ["quantity", "theory", "numeric", "bound", "observed", "slack", "CI", "samples", "conf.", ""]
+
+
+def _table(header, rows, indent="    ", max_width=48) -> list[str]:
+    rows = [[c if len(c) <= max_width else c[: max_width - 1] + "…" for c in r] for r in rows]
+    keep = [i for i in range(len(header)) if any(r[i] for r in rows) or i == 0]
+    header = [header[i] for i in keep]
+    rows = [[r[i] for i in keep] for r in rows]
+    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
+    out = [indent + "  ".join(h.ljust(w) for h, w in zip(header, widths))]
+    out += [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    return out
+
+
+def render_text(verdict: Verdict, claim: Claim | None = None, verbose: bool = True) -> str:
+    lines = [f"{verdict.claim_id}  {_MARK[verdict.status]}  ({verdict.seconds:.1f} s)"]
+    if claim is not None:
+        lines.append(f"  {claim.title}")
+        if verbose:
+            lines.append(f"  statement: {claim.statement}")
+            if claim.hypotheses:
+                lines.append(f"  hypotheses: {claim.hypotheses}")
+    lines.append(f"  verdict: {verdict.summary}")
+    if verbose and verdict.evidence:
+        lines.append("  evidence:")
+        lines += _table(_HEADER, [_row_cells(e) for e in verdict.evidence])
+        notes = [(e.name, e.note) for e in verdict.evidence if e.note]
+        for name, note in notes:
+            lines.append(f"    · {name}: {note}")
+    for er in verdict.errata:
+        lines.append(f"  ERRATUM [{er.severity}] {er.location}: printed {er.printed!r}; found {er.found!r}.")
+        lines.append(f"    evidence: {er.evidence}")
+    for name, path in verdict.artefacts.items():
+        if isinstance(path, str):
+            lines.append(f"  artefact {name}: {path}")
+    nc = verdict.negative_control
+    if nc is not None:
+        flag = "flagged as it must be" if nc.status == VIOLATED else "NOT FLAGGED"
+        desc = claim.control_description if claim else ""
+        lines.append(f"  negative control ({desc}): {_MARK[nc.status]} — {flag}")
+        lines.append(f"    {nc.summary}")
+    return "\n".join(lines)
+
+
+def render_json(verdicts: list[Verdict], extra: dict | None = None) -> str:
+    doc = {"verdicts": [v.to_dict() for v in verdicts]}
+    if extra:
+        doc.update(extra)
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (an interrupted run never leaves a torn file)."""
+    d = os.path.dirname(os.path.abspath(path)) or "."
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+# --------------------------------------------------------------------------------------------
+# LaTeX
+# --------------------------------------------------------------------------------------------
+
+_UNICODE = [
+    ("σ̄", r"$\bar{\sigma}$"), ("σ̂", r"$\hat{\sigma}$"), ("ā", r"$\bar{a}$"), ("G̃", r"$\tilde{G}$"),
+    ("β", r"$\beta$"), ("σ", r"$\sigma$"), ("ρ", r"$\rho$"), ("γ", r"$\gamma$"), ("φ", r"$\phi$"),
+    ("Φ", r"$\Phi$"), ("θ", r"$\theta$"), ("λ", r"$\lambda$"), ("ξ", r"$\xi$"), ("μ", r"$\mu$"),
+    ("α", r"$\alpha$"), ("δ", r"$\delta$"), ("ε", r"$\varepsilon$"), ("κ", r"$\kappa$"), ("ν", r"$\nu$"),
+    ("π", r"$\pi$"), ("Σ", r"$\Sigma$"), ("≤", r"$\le$"), ("≥", r"$\ge$"), ("≈", r"$\approx$"),
+    ("≠", r"$\ne$"), ("≲", r"$\lesssim$"), ("−", "-"), ("–", "--"), ("—", "---"), ("·", r"$\cdot$"),
+    ("×", r"$\times$"), ("∈", r"$\in$"), ("→", r"$\to$"), ("↦", r"$\mapsto$"), ("∞", r"$\infty$"),
+    ("√", r"$\surd$"), ("𝓘", r"$\mathcal{I}$"), ("ℓ", r"$\ell$"), ("⁻¹", r"$^{-1}$"), ("²", r"$^2$"),
+    ("±", r"$\pm$"), ("…", r"\dots{}"), ("’", "'"), ("‖", r"$\|$"), ("⊂", r"$\subset$"),
+]
+_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+            "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+
+
+def latex_escape(text: str) -> str:
+    """Escape arbitrary text for pdflatex; common maths symbols become LaTeX, others '?'."""
+    out = "".join(_SPECIAL.get(ch, ch) for ch in str(text))
+    for u, tex in _UNICODE:
+        out = out.replace(u, tex)
+    return "".join(ch if ord(ch) < 128 else "?" for ch in out)
+
+
+def _latex_table(caption: str, header: list[str], rows: list[list], raw_cols: tuple = ()) -> str:
+    cols = "l" * len(header)
+    lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
+             r"\caption{" + latex_escape(caption) + "}", r"\begin{tabular}{" + cols + "}", r"\toprule",
+             " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]
+    for r in rows:
+        cells = []
+        for i, c in enumerate(r):
+            if i in raw_cols:
+                cells.append(f"${c}$")
+            else:
+                cells.append(latex_escape(fmt(c) if not isinstance(c, str) else c))
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines)
+
+
+def render_latex(verdicts: list[Verdict], claims: dict[str, Claim]) -> str:
+    """A standalone pdflatex document (booktabs) with each verdict's tables and evidence."""
+    parts = [r"\documentclass{article}", r"\usepackage[margin=2cm,landscape]{geometry}",
+             r"\usepackage{booktabs}", r"\usepackage{amsmath,amssymb}",
+             r"\begin{document}", r"\section*{deepinit-verify report}"]
+    for v in verdicts:
+        c = claims.get(v.claim_id)
+        parts.append(r"\subsection*{" + latex_escape(f"{v.claim_id}: {_MARK[v.status]}") + "}")
+        if c is not None:
+            parts.append(latex_escape(c.title) + r"\par")
+        parts.append(latex_escape(v.summary) + r"\par")
+        for t in v.tables:
+            caption, header, rows = t[0], t[1], t[2]
+            raw = tuple(t[3]) if len(t) > 3 else ()
+            parts.append(_latex_table(caption, header, rows, raw))
+        if v.evidence:
+            rows = [[e.name, fmt(e.theory), fmt(e.numeric), fmt(e.slack, 4), fmt(e.samples),
+                     {True: "ok", False: "FAIL", None: ""}[e.passed]] for e in v.evidence[:40]]
+            parts.append(_latex_table(f"Evidence for {v.claim_id}",
+                                      ["quantity", "theory", "numeric", "slack", "samples", ""], rows))
+        for er in v.errata:
+            parts.append(r"\noindent\textbf{Erratum} " + latex_escape(f"({er.location}): printed {er.printed}; found {er.found}.") + r"\par")
+    parts.append(r"\end{document}")
+    return "\n".join(parts) + "\n"
+
+
+def latex_structure_problems(tex: str) -> list[str]:
+    """A structural check used when no LaTeX installation is present."""
+    problems = []
+    body = re.sub(r"\\[{}%$&#_]", "", tex)
+    if body.count("{") != body.count("}"):
+        problems.append("unbalanced braces")
+    for env in set(re.findall(r"\\begin\{(\w+)\}", tex)):
+        if tex.count(r"\begin{" + env + "}") != tex.count(r"\end{" + env + "}"):
+            problems.append(f"unbalanced environment {env}")
+    if any(ord(ch) >= 128 for ch in tex):
+        problems.append("non-ASCII character")
+    for line in tex.splitlines():
+        if line.replace(r"\$", "").count("$") % 2 and not line.strip().startswith("%"):
+            problems.append(f"odd number of $ in: {line[:60]}")
+    return problems
