@@ -155,6 +155,7 @@ class RatioCertificate:
     max_ratio_sampled: float = float("nan")   # max of R at sampled points: a lower bound on sup R
     argmax_sampled: float = float("nan")
     counterexample: float | None = None       # a ρ with R(ρ) > 1/β beyond the enclosure error
+    strict: bool | None = None                # R(ρ) < 1/β strictly on the open interval (0, 1)
     uncovered: list = field(default_factory=list)
 
     @property
@@ -229,6 +230,7 @@ def certify_lemma_a7(act, beta: float | sp.Expr, initial_cells: int = 128, max_c
         if bad.size:
             cert.counterexample = float(grid[bad[np.argmax(Rs[bad])]])
     cert.certified = not cert.uncovered and cert.counterexample is None
+    cert.strict = cert.certified and worst < inv_beta
     return cert
 
 
@@ -251,6 +253,9 @@ def _certify_polynomial(act: Activation, beta) -> RatioCertificate:
     checks = [p for p in pts] + [(pts[i] + pts[i + 1]) / 2 for i in range(len(pts) - 1)]
     worst_val = max(float(P.subs(rho, p)) for p in checks) if P != 0 else 0.0
     certified = all(sp.simplify(P.subs(rho, p)) <= 0 for p in checks) if P != 0 else True
+    # strict on (0, 1): no root of P strictly inside and P < 0 at the interior test points
+    interior = [p for p in checks if 0 < float(p) < 1]
+    strict = P != 0 and certified and all(float(P.subs(rho, p)) < 0 for p in interior)
     ratio = sp.lambdify(rho, N / D, "numpy")
     grid = np.linspace(0, 1, 2001)
     Rs = np.asarray(ratio(grid), dtype=float) * np.ones_like(grid)
@@ -261,4 +266,4 @@ def _certify_polynomial(act: Activation, beta) -> RatioCertificate:
     return RatioCertificate(act.name, 1.0 / float(b), certified, True,
                             f"exact polynomial inequality (sympy; max of βN − D on [0,1] = {worst_val:.3g})",
                             cells=0, max_ratio_bound=float(Rs[imax]), max_ratio_sampled=float(Rs[imax]),
-                            argmax_sampled=float(grid[imax]), counterexample=cex)
+                            argmax_sampled=float(grid[imax]), counterexample=cex, strict=bool(strict))

@@ -667,3 +667,719 @@ register(Claim(
     "(and negative gains for ReLU).",
     check_table_b1, control_table_b1, "the sin entry with e^{2α²} replaced by e^{3α²}",
     uses=("theory.gain_family", "theory.isometry_strength"), aliases=("tableb1",)))
+
+
+# =============================================================================================
+# Lemma A.4 (eq 24) — Gershgorin lower bound and the upper bound on det G
+# =============================================================================================
+
+def _lemma_a4_rows(upper_fn, ctx: Context, label: str) -> list[Evidence]:
+    rng = _rng(ctx, 51)
+    trials = ctx.pick(400, 4000, 40000)
+    lower_fail, upper_fail, lower_judged = 0, 0, 0
+    min_upper_slack, min_lower_slack = math.inf, math.inf
+    for t in range(trials):
+        n = int(rng.integers(2, 16))
+        G = random_correlation(rng, n, CORR_KINDS[t % len(CORR_KINDS)])
+        lower, det, _ = theory.lemma_a4_bounds(G)
+        m = float(np.max(np.abs(G[~np.eye(n, dtype=bool)])))
+        upper = upper_fn(m)
+        tol = 1e-12 * max(1.0, abs(det)) + 1e-15
+        if det > upper + tol:
+            upper_fail += 1
+        if upper > 0:
+            min_upper_slack = min(min_upper_slack, upper / max(det, 1e-300))
+        if not math.isnan(lower):
+            lower_judged += 1
+            if lower > det + tol:
+                lower_fail += 1
+            if lower > 0:
+                min_lower_slack = min(min_lower_slack, det / lower)
+    exact_trials = ctx.pick(20, 80, 300)
+    exact_fail = 0
+    for _ in range(exact_trials):
+        n = int(rng.integers(2, 6))
+        B = [_rational_unit_vector(rng, n + 1) for _ in range(n)]
+        G = sp.Matrix(n, n, lambda i, j: sum(p * q for p, q in zip(B[i], B[j])))
+        m = max(abs(G[i, j]) for i in range(n) for j in range(n) if i != j)
+        det = G.det()
+        ok = det <= (upper_fn(m) if upper_fn is not _upper_printed else 1 - m ** 2)
+        if (n - 1) * m <= 1:
+            ok = ok and (1 - (n - 1) * m) ** n <= det
+        exact_fail += 0 if ok else 1
+    return [
+        Evidence(f"upper bound det G ≤ {label}: violations", theory=0, observed=upper_fail, slack=min_upper_slack,
+                 samples=trials, passed=upper_fail == 0, note="slack = min over trials of bound/det"),
+        Evidence("lower bound (1 − (n−1) max|G_ij|)^n ≤ det G where (n−1) max|G_ij| ≤ 1: violations", theory=0,
+                 observed=lower_fail, slack=min_lower_slack, samples=lower_judged, passed=lower_fail == 0,
+                 note="includes matrices at the Gershgorin edge (n−1)m = 1 − 1e-6"),
+        Evidence("exact rational correlation matrices, n ≤ 5 (both bounds)", theory=0, observed=exact_fail,
+                 samples=exact_trials, passed=exact_fail == 0),
+    ]
+
+
+def _upper_printed(m):
+    return 1 - m * m
+
+
+def check_lemma_a4(ctx: Context) -> Verdict:
+    rows = _lemma_a4_rows(_upper_printed, ctx, "1 − max G_ij²")
+    st = status_from_rows(rows)
+    return Verdict(f"{PAPER}:lemma-a4", st, "both bounds of eq (24) hold on every random, near-degenerate and "
+                   "Gershgorin-edge correlation matrix, and exactly in rationals" if st == HOLDS
+                   else "a bound of eq (24) fails", rows)
+
+
+def control_lemma_a4(ctx: Context) -> Verdict:
+    rows = _lemma_a4_rows(lambda m: 1 - m, ctx, "1 − max|G_ij| (deliberately wrong)")
+    return Verdict(f"{PAPER}:lemma-a4", status_from_rows(rows), "upper bound replaced by 1 − max|G_ij|", rows)
+
+
+register(Claim(
+    PAPER, "lemma-a4", "Lemma A.4: Gershgorin lower bound and the upper bound on det G",
+    "For PSD G with unit diagonal: (1 − (n−1) max_{i≠j}|G_ij|)^n ≤ det G ≤ 1 − max_{i≠j} G_ij² (eq 24), "
+    "the lower bound when (n−1)|G_ij| ≤ 1.",
+    "G PSD with unit diagonal",
+    "Random Wishart, equicorrelated, near-degenerate and Gershgorin-edge correlation matrices (n ≤ 15); exact "
+    "rational correlation matrices from rational unit vectors (n ≤ 5).",
+    check_lemma_a4, control_lemma_a4, "the upper bound replaced by 1 − max|G_ij|",
+    uses=("theory.lemma_a4_bounds",)))
+
+
+# =============================================================================================
+# Lemma A.6 (eq 36) — σ̂(ρ) = Σ c_k² ρ^k
+# =============================================================================================
+
+def _lemma_a6_acts(ctx: Context) -> list[str]:
+    names = [n for n in theory.registered_names() if n not in ("he0", "linear", "swish")]
+    return ctx.pick(["relu", "tanh", "sin", "step", "selu", "gelu", "he3"], names, names)
+
+
+def _lemma_a6_rows(ctx: Context, square: bool = True) -> list[Evidence]:
+    rows = []
+    grid = np.concatenate([np.linspace(-1, 1, ctx.pick(21, 81, 201)), [-0.999, 0.999]])
+    K = 200
+    for nm in _lemma_a6_acts(ctx):
+        act = theory.activation(nm)
+        series = theory.DualSeries(act, K)
+        c0 = float(theory.hermite_coefficients(act, 0, kind="float")[0])
+        c = theory.hermite_coefficients(act, K, kind="float")
+        coef = c * c if square else np.abs(c)
+        lo_s = np.polynomial.polynomial.polyval(grid, coef)
+        t = series.tail_bound(grid)
+        reference = theory.dual_quadrature(act, grid)
+        closed = theory.dual_closed_form(act)
+        tol = 1e-11 * max(1.0, series.var + c0 * c0)
+        excess = np.maximum(np.abs(reference - lo_s) - t - tol, 0)
+        worst = float(np.max(excess))
+        if closed is not None:
+            cf = theory.dual_activation(act, grid)
+            agree = float(np.max(np.abs(cf - reference)))
+        else:
+            agree = None
+        # Monte Carlo at three correlations (independent of both)
+        rng = _rng(ctx, 61)
+        N = ctx.pick(100_000, 1_000_000, 4_000_000)
+        zmax = 0.0
+        for r in (-0.6, 0.3, 0.9):
+            xs = rng.standard_normal(N)
+            ys = r * xs + math.sqrt(1 - r * r) * rng.standard_normal(N)
+            p = act.numpy(xs) * act.numpy(ys)
+            m, se = float(np.mean(p)), float(np.std(p)) / math.sqrt(N)
+            ref = float(theory.dual_quadrature(act, r))
+            zmax = max(zmax, abs(m - ref) / se if se > 0 else 0.0)
+        passed = worst == 0.0 and zmax < 4.0 and (agree is None or agree < 1e-10)
+        rows.append(Evidence(
+            f"{nm}: series Σ_k≤{K} c_k²ρ^k ± tail vs 2-D quadrature on {grid.size} ρ ∈ [−1, 1]",
+            theory=0.0, observed=worst, confidence=CONF, samples=N, passed=passed,
+            note=(f"closed form vs quadrature max diff {agree:.1e}; " if agree is not None else "")
+                 + f"tail bound at ρ = 1: {series.tail:.1e}; Monte Carlo max |z| = {zmax:.2f} at ρ ∈ {{−0.6, 0.3, 0.9}} "
+                   f"(threshold 4)"))
+    return rows
+
+
+def check_lemma_a6(ctx: Context) -> Verdict:
+    rows = _lemma_a6_rows(ctx)
+    st = status_from_rows(rows)
+    return Verdict(f"{PAPER}:lemma-a6", st,
+                   "σ̂(ρ) = Σ c_k² ρ^k on all of [−1, 1]: series brackets contain the 2-D quadrature, closed forms "
+                   "agree to 1e-10, Monte Carlo agrees" if st == HOLDS else "the Hermite series disagrees", rows)
+
+
+def control_lemma_a6(ctx: Context) -> Verdict:
+    rows = _lemma_a6_rows(ctx, square=False)
+    return Verdict(f"{PAPER}:lemma-a6", status_from_rows(rows), "series with |c_k| instead of c_k²", rows)
+
+
+register(Claim(
+    PAPER, "lemma-a6", "Lemma A.6: the dual activation is the generating function of c_k²",
+    "σ̂(ρ) = Σ_{k≥0} c_k² ρ^k and σ̄(ρ) = Σ_{k≥1} c_k² ρ^k (eq 36).",
+    "σ square-integrable under N(0,1); |ρ| ≤ 1",
+    "For each activation: 200 float Hermite coefficients with the rigorous tail bracket ρ^{K+1}(Var σ − Σc_k²) "
+    "against a kink-split nested Gauss–Legendre quadrature of the 2-D integral on a ρ grid including ±1; closed "
+    "forms (arc-cosine, arcsine, exp, sinh) compared too; Monte Carlo at three ρ.",
+    check_lemma_a6, control_lemma_a6, "the series with |c_k| in place of c_k²",
+    uses=("theory.DualSeries", "theory.dual_quadrature", "theory.dual_activation")))
+
+
+# =============================================================================================
+# Lemma A.7 (eq 38) — the contraction of the potential, certified on the whole interval
+# =============================================================================================
+
+TIGHT_ACTIVATION = "x + (x**2 - 1)/sqrt(2)"  # He_1 + He_2: R(ρ) → 1/β as ρ → 1
+
+
+def _lemma_a7_acts(ctx: Context) -> list[str]:
+    names = [n for n in theory.registered_names() if n not in ("he0", "linear", "swish")]
+    return ctx.pick(["relu", "tanh", "sigmoid", "step", "he2", "identity", TIGHT_ACTIVATION],
+                    names + [TIGHT_ACTIVATION], names + [TIGHT_ACTIVATION, "x*erf(x)", "abs(x)"])
+
+
+def _lemma_a7_rows(ctx: Context, beta_factor: float = 1.0, acts=None) -> list[Evidence]:
+    rows = []
+    for nm in acts or _lemma_a7_acts(ctx):
+        b = theory.isometry_strength(nm)
+        beta = (b.exact if b.exact is not None else b.value) * beta_factor
+        cert = certify_lemma_a7(nm, beta)
+        # eq (52): |σ̄(ρ)| ≤ σ̄(|ρ|) on negative ρ (the step that extends the lemma to ρ < 0)
+        dual = theory.numeric_dual(nm)
+        neg = -np.linspace(0.001, 0.999, 200)
+        jensen = float(np.max(np.abs(dual.bar(neg)) - dual.bar(-neg)))
+        strict = None
+        if not theory.activation(nm).is_affine:
+            strict = bool(cert.strict)
+        ok = cert.certified and jensen <= 1e-12 and strict is not False
+        rows.append(Evidence(
+            f"{nm}: sup_{{ρ∈[0,1)}} R(ρ) ≤ 1/β", theory=cert.inverse_beta, bound=cert.inverse_beta,
+            observed=cert.max_ratio_bound, numeric=cert.max_ratio_sampled, slack=cert.slack, passed=ok,
+            note=f"{'certified' if cert.certified else 'NOT certified'} on [0,1] by {cert.method} "
+                 f"({cert.cells} cells); sampled max R = {cert.max_ratio_sampled:.6g} at ρ = {cert.argmax_sampled:.3g}"
+                 + (f"; counterexample at ρ = {cert.counterexample:.6g}" if cert.counterexample is not None else "")
+                 + f"; max(|σ̄(−ρ)| − σ̄(ρ)) = {jensen:.1e}"))
+    return rows
+
+
+def check_lemma_a7(ctx: Context) -> Verdict:
+    rows = _lemma_a7_rows(ctx)
+    st = status_from_rows(rows)
+    loose = [r for r in rows if r.slack is not None and r.slack > 1.01]
+    return Verdict(f"{PAPER}:lemma-a7", st,
+                   f"certified on the whole interval for all {len(rows)} activations (rigorous Arb balls for closed-form "
+                   f"duals, exact for polynomials); the bound has > 1% slack for {len(loose)} of them"
+                   if st == HOLDS else "Lemma A.7 fails for some activation", rows)
+
+
+def control_lemma_a7(ctx: Context) -> Verdict:
+    rows = _lemma_a7_rows(ctx, beta_factor=1.01, acts=[TIGHT_ACTIVATION, "tanh"])
+    return Verdict(f"{PAPER}:lemma-a7", status_from_rows(rows), "β_σ raised by 1% for He_1 + He_2 and tanh", rows)
+
+
+register(Claim(
+    PAPER, "lemma-a7", "Lemma A.7: the mean-reduced dual contracts the potential by β_σ",
+    "For ρ ∈ (−1, 1): [|σ̄(ρ)|/σ̄(1)]/[1 − |σ̄(ρ)|/σ̄(1)] ≤ β_σ⁻¹ |ρ|/(1 − |ρ|) (eq 38), strict if some c_k ≠ 0, k ≥ 2.",
+    "σ with Hermite expansion, not constant",
+    "R(ρ) = N(ρ)/D(ρ) with N, D non-decreasing power series, so sup over a cell [a, b] ≤ N(b)/D(a): an adaptive "
+    "cover of [0, 1] proves the bound on the whole interval (Arb balls for closed-form σ̂, value ± error otherwise); "
+    "polynomial σ decided exactly by real-root isolation; ρ < 0 via eq (52), checked on a grid.",
+    check_lemma_a7, control_lemma_a7, "β_σ raised by 1% for σ = He_1 + He_2 (tight as ρ → 1) and for tanh",
+    uses=("theory.certify.certify_lemma_a7", "theory.numeric_dual", "theory.isometry_strength")))
+
+
+# =============================================================================================
+# Lemma A.8 and Mehler's formula (eqs 57–62)
+# =============================================================================================
+
+_rho = sp.Symbol("rho", real=True)
+
+
+def _exact_hermite_cross_moment(n: int, k: int) -> sp.Expr:
+    """E[He_n(X) He_k(Y)] exactly, Y = ρX + sqrt(1−ρ²) Z with X, Z independent N(0,1)."""
+    X, Z, s = sp.symbols("X Z s", real=True)
+    Hn = hermite_polynomial(n).subs(_x, X)
+    Hk = hermite_polynomial(k).subs(_x, _rho * X + s * Z)
+    poly = sp.Poly(sp.expand(Hn * Hk), X, Z)
+    total = sp.Integer(0)
+    for (a, b), coef in poly.terms():
+        if a % 2 or b % 2:
+            continue
+        total += coef * sp.factorial2(a - 1) * sp.factorial2(b - 1)
+    return sp.expand(sp.expand(total).subs(s, sp.sqrt(1 - _rho ** 2)))
+
+
+def _lemma_a8_rows(ctx: Context, kernel: str = "mehler") -> list[Evidence]:
+    kmax = ctx.pick(4, 6, 8)
+    bad = 0
+    for n in range(kmax + 1):
+        for k in range(kmax + 1):
+            val = _exact_hermite_cross_moment(n, k)
+            target = _rho ** n if n == k else sp.Integer(0)
+            if sp.simplify(val - target) != 0:
+                bad += 1
+    # numerically for degrees up to 30 by a 2-D Gauss–Hermite rule (exact for these polynomials)
+    K = 30
+    gx, gw = np.polynomial.hermite_e.hermegauss(80)
+    gw = gw / math.sqrt(2 * math.pi)
+    worst = 0.0
+    for r in (-0.8, -0.3, 0.5, 0.95):
+        Y = r * gx[:, None] + math.sqrt(1 - r * r) * gx[None, :]
+        HX = hermite_values(K, gx)            # [K+1, nodes]
+        HY = hermite_values(K, Y)             # [K+1, nodes, nodes]
+        W = gw[:, None] * gw[None, :]
+        M = np.einsum("ia,jab,ab->ij", HX, HY, W)
+        target = np.diag(r ** np.arange(K + 1))
+        worst = max(worst, float(np.max(np.abs(M - target))))
+    # Mehler's formula, eq (57) vs the expansion: with ρ^m (correct) and as printed in eq (58)
+    mehler_worst, printed_worst = 0.0, 0.0
+    for (xv, yv, r) in ((0.3, -1.2, 0.5), (1.5, 0.7, -0.4), (-0.8, -0.9, 0.8)):
+        lhs = math.exp(-(r * r * (xv * xv + yv * yv) - 2 * xv * yv * r) / (2 * (1 - r * r))) / math.sqrt(1 - r * r)
+        hx, hy = hermite_values(400, np.array(xv)), hermite_values(400, np.array(yv))
+        with_rho = float(np.sum(r ** np.arange(401) * hx * hy))
+        as_printed = float(np.sum(hx[:60] * hy[:60]))  # partial sum; the printed series does not converge
+        mehler_worst = max(mehler_worst, abs(lhs - with_rho))
+        printed_worst = max(printed_worst, abs(lhs - as_printed))
+    rows = [
+        Evidence(f"exact sympy: E He_n(X)He_k(Y) − ρ^n δ_nk ≠ 0 for n, k ≤ {kmax}", theory=0, observed=bad,
+                 samples=(kmax + 1) ** 2, passed=bad == 0),
+        Evidence(f"2-D Gauss–Hermite, n, k ≤ {K}, ρ ∈ {{−0.8, −0.3, 0.5, 0.95}}: max |E He_n He_k − ρ^n δ_nk|",
+                 theory=0.0, observed=worst, passed=worst < 1e-9),
+    ]
+    if kernel == "mehler":
+        rows.append(Evidence("Mehler (57) = Σ_m ρ^m He_m(x)He_m(y): max abs. difference at 3 points", theory=0.0,
+                             observed=mehler_worst, passed=mehler_worst < 1e-10))
+        rows.append(Evidence("eq (58) as printed, Σ_m He_m(x)He_m(y) (60 terms): max abs. difference", theory=0.0,
+                             observed=printed_worst, passed=None, note="not the claim; the printed kernel lacks ρ^m"))
+    else:
+        rows.append(Evidence("eq (58) as printed, Σ_m He_m(x)He_m(y): max abs. difference from eq (57)", theory=0.0,
+                             observed=printed_worst, passed=printed_worst < 1e-10))
+    return rows
+
+
+def check_lemma_a8(ctx: Context) -> Verdict:
+    rows = _lemma_a8_rows(ctx)
+    st = status_from_rows(rows)
+    errata = [Erratum("Proof of Lemma A.8, eq (58)", "Mehler kernel (57) = Σ_m He_m(x) He_m(y)",
+                      "(57) = Σ_m ρ^m He_m(x) He_m(y)",
+                      f"at three (x, y, ρ) the series with ρ^m matches (57) to {rows[2].observed:.1e}; the printed one is "
+                      f"off by {rows[3].observed:.3g} after 60 terms and diverges; eq (60) then uses the ρ^m.", "typo")]
+    return Verdict(f"{PAPER}:lemma-a8", st, "E He_n(X)He_k(Y) = ρ^n δ_nk exactly (sympy) and numerically up to degree 30"
+                   if st == HOLDS else "Lemma A.8 fails", rows, errata)
+
+
+def control_lemma_a8(ctx: Context) -> Verdict:
+    rows = _lemma_a8_rows(ctx, kernel="printed")
+    return Verdict(f"{PAPER}:lemma-a8", status_from_rows(rows), "Mehler's formula as printed in eq (58)", rows)
+
+
+register(Claim(
+    PAPER, "lemma-a8", "Lemma A.8: Hermite polynomials of correlated Gaussians are orthogonal with weight ρ^n",
+    "X, Y ~ N(0,1) with E XY = ρ: E He_n(X) He_k(Y) = ρ^n δ_nk (and Mehler's formula, eqs 57–58).",
+    "|ρ| < 1 for the Mehler kernel",
+    "Exact polynomial Gaussian moments in sympy (n, k ≤ 8), a 2-D Gauss–Hermite rule up to degree 30, and "
+    "Mehler's kernel summed to 400 terms.",
+    check_lemma_a8, control_lemma_a8, "Mehler's expansion as printed in eq (58), without ρ^m",
+    uses=("theory.hermite_polynomial", "theory.hermite_values")))
+
+
+# =============================================================================================
+# Theorem A.2 (eq 22) — one mean-field layer contracts γ by β_σ
+# =============================================================================================
+
+def _theorem_a2_rows(ctx: Context, acts, beta_factor: float = 1.0, kinds=CORR_KINDS) -> list[Evidence]:
+    rng = _rng(ctx, 71)
+    trials = ctx.pick(60, 400, 2000)
+    rows = []
+    for nm in acts:
+        dual = theory.numeric_dual(nm)
+        beta = float(theory.isometry_strength(nm)) * beta_factor
+        worst, fails = math.inf, 0
+        for t in range(trials):
+            n = int(rng.integers(3, 9))
+            G = random_correlation(rng, n, kinds[t % len(kinds)])
+            if t % 7 == 0:  # adversarial: one pair almost parallel
+                G = (1 - 1e-4) * np.ones((n, n)) + 1e-4 * np.eye(n) if n == 3 else G
+            iu = np.triu_indices(n, 1)
+            G1 = np.eye(n)
+            G1[iu] = dual.normalised(G[iu])
+            G1.T[iu] = G1[iu]
+            g0, g1 = float(theory.gram_potential(G)), float(theory.gram_potential(G1))
+            ratio = g1 * beta / g0 if g0 > 0 else 0.0
+            if ratio > 1 + 1e-9:
+                fails += 1
+            worst = min(worst, 1 / ratio if ratio > 0 else math.inf)
+        rows.append(Evidence(f"{nm}: γ(Φ(G)) ≤ γ(G)/β over random unit-diagonal G", theory=beta, observed=fails,
+                             slack=worst, samples=trials, passed=fails == 0,
+                             note="slack = min of γ(G)/(β γ(Φ(G))); Φ entrywise via σ̄/σ̄(1)"))
+    return rows
+
+
+def check_theorem_a2(ctx: Context) -> Verdict:
+    acts = ctx.pick(["relu", "tanh", "sin", "step"], ["relu", "tanh", "sigmoid", "sin", "exp", "step", "gelu", "selu",
+                                                      "he2", TIGHT_ACTIVATION],
+                    [n for n in theory.registered_names() if n not in ("he0", "linear", "swish")] + [TIGHT_ACTIVATION])
+    rows = _theorem_a2_rows(ctx, acts)
+    # the entrywise map is eq (10) itself: Monte Carlo of E φ(σ(h)) φ(σ(h))ᵀ, h ~ N(0, G)
+    rng = _rng(ctx, 72)
+    samples = ctx.pick(100_000, 1_000_000, 4_000_000)
+    zmax = 0.0
+    for nm in acts[:3]:
+        G = random_correlation(rng, 5, "wishart")
+        est, se, N = numerics.meanfield_map_mc(nm, G, samples, seed=ctx.seed + 5)
+        dual = theory.numeric_dual(nm)
+        pred = dual.normalised(G)
+        np.fill_diagonal(pred, 1.0)
+        iu = np.triu_indices(5, 1)
+        z = np.abs(est[iu] - pred[iu]) / se[iu]
+        zmax = max(zmax, float(np.max(z)))
+    rows.append(Evidence(f"eq (10) by Monte Carlo vs the entrywise dual map ({', '.join(acts[:3])}; n = 5)",
+                         theory=0.0, observed=zmax, samples=samples, confidence=0.999, passed=zmax < 4.5,
+                         note="max |z| over 10 entries × 3 activations; 4.5 ≈ two-sided 0.999 with Bonferroni over 30"))
+    st = status_from_rows(rows)
+    return Verdict(f"{PAPER}:theorem-a2", st, "one mean-field layer contracts γ by at least β_σ on every trial"
+                   if st == HOLDS else "Theorem A.2 fails", rows)
+
+
+def control_theorem_a2(ctx: Context) -> Verdict:
+    rows = _theorem_a2_rows(ctx, [TIGHT_ACTIVATION], beta_factor=1.01, kinds=("near-degenerate", "equicorrelated"))
+    return Verdict(f"{PAPER}:theorem-a2", status_from_rows(rows), "β raised by 1% for He_1 + He_2", rows)
+
+
+register(Claim(
+    PAPER, "theorem-a2", "Theorem A.2: one mean-field layer contracts the potential γ by β_σ",
+    "For PSD G with unit diagonal: γ(E_{h~N(0,G)}[φ(σ(h))φ(σ(h))ᵀ]) ≤ γ(G)/β_σ (eq 22).",
+    "G PSD with G_ii = 1",
+    "Random and adversarial correlation matrices (n ≤ 8) through the entrywise dual map for many activations; "
+    "the entrywise map itself checked against Monte Carlo of eq (10).",
+    check_theorem_a2, control_theorem_a2, "β_σ raised by 1% for σ = He_1 + He_2, on near-degenerate inputs",
+    uses=("theory.numeric_dual", "theory.gram_potential", "numerics.meanfield_map_mc")))
+
+
+# =============================================================================================
+# Corollary A.3 (eq 23) — γ(G_*^ℓ) ≤ γ(G_*^0) β_σ^{−ℓ}
+# =============================================================================================
+
+def _mf_inputs(n: int, rng) -> dict[str, np.ndarray]:
+    return {"equicorrelated ρ₀ = 0.5": numerics.equicorrelated_gram(n, 0.5),
+            "equicorrelated ρ₀ = 0.99": numerics.equicorrelated_gram(n, 0.99),
+            "near-degenerate": random_correlation(rng, n, "near-degenerate"),
+            "wishart": random_correlation(rng, n, "wishart")}
+
+
+def _corollary_a3_rows(ctx: Context, acts, rate_fn, depth: int) -> list[Evidence]:
+    rng = _rng(ctx, 81)
+    rows = []
+    for nm in acts:
+        log_rate = rate_fn(nm)
+        fails, worst = 0, math.inf
+        for label, G0 in _mf_inputs(10, rng).items():
+            tr = numerics.layernorm_meanfield_trajectory(nm, G0, depth)
+            g = np.abs(tr.offdiag).max(axis=1)
+            with np.errstate(divide="ignore"):
+                log_gamma = np.log(g) - np.log1p(-g)
+            log_bound = log_gamma[0] - np.arange(depth + 1) * log_rate
+            margin = (log_bound - log_gamma)[1:]  # ℓ ≥ 1 (at ℓ = 0 both sides coincide)
+            if np.any(margin < -1e-9):
+                fails += 1
+            worst = min(worst, float(np.min(margin[np.isfinite(margin)])))
+        rows.append(Evidence(f"{nm}: log γ(G^ℓ) ≤ log γ(G^0) − ℓ·{log_rate:.5g}, ℓ ≤ {depth}, 4 inputs (n = 10)",
+                             theory=log_rate, observed=fails, slack=math.exp(worst) if worst < 700 else math.inf,
+                             samples=4, passed=fails == 0, note="slack = min over layers and inputs of bound/γ"))
+    return rows
+
+
+def check_corollary_a3(ctx: Context) -> Verdict:
+    acts = ctx.pick(["relu", "tanh", "sigmoid"], ["relu", "tanh", "sigmoid", "sin", "exp", "step", "gelu", "selu",
+                                                   "elu", "softplus", "silu", "he2"],
+                    [n for n in theory.registered_names() if n not in ("he0", "linear", "swish", "identity", "he1")])
+    depth = ctx.pick(100, 400, 1000)
+    rows = _corollary_a3_rows(ctx, acts, lambda nm: math.log(float(theory.isometry_strength(nm))), depth)
+    st = status_from_rows(rows)
+    return Verdict(f"{PAPER}:corollary-a3", st, f"γ decays at least as fast as β_σ^(−ℓ) in mean field, ℓ ≤ {depth}"
+                   if st == HOLDS else "Corollary A.3 fails in mean field", rows)
+
+
+def control_corollary_a3(ctx: Context) -> Verdict:
+    def too_fast(nm):  # 5% faster than the true asymptotic contraction (2 − β)^ℓ of small correlations
+        return math.log(1.05 / (2 - float(theory.isometry_strength(nm))))
+    rows = _corollary_a3_rows(ctx, ["relu", "tanh"], too_fast, ctx.pick(300, 400, 1000))
+    return Verdict(f"{PAPER}:corollary-a3", status_from_rows(rows), "rate 1.05/(2 − β_σ) instead of β_σ", rows)
+
+
+register(Claim(
+    PAPER, "corollary-a3", "Corollary A.3: the potential γ decays geometrically at rate β_σ in mean field",
+    "γ(G_*^ℓ) ≤ γ(G_*^0) β_σ^{−ℓ} (eq 23).",
+    "mean-field Gram dynamics with layer normalisation; G_*^0 non-degenerate",
+    "Mean-field trajectories (eq 10, entrywise dual map) from equicorrelated, near-degenerate and Wishart inputs, "
+    "checked at every layer in log space.",
+    check_corollary_a3, control_corollary_a3,
+    "the rate replaced by 1.05/(2 − β_σ): 5% faster than the true asymptotic contraction (2 − β_σ) of small correlations",
+    uses=("numerics.layernorm_meanfield_trajectory", "theory.isometry_strength")))
+
+
+# =============================================================================================
+# Theorem 4 (eq 12) — the isometry gap decays at rate β_σ; in mean field and at finite width
+# =============================================================================================
+
+def _log_bound_theorem4(ell: np.ndarray, log_beta: float, n: int, log_iso0: float) -> np.ndarray:
+    """log of the right-hand side of eq (12): −ℓ log β − n log 𝓘(G0) + log(4n)."""
+    return -ell * log_beta - n * log_iso0 + math.log(4 * n)
+
+
+def _theorem4_meanfield_rows(ctx: Context, acts, log_rate_fn, depth: int) -> list[Evidence]:
+    rng = _rng(ctx, 91)
+    rows = []
+    for nm in acts:
+        log_rate = log_rate_fn(nm)
+        fails, worst, total = 0, math.inf, 0
+        for n in (10, 100) if ctx.budget != "quick" else (10,):
+            for label, G0 in _mf_inputs(n, rng).items():
+                tr = numerics.layernorm_meanfield_trajectory(nm, G0, depth)
+                gaps = theory.isometry_gap(tr.grams())
+                ell = np.arange(depth + 1)
+                with np.errstate(divide="ignore"):
+                    log_gap = np.log(gaps)
+                lb = _log_bound_theorem4(ell, log_rate, n, float(theory.log_isometry(G0)))
+                margin = lb - log_gap
+                total += 1
+                if np.any(margin < 0):
+                    fails += 1
+                finite = margin[np.isfinite(margin)]
+                worst = min(worst, float(finite.min()) if finite.size else math.inf)
+        rows.append(Evidence(f"{nm}: −log 𝓘(G_*^ℓ) ≤ exp(−ℓ·{log_rate:.4g} − n log 𝓘(G0) + log 4n) for all ℓ ≤ {depth}",
+                             theory=log_rate, observed=fails, slack=math.exp(min(worst, 700)), samples=total,
+                             passed=fails == 0, note="slack = min over layers and inputs of bound/gap (n = 10 and 100)"))
+    return rows
+
+
+def _threshold_evidence(nm: str, n: int, rho0: float, depth: int) -> tuple[Evidence, dict]:
+    """Where eq (12)'s proof starts to apply, against the printed ℓ ≳ β⁻¹(−n log 𝓘(G0) + log 4n)."""
+    G0 = numerics.equicorrelated_gram(n, rho0)
+    beta = float(theory.isometry_strength(nm))
+    C = -n * float(theory.log_isometry(G0)) + math.log(4 * n)
+    printed = C / beta
+    corrected = C / math.log(beta)
+    tr = numerics.layernorm_meanfield_trajectory(nm, G0, depth)
+    g = np.abs(tr.offdiag).max(axis=1)
+    gamma = g / (1 - g)
+    hit = np.nonzero(gamma < 1 / (2 * n - 2))[0]
+    proof_layer = int(hit[0]) if hit.size else None
+    bound_at_printed = math.exp(C - printed * math.log(beta))
+    info = {"activation": nm, "n": n, "rho0": rho0, "beta": beta, "printed_threshold": printed,
+            "corrected_threshold": corrected, "first_layer_gamma_below_1/(2n-2)": proof_layer,
+            "bound_at_printed_threshold": bound_at_printed}
+    ev = Evidence(f"{nm}, n = {n}, ρ₀ = {rho0}: depth threshold of Theorem 4", theory=corrected, numeric=printed,
+                  observed=proof_layer, passed=None,
+                  note=f"printed β⁻¹(…) = {printed:.1f} layers, where the bound still equals {bound_at_printed:.3g} "
+                       f"(vacuous: the gap is at most {float(theory.isometry_gap(G0)):.3g}); (log β)⁻¹(…) = {corrected:.1f}; "
+                       f"mean field first meets the proof's condition γ < 1/(2n−2) at layer {proof_layer}")
+    return ev, info
+
+
+def check_theorem4(ctx: Context) -> Verdict:
+    acts = _act_list(ctx.params.get("activations", "")) if ctx.params.get("activations") else ctx.pick(
+        ["relu", "tanh", "sigmoid"], ["relu", "tanh", "sigmoid", "sin", "exp", "step", "gelu", "selu", "he2"],
+        [n for n in theory.registered_names() if n not in ("he0", "linear", "swish", "identity", "he1")])
+    for nm in acts:
+        if theory.activation(nm).is_affine:
+            return Verdict(f"{PAPER}:theorem4", HYPOTHESES_NOT_MET,
+                           f"{nm} is affine: β_σ = 1 and eq (12) predicts no decay (Theorem 4 needs a nonlinear σ)")
+    G0_param = ctx.params.get("input")
+    if G0_param == "duplicated":
+        G0 = numerics.equicorrelated_gram(10, 0.5)
+        G0[-1, :] = G0[0, :]
+        G0[:, -1] = G0[:, 0]
+        G0[-1, -1] = 1.0
+        return Verdict(f"{PAPER}:theorem4", HYPOTHESES_NOT_MET,
+                       "the input batch has a duplicated sample: G_*^0 is degenerate (𝓘(G0) = "
+                       f"{float(theory.isometry(G0)):.3g}), so Theorem 4 does not apply; the duplicate stays "
+                       "duplicated at every layer and the gap stays infinite",
+                       [Evidence("isometry of the input Gram", observed=float(theory.isometry(G0)), passed=None)])
+    depth = ctx.pick(150, 600, 2000)
+    rows = _theorem4_meanfield_rows(ctx, acts, lambda nm: math.log(float(theory.isometry_strength(nm))), depth)
+    # asymptotic rate: the gap decays like (2 − β)^{2ℓ}, at least as fast as the bound's β^{−ℓ}
+    for nm in acts[:3]:
+        tr = numerics.layernorm_meanfield_trajectory(nm, numerics.equicorrelated_gram(10, 0.5), 200)
+        gaps = theory.isometry_gap(tr.grams(range(100, 201, 10)))
+        ok = np.all(gaps > 0) and np.all(np.isfinite(gaps))
+        if ok:
+            rate, ci = fit_log_rate(np.arange(100, 201, 10), gaps)
+            beta = float(theory.isometry_strength(nm))
+            rows.append(Evidence(f"{nm}: fitted asymptotic decay rate of the mean-field gap (ℓ = 100..200)",
+                                 theory=-2 * math.log(2 - beta), numeric=math.log(beta), observed=rate, ci=ci,
+                                 confidence=CONF, passed=ci[1] >= math.log(beta),
+                                 note="theory = −2 log(2 − β_σ) (linearisation at G = I); numeric = log β_σ, the bound's rate"))
+    # finite width: the Fig 3 setting (shared with isometry:figure3)
+    fw = _figure3_runs(ctx)
+    for nm, res in fw["runs"].items():
+        rows.append(Evidence(f"{nm}: finite width n = {fw['n']}, d = {fw['d']}, depth {fw['depth']}: max over ℓ of "
+                             "observed gap / bound", bound=1.0, observed=res["max_ratio"],
+                             slack=1 / res["max_ratio"], samples=fw["seeds"], passed=res["max_ratio"] <= 1.0,
+                             note=f"the bound is loose by a factor ≥ {1 / res['max_ratio']:.3g} "
+                                  f"(at ℓ = {fw['depth']}: bound {res['bound'][-1]:.3g} vs gap {res['mean'][-1]:.3g})"))
+    thresholds = []
+    errata_ev = []
+    for nm, n in (("sigmoid", 100), ("relu", 100), ("tanh", 10)):
+        ev, info = _threshold_evidence(nm, n, 0.5, ctx.pick(3000, 6000, 10000))
+        rows.append(ev)
+        thresholds.append(info)
+        errata_ev.append(f"{nm}, n = {n}: printed {info['printed_threshold']:.0f}, corrected "
+                         f"{info['corrected_threshold']:.0f}, proof's condition first met at layer "
+                         f"{info['first_layer_gamma_below_1/(2n-2)']}")
+    st = status_from_rows(rows)
+    errata = [Erratum("Theorem 4 / Theorem A.5, depth condition", "ℓ ≳ β_σ⁻¹(−n log 𝓘(G_*^0) + log(4n))",
+                      "ℓ ≳ (log β_σ)⁻¹(−n log 𝓘(G_*^0) + log(4n))",
+                      "the right side of eq (12) is below the initial gap only once ℓ log β_σ exceeds −n log 𝓘(G0) + "
+                      "log 4n, and the proof's step (31) needs γ(G_*^ℓ) < 1/(2n−2), i.e. ℓ > log(2(n−1)γ(G0))/log β_σ; "
+                      "β_σ ∈ [1, 2] so β_σ⁻¹ ≥ 1/2 cannot provide the 1/log β_σ → ∞ scaling as β_σ → 1. "
+                      + "; ".join(errata_ev), "error"),
+              Erratum("Proof of Theorem 4, eq (28)", "det(G_*^ℓ) = (1 − (n−1)γ/(1+γ))^n", "det(G_*^ℓ) ≥ …",
+                      "continues the inequality of eq (27)", "typo")]
+    return Verdict(f"{PAPER}:theorem4", st,
+                   f"eq (12) holds at every layer in mean field ({len(acts)} activations, depth {depth}) and at finite "
+                   "width, where it is loose by many orders of magnitude; the depth condition is misprinted"
+                   if st == HOLDS else "eq (12) is violated", rows, errata,
+                   artefacts={"thresholds": thresholds})
+
+
+def control_theorem4(ctx: Context) -> Verdict:
+    def too_fast(nm):  # 3·log(1/(2−β)): above β and 1.5× the true asymptotic decay of the gap
+        return 3 * math.log(1 / (2 - float(theory.isometry_strength(nm))))
+    rows = _theorem4_meanfield_rows(ctx, ["relu", "tanh"], too_fast, ctx.pick(400, 600, 2000))
+    return Verdict(f"{PAPER}:theorem4", status_from_rows(rows),
+                   "eq (12) with log β_σ replaced by 3 log(1/(2 − β_σ)) (a rate above β_σ)", rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig 3 — finite width vs the Theorem 4 bound (n = 100, d = 5000, relu/tanh/sigmoid, 10 seeds)
+# ---------------------------------------------------------------------------------------------
+
+_FIG3_CACHE: dict = {}
+
+
+def _figure3_runs(ctx: Context) -> dict:
+    key = (ctx.budget, ctx.seed, ctx.device, ctx.dtype)
+    if key in _FIG3_CACHE:
+        return _FIG3_CACHE[key]
+    n, d, depth, seeds = ctx.pick((30, 1000, 12, 4), (100, 5000, 30, 10), (100, 5000, 30, 10))
+    rho0 = 0.5
+    G0 = numerics.equicorrelated_gram(n, rho0)
+    log_iso0 = float(theory.log_isometry(G0))
+    runs = {}
+    acts = ["relu", "tanh", "sigmoid"]
+    for i, nm in enumerate(acts):
+        ctx.progress(f"Fig 3 network {nm} (n={n}, d={d}, depth {depth}, {seeds} seeds)", i / len(acts))
+        G = numerics.simulate_isometry_mlp(nm, d, G0, depth, seeds, seed=ctx.seed + i, device=ctx.device,
+                                           dtype=ctx.torch_dtype).cpu().numpy()
+        gaps = theory.isometry_gap(G)  # [seeds, layers]
+        mean = gaps.mean(0)
+        ci = [mean_ci(gaps[:, l], CONF)[1] for l in range(depth + 1)]
+        beta = float(theory.isometry_strength(nm))
+        ell = np.arange(depth + 1)
+        bound = np.exp(_log_bound_theorem4(ell, math.log(beta), n, log_iso0))
+        mf = theory.isometry_gap(numerics.layernorm_meanfield_trajectory(nm, G0, depth).grams())
+        runs[nm] = {"beta": beta, "mean": mean, "ci": ci, "bound": bound, "meanfield": mf,
+                    "max_ratio": float(np.max(mean / bound)),
+                    "noise_floor_prediction": n / (2 * d * (1 - (2 - beta) ** 2))}
+    out = {"n": n, "d": d, "depth": depth, "seeds": seeds, "rho0": rho0, "runs": runs}
+    _FIG3_CACHE[key] = out
+    return out
+
+
+def _maybe_plot(ctx: Context, name: str, series: dict, ylabel: str, logy: bool = True) -> str | None:
+    """Write a PNG plot to the artefact directory if one was given and matplotlib is installed."""
+    if not ctx.artefact_dir:
+        return None
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    import os
+    os.makedirs(ctx.artefact_dir, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, (x, y, style) in series.items():
+        ax.plot(x, y, style, label=label)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel("layer ℓ")
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=7)
+    path = os.path.join(ctx.artefact_dir, f"{name}.png")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def check_figure3(ctx: Context) -> Verdict:
+    fw = _figure3_runs(ctx)
+    rows, data, series = [], {}, {}
+    rates = {}
+    k = min(8, fw["depth"])
+    for nm, r in fw["runs"].items():
+        rate, ci = fit_log_rate(np.arange(1, k + 1), r["mean"][1:k + 1])
+        rates[nm] = (rate, ci, r["beta"])
+        rows.append(Evidence(f"{nm}: finite-width gap ≤ Theorem 4 bound at every layer", bound=float(r["bound"][-1]),
+                             observed=float(r["mean"][-1]), ci=tuple(r["ci"][-1]), confidence=CONF,
+                             slack=1 / r["max_ratio"], samples=fw["seeds"], passed=r["max_ratio"] <= 1))
+        rows.append(Evidence(f"{nm}: gap at depth {fw['depth']}, finite width vs mean field", theory=float(r["meanfield"][-1]),
+                             observed=float(r["mean"][-1]), ci=tuple(r["ci"][-1]), confidence=CONF, samples=fw["seeds"],
+                             passed=None,
+                             note=f"finite-width noise accumulates: linearised prediction of the stationary gap "
+                                  f"n/(2d(1 − (2−β)²)) = {r['noise_floor_prediction']:.3g}"))
+        data[nm] = {"layer": list(range(fw["depth"] + 1)), "finite_width_mean": r["mean"], "finite_width_ci95": r["ci"],
+                    "mean_field": r["meanfield"], "theorem4_bound": r["bound"], "beta": r["beta"]}
+        ell = np.arange(fw["depth"] + 1)
+        series[f"{nm} finite width"] = (ell, r["mean"], "-")
+        series[f"{nm} mean field"] = (ell, np.maximum(r["meanfield"], 1e-300), ":")
+    order_beta = sorted(rates, key=lambda a: -rates[a][2])
+    order_rate = sorted(rates, key=lambda a: -rates[a][0])
+    rows.append(Evidence("β_σ orders the early decay rates (layers 1..8, fitted)", theory=", ".join(order_beta),
+                         observed=", ".join(order_rate), passed=order_beta == order_rate,
+                         note="; ".join(f"{a}: rate {v[0]:.3f} [{v[1][0]:.3f}, {v[1][1]:.3f}], log β = {math.log(v[2]):.3f}"
+                                        for a, v in rates.items())))
+    st = status_from_rows(rows)
+    plot = _maybe_plot(ctx, "isometry_figure3", series, "isometry gap −log 𝓘(G^ℓ)")
+    arte = {"figure3_data": data}
+    if plot:
+        arte["figure3_plot"] = plot
+    return Verdict(f"{PAPER}:figure3", st,
+                   f"Fig 3 reproduced (n = {fw['n']}, d = {fw['d']}, {fw['seeds']} seeds): the bound holds and is "
+                   "astronomically loose at these depths; β_σ orders the observed decay" if st == HOLDS
+                   else "Fig 3 not reproduced", rows, artefacts=arte)
+
+
+def control_figure3(ctx: Context) -> Verdict:
+    fw = _figure3_runs(ctx)
+    rows = []
+    for nm, r in fw["runs"].items():  # the dashed curve with its constant 4n/det(G0) dropped and rate squared
+        ell = np.arange(fw["depth"] + 1)
+        wrong = float(r["mean"][0]) * r["beta"] ** (-2.0 * ell)
+        ratio = float(np.max(r["mean"] / wrong))
+        rows.append(Evidence(f"{nm}: gap ≤ gap(0)·β^(−2ℓ)", bound=1.0, observed=ratio, passed=ratio <= 1))
+    return Verdict(f"{PAPER}:figure3", status_from_rows(rows), "bound gap(0)·β_σ^(−2ℓ) without the 4n/det G0 constant", rows)
+
+
+register(Claim(
+    PAPER, "theorem4", "Theorem 4: the isometry gap decays exponentially with rate β_σ (in mean field)",
+    "For non-degenerate G_*^0 and ℓ ≳ β_σ⁻¹(−n log 𝓘(G_*^0) + log 4n): −log 𝓘(G_*^ℓ) ≤ exp(−ℓ log β_σ − n log 𝓘(G_*^0) + log 4n) (eq 12).",
+    "σ non-linear (β_σ > 1); G_*^0 non-degenerate",
+    "Mean-field trajectories for many activations and inputs (n = 10, 100) checked at every layer in log space "
+    "(accurate gaps down to 1e-300); fitted asymptotic decay rate with a 95% CI; the Fig 3 finite-width networks "
+    "(n = 100, d = 5000, 10 seeds) against the bound; the depth threshold compared with the proof.",
+    check_theorem4, control_theorem4, "log β_σ replaced by 3 log(1/(2 − β_σ)), a rate above β_σ and the true decay",
+    uses=("numerics.layernorm_meanfield_trajectory", "numerics.simulate_isometry_mlp", "theory.isometry_gap"),
+    parameters=(_acts_param("relu,tanh,sigmoid,…"),
+                Parameter("input", str, "equicorrelated", "input batch: equicorrelated or duplicated",
+                          ("equicorrelated", "duplicated"))),
+    aliases=("theorem-a5",)))
+
+register(Claim(
+    PAPER, "figure3", "Fig 3: finite-width isometry gap vs the Theorem 4 bound (n = 100, d = 5000)",
+    "Finite-width MLPs (eq 1) with relu, tanh, sigmoid: the gap stays under the dashed Theorem 4 bound and β_σ "
+    "predicts its decay.",
+    "inputs: equicorrelated batch, ρ₀ = 0.5 (the paper's inputs are unspecified)",
+    "Exact-in-distribution simulator, 10 seeds, mean ± 95% t-interval per layer; mean-field curve alongside; "
+    "fitted early decay rates. Data (and a PNG with --artefacts) are written as artefacts.",
+    check_figure3, control_figure3, "the bound gap(0)·β_σ^(−2ℓ), dropping the 4n/det G0 constant",
+    uses=("numerics.simulate_isometry_mlp", "numerics.layernorm_meanfield_trajectory")))
