@@ -7,10 +7,10 @@ Public surface:
 * :func:`layernorm_meanfield_trajectory` — the mean-field Gram dynamics (eq 10) with layer norm;
 * :func:`meanfield_map_mc` — one step of eq (10) by Monte Carlo.
 """
-from .isometry_mlp import (VARIANTS, default_device, equicorrelated_gram, inputs_with_gram, psd_sqrt,
+from .isometry_mlp import (VARIANTS, SimulationDiverged, default_device, equicorrelated_gram, inputs_with_gram, psd_sqrt,
                            simulate_isometry_mlp)
 from .meanfield import MeanFieldTrajectory, layernorm_meanfield_trajectory, meanfield_map_mc
 
-__all__ = ["VARIANTS", "default_device", "equicorrelated_gram", "inputs_with_gram", "psd_sqrt",
+__all__ = ["VARIANTS", "SimulationDiverged", "default_device", "equicorrelated_gram", "inputs_with_gram", "psd_sqrt",
            "simulate_isometry_mlp", "MeanFieldTrajectory", "layernorm_meanfield_trajectory",
            "meanfield_map_mc"]

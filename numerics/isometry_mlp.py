@@ -34,6 +34,15 @@ VARIANTS = ("layernorm", "meanfield-centering", "no-normalisation", "meanfield-n
             "norm-then-activation")
 
 
+class SimulationDiverged(ArithmeticError):
+    """The network's values overflowed or became non-finite; ``layer`` is the first bad layer and
+    ``partial`` the Gram tensor [seeds, layers, n, n] of the requested layers before it."""
+
+    def __init__(self, layer: int, partial: torch.Tensor, seeds: list[int]):
+        super().__init__(f"the simulation diverged (non-finite values) at layer {layer} for seed(s) {seeds}")
+        self.layer, self.partial, self.seeds = layer, partial, seeds
+
+
 def default_device(device: str | None = None) -> torch.device:
     if device in (None, "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -87,6 +96,7 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
     """Gram matrices G^ℓ of the MLP (eq 1 or a variant) for ``seeds`` independent networks.
 
     Returns a tensor ``[seeds, len(layers), n, n]`` (``layers`` defaults to 0..depth).
+    Raises :class:`SimulationDiverged` (with the layers computed so far) if values overflow.
     """
     act = _activation(act)
     if variant not in VARIANTS:
@@ -132,6 +142,11 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
             else:  # no-normalisation, meanfield-normalisation
                 Xn = (A - c0) / (scale * math.sqrt(width))
         G = Xn.transpose(-1, -2) @ Xn
+        bad = ~torch.isfinite(G).flatten(1).all(dim=1)
+        if bool(bad.any()) or bool((G.diagonal(dim1=-2, dim2=-1) > 1e150).any()):
+            bad = bad | (G.diagonal(dim1=-2, dim2=-1) > 1e150).any(dim=-1)
+            partial = torch.stack(out, dim=1) if out else G.new_empty((seeds, 0, n, n))
+            raise SimulationDiverged(ell, partial, torch.nonzero(bad).flatten().tolist())
         if method == "dense":
             X = Xn
         if ell in layers:
