@@ -47,7 +47,9 @@ def _act_list(text: str) -> list[str]:
 
 
 def _acts_param(default: str) -> Parameter:
-    return Parameter("activations", str, default, "comma-separated activation names or formulas")
+    # validated when the command line is read: a malformed formula is a usage error (exit 2)
+    return Parameter("activations", lambda s: ",".join(_act_list(s)), default,
+                     "comma-separated activation names or formulas")
 
 
 # =============================================================================================

@@ -1,0 +1,97 @@
+"""Activations: registry, whitelist parser (never eval), numeric callables, facts."""
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+import torch
+from hypothesis import given, strategies as st
+
+import theory
+from theory import ActivationError, UndefinedQuantityError
+
+
+@pytest.mark.parametrize("name", theory.registered_names())
+def test_numpy_torch_mpmath_agree(name):
+    act = theory.activation(name)
+    z = np.linspace(-6, 6, 97)
+    a = act.numpy(z)
+    b = act.torch(torch.tensor(z, dtype=torch.float64)).numpy()
+    c = np.array([float(act.mpmath(v)) for v in z])
+    assert np.allclose(a, b, rtol=1e-12, atol=1e-13)
+    assert np.allclose(a, c, rtol=1e-12, atol=1e-13)
+
+
+def test_breakpoints_and_facts():
+    assert theory.activation("relu").breakpoints == (0.0,)
+    assert theory.activation("tanh").breakpoints == ()
+    assert theory.activation("celu").breakpoints == (0.0,)
+    assert theory.activation("max(2*x - 1, 0)").breakpoints == (0.5,)
+    assert theory.activation("relu").homogeneity_degree == 1.0
+    assert theory.activation("step").homogeneity_degree == 0.0
+    assert theory.activation("tanh").parity == "odd"
+    assert theory.activation("cos").parity == "even"
+    assert theory.activation("2*x + 3").is_affine
+    assert not theory.activation("x + x**2").is_affine
+    assert theory.activation("tanh").derivative_at_zero(1) == 1
+    assert theory.activation("relu").derivative_at_zero(1) is None
+
+
+def test_user_formula_equals_registry_expression():
+    assert sp.simplify(theory.activation("x*sigmoid(x)").expr - theory.activation("silu").expr) == 0
+    assert theory.activation("x^2").expr == theory.activation("x**2").expr
+
+
+@pytest.mark.parametrize("bad,fragment", [
+    ("foo(x)", "function 'foo' is not allowed"),
+    ("__import__('os').system('true')", "not allowed"),
+    ("x.real", "not allowed"),
+    ("x +", "malformed"),
+    ("y + 1", "name 'y' is not allowed"),
+    ("lambda: 1", "not allowed"),
+    ("[x]", "not allowed"),
+    ("x**1000", "too large"),
+    ("exp(x, 2)", "wrong number of arguments"),
+    ("'x'", "not allowed"),
+])
+def test_parser_rejects_with_clear_message(bad, fragment):
+    with pytest.raises(ActivationError) as exc:
+        theory.activation(bad)
+    assert fragment in str(exc.value)
+
+
+def test_unknown_name_lists_near_matches():
+    with pytest.raises(ActivationError, match="did you mean.*relu"):
+        theory.activation("rellu")
+
+
+def test_not_square_integrable_and_constant():
+    with pytest.raises(ActivationError, match="not square-integrable"):
+        theory.activation("exp(x**2)")
+    with pytest.raises(ActivationError, match="not square-integrable"):
+        theory.activation("exp(x**2/4)")
+    theory.activation("exp(x**2/5)")  # integrable: E exp(2x²/5) < ∞
+    with pytest.raises(UndefinedQuantityError, match="constant"):
+        theory.isometry_strength("3")
+    with pytest.raises(UndefinedQuantityError):
+        theory.variance("he0")
+
+
+@given(st.text(max_size=40))
+def test_parser_never_crashes_on_arbitrary_text(text):
+    try:
+        theory.parse_formula(text)
+    except ActivationError:
+        pass
+
+
+@given(st.lists(st.sampled_from(["x", "1", "2.5", "+", "-", "*", "/", "(", ")", "tanh(", "exp(", "**", "abs(",
+                                 "max(", ",", "pi", "sin("]), max_size=12))
+def test_parser_on_token_soup(tokens):
+    try:
+        e = theory.parse_formula("".join(tokens))
+        assert e.free_symbols <= {sp.Symbol("x", real=True)}
+    except ActivationError:
+        pass
+    except (ZeroDivisionError, OverflowError):
+        pytest.fail("arithmetic errors must surface as ActivationError")

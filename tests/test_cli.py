@@ -1,0 +1,94 @@
+"""The command line: exit statuses, listing, bad input, JSON and LaTeX output."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from verify.report import latex_structure_problems
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(*args, timeout=300):
+    p = subprocess.run([sys.executable, "-m", "verify", *args], cwd=ROOT, capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_list_shows_every_paper_and_status():
+    code, out, _ = run("list")
+    assert code == 0
+    for cid in ("isometry:theorem4", "isometry:lemma-a7", "bn-finite-width:theorem1", "bn-mean-field:theorem7",
+                "covariance-sde:proposition3-7"):
+        assert cid in out
+    assert "isometry:theorem4                        checked" in out
+    assert "bn-finite-width:theorem1                 not yet" in out
+
+
+def test_unknown_claim_exit_2_with_near_matches():
+    code, _, err = run("isometry:theorem5")
+    assert code == 2 and "near matches" in err and "isometry:theorem4" in err
+    code, _, err = run("nopaper:x")
+    assert code == 2 and "unknown paper" in err
+
+
+def test_usage_errors_exit_2():
+    assert run()[0] == 2
+    assert run("isometry:table2", "--budget", "huge")[0] == 2
+    code, _, err = run("isometry:theorem4", "--param", "activations=foo(x)")
+    assert code == 2 and "not allowed" in err
+    code, _, err = run("isometry:table2", "--param", "nonsense=1")
+    assert code == 2 and "parameter" in err
+    code, _, err = run("isometry:theorem4", "--param", "input=weird")
+    assert code == 2
+
+
+def test_bare_name_means_bn_finite_width_and_not_yet_is_inconclusive():
+    code, out, _ = run("theorem1", "-q")
+    assert code == 3 and "bn-finite-width:theorem1" in out and "inconclusive" in out
+
+
+def test_holds_exit_0_and_json():
+    code, out, _ = run("isometry:lemma-a4", "--budget", "quick", "--json", "-")
+    assert code == 0
+    doc = json.loads(out)
+    v = doc["verdicts"][0]
+    assert v["status"] == "holds" and v["negative_control"]["status"] == "violated"
+    assert doc["complete"] is True and all("samples" in e for e in v["evidence"])
+
+
+def test_violated_exit_1():
+    code, out, _ = run("isometry:figure6", "--budget", "quick", "-q", "--no-control")
+    assert code == 1 and "violated" in out
+
+
+def test_hypotheses_not_met_exit_0():
+    code, out, _ = run("isometry:theorem4", "--budget", "quick", "--param", "input=duplicated", "-q")
+    assert code == 0 and "hypotheses-not-met" in out
+
+
+def test_json_file_and_latex_compile(tmp_path):
+    j, t = tmp_path / "v.json", tmp_path / "t.tex"
+    code, _, _ = run("isometry:table2", "isometry:corollary3", "--budget", "quick", "--no-control",
+                     "--json", str(j), "--latex", str(t))
+    assert code == 0
+    doc = json.loads(j.read_text())
+    assert [v["claim"] for v in doc["verdicts"]] == ["isometry:table2", "isometry:corollary3"]
+    tex = t.read_text()
+    assert r"\toprule" in tex and r"\frac{" in tex  # closed forms side by side with numbers
+    assert latex_structure_problems(tex) == []
+    if shutil.which("pdflatex"):
+        p = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", t.name], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stdout[-2000:]
+        assert (tmp_path / "t.pdf").exists()
+
+
+def test_latex_escape_handles_unicode_and_specials():
+    from verify.report import latex_escape
+    s = latex_escape("β_σ ≤ 1/2 & 50% of σ̄(1) {x} ~ #1 𝓘 — ✓")
+    assert all(ord(c) < 128 for c in s)
+    assert r"\beta" in s and r"\&" in s and r"\%" in s and r"\bar{\sigma}" in s

@@ -1,0 +1,92 @@
+"""Hermite coefficients and dual activations: golden values and independent routes."""
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import theory
+from theory.gaussian import mc_expectation
+
+RELU_GOLDEN = [1 / math.sqrt(2 * math.pi), 0.5, 1 / (2 * math.sqrt(math.pi)), 0.0,
+               -1 / (4 * math.sqrt(3 * math.pi))]  # c_4 = −1/sqrt(48π), by hand
+
+
+def test_relu_golden_coefficients_three_routes():
+    ex = theory.hermite_coefficients("relu", 4, kind="exact")
+    mp = theory.hermite_coefficients("relu", 4, kind="mpmath")
+    fl = theory.hermite_coefficients("relu", 4, kind="float")
+    for k, g in enumerate(RELU_GOLDEN):
+        assert float(ex[k]) == pytest.approx(g, abs=1e-15)
+        assert float(mp[k]) == pytest.approx(g, abs=1e-15)
+        assert fl[k] == pytest.approx(g, abs=1e-13)
+
+
+def test_exact_coefficients_closed_forms():
+    c = theory.hermite_coefficients("exp", 5, kind="exact")
+    for k in range(6):
+        assert sp.simplify(c[k] - sp.exp(sp.Rational(1, 2)) / sp.sqrt(sp.factorial(k))) == 0
+    s = theory.hermite_coefficients("sin", 5, kind="exact")
+    assert sp.simplify(s[3] + sp.exp(-sp.Rational(1, 2)) / sp.sqrt(6)) == 0
+    assert s[2] == 0
+
+
+@pytest.mark.parametrize("name", ["tanh", "gelu", "selu", "softplus", "elu"])
+def test_float_vs_mpmath_coefficients(name):
+    fl = theory.hermite_coefficients(name, 12, kind="float")
+    mp = theory.hermite_coefficients(name, 12, kind="mpmath", dps=25)
+    assert np.max(np.abs(fl - np.array([float(v) for v in mp]))) < 1e-12
+
+
+def test_hermite_orthonormal():
+    gx, gw = np.polynomial.hermite_e.hermegauss(120)
+    H = theory.hermite_values(40, gx)
+    M = (H * gw) @ H.T / math.sqrt(2 * math.pi)
+    assert np.max(np.abs(M - np.eye(41))) < 1e-10
+
+
+def test_parseval_sum_of_squares_equals_variance():
+    for name in ("tanh", "sin", "gelu"):
+        c = theory.hermite_coefficients(name, 150, kind="float")
+        assert np.sum(c[1:] ** 2) == pytest.approx(theory.variance(name), rel=1e-12)
+
+
+DUAL_ACTS = ["relu", "step", "exp", "sin", "cos", "erf", "leaky_relu", "he3", "identity"]
+
+
+@pytest.mark.parametrize("name", DUAL_ACTS)
+def test_closed_form_dual_vs_quadrature_vs_series(name):
+    r = np.array([-1.0, -0.7, -0.2, 0.0, 0.4, 0.85, 0.999, 1.0])
+    cf = theory.dual_activation(name, r)
+    q = theory.dual_quadrature(name, r)
+    assert np.max(np.abs(cf - q)) < 1e-11
+    s = theory.DualSeries(name, 200)
+    lo, hi = s.bracket(r)
+    c0 = theory.hermite_coefficients(name, 0, kind="float")[0]
+    assert np.all(cf - c0 ** 2 >= lo - 1e-12) and np.all(cf - c0 ** 2 <= hi + 1e-12)
+
+
+@pytest.mark.parametrize("name", ["tanh", "selu", "sigmoid"])
+def test_numeric_dual_vs_monte_carlo(name):
+    act = theory.activation(name)
+    nd = theory.numeric_dual(name)
+    rng = np.random.default_rng(3)
+    for r in (-0.5, 0.6):
+        N = 400_000
+        x = rng.standard_normal(N)
+        y = r * x + math.sqrt(1 - r * r) * rng.standard_normal(N)
+        p = act.numpy(x) * act.numpy(y)
+        z = abs(p.mean() - float(nd.hat(np.array([r]))[0])) / (p.std() / math.sqrt(N))
+        assert z < 4.5
+
+
+def test_mean_reduced_dual_relative_accuracy_near_zero():
+    nd = theory.numeric_dual("relu")
+    r = np.array([1e-30, 1e-200])
+    c1sq = 0.25
+    assert np.allclose(nd.bar(r) / r, c1sq, rtol=1e-10)
+
+
+def test_mc_expectation_matches_exact():
+    m, se, n = mc_expectation(theory.activation("relu").numpy, 200_000, seed=1)
+    assert abs(m - 1 / math.sqrt(2 * math.pi)) < 4.5 * se

@@ -1,0 +1,85 @@
+"""Every checked claim of the isometry paper: its verdict at the quick budget, and its negative
+control, which must come out violated. Values and errata are asserted, not just that code ran."""
+import pytest
+
+from verify.core import HOLDS, VIOLATED, Context
+from verify.registry import all_claims, resolve
+from verify.runner import run_claim
+
+EXPECTED = {  # claim → status of the check (the negative control must always be 'violated')
+    "lemma-a1": HOLDS, "theorem1": HOLDS, "corollary2": HOLDS, "corollary3": HOLDS, "definition3": HOLDS,
+    "table2": HOLDS, "table-b1": HOLDS, "lemma-a4": HOLDS, "lemma-a6": HOLDS, "lemma-a7": HOLDS,
+    "lemma-a8": HOLDS, "theorem-a2": HOLDS, "corollary-a3": HOLDS, "theorem4": HOLDS, "figure3": HOLDS,
+    "figure-a1": HOLDS, "section6": HOLDS, "figure6": VIOLATED, "figure8": HOLDS, "figure9": HOLDS,
+    "figure-b1": HOLDS,
+}
+
+_CACHE = {}
+
+
+def verdict(name):
+    if name not in _CACHE:
+        _CACHE[name] = run_claim(resolve(f"isometry:{name}"), Context(budget="quick", seed=0))
+    return _CACHE[name]
+
+
+def test_every_checked_isometry_claim_is_covered_here():
+    checked = {c.name for c in all_claims() if c.paper == "isometry" and c.checked}
+    assert checked == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_verdict_and_negative_control(name):
+    v = verdict(name)
+    assert v.status == EXPECTED[name], v.summary
+    assert v.negative_control is not None, "every claim has a negative control"
+    assert v.negative_control.status == VIOLATED, v.negative_control.summary
+    assert v.evidence, "a verdict carries evidence"
+    for e in v.evidence:
+        assert e.passed in (True, False, None)
+
+
+def test_table2_values_and_latex_rows():
+    v = verdict("table2")
+    assert len(v.evidence) == 6 and all(e.passed for e in v.evidence)
+    relu = [e for e in v.evidence if "max(x, 0)" in e.name][0]
+    assert relu.theory == pytest.approx(1.2665288965378700, rel=1e-15)
+    assert abs(relu.numeric - relu.theory) < 1e-15
+    assert v.tables and len(v.tables[0][2]) == 6
+
+
+def test_theorem4_thresholds_erratum():
+    v = verdict("theorem4")
+    th = {t["activation"]: t for t in v.artefacts["thresholds"]}
+    assert th["sigmoid"]["printed_threshold"] == pytest.approx(69.589, abs=0.01)
+    assert th["sigmoid"]["corrected_threshold"] == pytest.approx(4500.1, abs=0.5)
+    assert th["sigmoid"]["first_layer_gamma_below_1/(2n-2)"] > th["sigmoid"]["printed_threshold"]
+    assert any("depth condition" in e.location for e in v.errata)
+
+
+def test_errata_recorded():
+    assert len(verdict("corollary3").errata) == 4
+    assert any("(58)" in e.location for e in verdict("lemma-a8").errata)
+    assert any(e.severity == "error" for e in verdict("figure6").errata)
+    assert verdict("lemma-a1").errata and verdict("definition3").errata
+
+
+def test_figure3_bound_is_loose_but_holds():
+    v = verdict("figure3")
+    rows = [e for e in v.evidence if "≤ Theorem 4 bound" in e.name]
+    assert len(rows) == 3 and all(e.slack > 1e6 for e in rows)
+
+
+def test_lemma_a7_rigorous_for_relu():
+    v = verdict("lemma-a7")
+    relu = [e for e in v.evidence if e.name.startswith("relu")][0]
+    assert "Arb" in relu.note and relu.slack > 1.05
+
+
+def test_theorem4_hypotheses_not_met():
+    from verify.core import HYPOTHESES_NOT_MET
+    claim = resolve("isometry:theorem4")
+    v = run_claim(claim, Context(budget="quick", params={"input": "duplicated"}))
+    assert v.status == HYPOTHESES_NOT_MET and "duplicated" in v.summary
+    v = run_claim(claim, Context(budget="quick", params={"activations": "2*x + 1"}))
+    assert v.status == HYPOTHESES_NOT_MET and "affine" in v.summary

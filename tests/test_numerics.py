@@ -1,0 +1,94 @@
+"""Simulators: exact-in-distribution vs dense (two-sample test), mean field vs wide networks,
+Monte Carlo of eq (10), divergence handling and reproducibility."""
+import math
+
+import numpy as np
+import pytest
+import torch
+from scipy import stats
+
+import numerics
+import theory
+
+
+def test_inputs_have_requested_gram():
+    G0 = numerics.equicorrelated_gram(5, 0.3)
+    X = numerics.inputs_with_gram(G0, 50, torch.Generator().manual_seed(0))
+    assert torch.allclose(X.T @ X, torch.tensor(G0), atol=1e-12)
+    assert torch.allclose(X.mean(0), torch.zeros(5, dtype=X.dtype), atol=1e-14)
+
+
+@pytest.mark.parametrize("variant", ["layernorm", "no-normalisation"])
+def test_exact_and_dense_simulators_same_distribution(variant):
+    """Kolmogorov–Smirnov on G^ℓ entries over 400 networks (α = 0.001 each, 3 tests)."""
+    G0 = numerics.equicorrelated_gram(4, 0.5)
+    kw = dict(variant=variant, layers=[3])
+    a = numerics.simulate_isometry_mlp("tanh", 60, G0, 3, 400, method="exact", seed=1, **kw).numpy()[:, 0]
+    b = numerics.simulate_isometry_mlp("tanh", 60, G0, 3, 400, method="dense", seed=2, **kw).numpy()[:, 0]
+    for (i, j) in ((0, 1), (2, 3), (1, 1)):
+        p = stats.ks_2samp(a[:, i, j], b[:, i, j]).pvalue
+        assert p > 1e-3, (i, j, p)
+
+
+def test_exact_simulator_detects_wrong_distribution():
+    """Power: the same test rejects a first layer with N(0, 1/d) weights instead of N(0, 1)."""
+    G0 = numerics.equicorrelated_gram(4, 0.5)
+    a = numerics.simulate_isometry_mlp("tanh", 200, G0, 1, 400, seed=1, layers=[1]).numpy()[:, 0]
+    b = numerics.simulate_isometry_mlp("tanh", 200, G0 / 200, 1, 400, seed=2, layers=[1]).numpy()[:, 0]
+    assert stats.ks_2samp(a[:, 0, 1], b[:, 0, 1]).pvalue < 1e-3
+
+
+def test_wide_network_tracks_mean_field():
+    G0 = numerics.equicorrelated_gram(6, 0.6)
+    mf = numerics.layernorm_meanfield_trajectory("relu", G0, 5).grams()
+    fw = numerics.simulate_isometry_mlp("relu", 40000, G0, 5, 2, seed=0).numpy()
+    err = np.abs(fw - mf[None]).max()
+    assert err < 6 / math.sqrt(40000) * 3  # O(d^(-1/2)) deviations
+
+
+def test_meanfield_map_monte_carlo_matches_dual():
+    G = numerics.equicorrelated_gram(3, 0.4)
+    est, se, n = numerics.meanfield_map_mc("tanh", G, 400_000, seed=0)
+    pred = theory.numeric_dual("tanh").normalised(G)
+    np.fill_diagonal(pred, 1.0)
+    assert np.max(np.abs(est - pred) / np.maximum(se, 1e-12)) < 4.5
+
+
+def test_reproducible_with_seed():
+    G0 = numerics.equicorrelated_gram(4, 0.5)
+    a = numerics.simulate_isometry_mlp("relu", 100, G0, 4, 3, seed=7)
+    b = numerics.simulate_isometry_mlp("relu", 100, G0, 4, 3, seed=7)
+    c = numerics.simulate_isometry_mlp("relu", 100, G0, 4, 3, seed=8)
+    assert torch.equal(a, b) and not torch.equal(a, c)
+
+
+def test_divergence_is_reported_not_nan():
+    G0 = numerics.equicorrelated_gram(4, 0.5)
+    with pytest.raises(numerics.SimulationDiverged) as exc:
+        numerics.simulate_isometry_mlp("exp", 500, G0, 20, 2, variant="no-normalisation")
+    assert 1 <= exc.value.layer <= 20
+    assert torch.isfinite(exc.value.partial).all()
+
+
+def test_degenerate_input_stays_degenerate():
+    G0 = numerics.equicorrelated_gram(4, 0.5)
+    G0[3, :] = G0[0, :]
+    G0[:, 3] = G0[:, 0]
+    G0[3, 3] = 1
+    G = numerics.simulate_isometry_mlp("tanh", 300, G0, 5, 1, seed=0).numpy()[0]
+    assert np.allclose(G[:, 0, 0], G[:, 3, 3]) and np.allclose(G[:, 0, 3], G[:, 0, 0], atol=1e-10)
+
+
+def test_meanfield_speed_and_float32():
+    G0 = numerics.equicorrelated_gram(10, 0.5)
+    g = numerics.simulate_isometry_mlp("relu", 200, G0, 3, 2, dtype=torch.float32)
+    assert g.dtype == torch.float32
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_cuda_matches_cpu_in_distribution():
+    G0 = numerics.equicorrelated_gram(4, 0.5)
+    a = numerics.simulate_isometry_mlp("tanh", 60, G0, 3, 400, seed=1, layers=[3], device="cuda").cpu().numpy()[:, 0]
+    b = numerics.simulate_isometry_mlp("tanh", 60, G0, 3, 400, seed=2, layers=[3], device="cpu").numpy()[:, 0]
+    assert stats.ks_2samp(a[:, 0, 1], b[:, 0, 1]).pvalue > 1e-3
