@@ -83,3 +83,12 @@ def test_theorem4_hypotheses_not_met():
     assert v.status == HYPOTHESES_NOT_MET and "duplicated" in v.summary
     v = run_claim(claim, Context(budget="quick", params={"activations": "2*x + 1"}))
     assert v.status == HYPOTHESES_NOT_MET and "affine" in v.summary
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_standard_budget_verdicts(name):
+    """The default CLI budget gives the same verdicts (about 3 minutes for all claims)."""
+    v = run_claim(resolve(f"isometry:{name}"), Context(budget="standard", seed=0))
+    assert v.status == EXPECTED[name], v.summary
+    assert v.negative_control.status == VIOLATED

@@ -132,7 +132,8 @@ def _lemma_a1_rows(iso, ctx: Context) -> tuple[list[Evidence], list[str]]:
         Xs = X.copy()
         Xs[:, -1] = Xs[:, 0]
         # a duplicated sample: exactly singular, so in floats 𝓘^n = det/(tr/n)^n is at rounding level
-        if float(iso(Xs.T @ Xs)) ** n > 1e-12:
+        vd = float(iso(Xs.T @ Xs))
+        if not (math.isfinite(vd) and abs(vd) <= 1.0) or vd ** n > 1e-12:
             zero_bad += 1
         if np.linalg.cond(M) > 1e8:
             continue
@@ -570,8 +571,7 @@ def _table_rows(table, ctx: Context, numeric_digits: float = 1e-15):
         z = abs(mc - printed_val) / se if se > 0 else (0.0 if mc == printed_val else math.inf)
         ok = exact_equal and rel < numeric_digits and z < 4.0
         rows.append(Evidence(f"β for {label}", theory=printed_val, numeric=float(mp), observed=mc,
-                             ci=(mc - 1.96 * se, mc + 1.96 * se), confidence=CONF, samples=mc_n,
-                             slack=rel, passed=ok,
+                             ci=(mc - 1.96 * se, mc + 1.96 * se), confidence=CONF, samples=mc_n, passed=ok,
                              note=f"sympy proves equality: {exact_equal}; |quadrature − printed|/printed = {rel:.1e}; "
                                   f"Monte Carlo z = {z:.2f}"))
         latex.append([label, sp.latex(printed), sp.latex(b.exact) if b.exact is not None else "",
@@ -637,20 +637,20 @@ def check_table_b1(ctx: Context, table=None) -> Verdict:
         worst = 0.0
         for a in alphas + ([-a for a in alphas[:3]] if kind == "relu" else []):
             act = theory.gain_family(kind, a)
-            mp = float(isometry_strength_mp(act, 30))
-            pv = float(sp.N(printed.subs(_alpha, abs(a)), 30))
+            mp = float(isometry_strength_mp(act, 40))
+            pv = float(sp.N(printed.subs(_alpha, sp.nsimplify(abs(a))), 40))  # exact α: no cancellation
             worst = max(worst, abs(mp - pv) / pv)
             latex.append([f"{kind}({a}x)" if kind != "relu" else f"max({a}x, 0)", f"{pv:.15f}", f"{mp:.15f}"])
         rows.append(Evidence(f"β(α) for the {kind} family: max rel. error, {len(alphas)} gains", theory=0.0,
-                             observed=worst, passed=worst < 1e-14 and sym_ok is not False,
+                             observed=worst, passed=worst < 1e-15 and sym_ok is not False,
                              note=("sympy proves the printed closed form for symbolic α > 0"
                                    if sym_ok else "symbolic α not attempted (kink); numeric at each α, incl. α < 0")
                              if sym_ok is not False else "sympy: printed form differs from the exact β(α)"))
     st = status_from_rows(rows)
     return Verdict(f"{PAPER}:table-b1", st,
-                   "the three printed β(α) hold (symbolically for exp and sin; at every sampled gain to 1e-14)"
+                   "the three printed β(α) hold (symbolically for exp and sin; at every sampled gain to 1e-15)"
                    if st == HOLDS else "a Table B.1 entry disagrees", rows,
-                   tables=[("Table B.1: β of gain-scaled activations (printed vs 30-digit quadrature)",
+                   tables=[("Table B.1: β of gain-scaled activations (printed vs 40-digit quadrature)",
                             ["σ", "printed", "quadrature"], latex)])
 
 
@@ -665,7 +665,7 @@ register(Claim(
     PAPER, "table-b1", "Table B.1: β_σ of the gain families exp(αx), sin(αx), max(αx, 0)",
     "β = (2 − 2e^{α²} + α²)/(1 − e^{α²}), 2(−1 + e^{2α²} − e^{α²}α²)/(−1 + e^{2α²}), (4 − 3π)/(2 − 2π).",
     "α ≠ 0",
-    "sympy derives β(α) with α a positive symbol and proves equality; 30-digit quadrature at a grid of gains "
+    "sympy derives β(α) with α a positive symbol and proves equality; 40-digit quadrature at a grid of gains "
     "(and negative gains for ReLU).",
     check_table_b1, control_table_b1, "the sin entry with e^{2α²} replaced by e^{3α²}",
     uses=("theory.gain_family", "theory.isometry_strength"), aliases=("tableb1",)))
@@ -783,20 +783,25 @@ def _lemma_a6_rows(ctx: Context, square: bool = True) -> list[Evidence]:
         rng = _rng(ctx, 61)
         N = ctx.pick(100_000, 1_000_000, 4_000_000)
         zmax = 0.0
-        for r in (-0.6, 0.3, 0.9):
+        deg = act.polynomial_degree
+        mc_points = (-0.6, 0.3, 0.9) if deg is None or deg < 5 else ()  # heavy-tailed products: CLT unreliable
+        for r in mc_points:
             xs = rng.standard_normal(N)
             ys = r * xs + math.sqrt(1 - r * r) * rng.standard_normal(N)
             p = act.numpy(xs) * act.numpy(ys)
             m, se = float(np.mean(p)), float(np.std(p)) / math.sqrt(N)
             ref = float(theory.dual_quadrature(act, r))
             zmax = max(zmax, abs(m - ref) / se if se > 0 else 0.0)
-        passed = worst == 0.0 and zmax < 4.0 and (agree is None or agree < 1e-10)
+        passed = worst == 0.0 and zmax < 4.5 and (agree is None or agree < 1e-10)
         rows.append(Evidence(
             f"{nm}: series Σ_k≤{K} c_k²ρ^k ± tail vs 2-D quadrature on {grid.size} ρ ∈ [−1, 1]",
             theory=0.0, observed=worst, confidence=CONF, samples=N, passed=passed,
             note=(f"closed form vs quadrature max diff {agree:.1e}; " if agree is not None else "")
-                 + f"tail bound at ρ = 1: {series.tail:.1e}; Monte Carlo max |z| = {zmax:.2f} at ρ ∈ {{−0.6, 0.3, 0.9}} "
-                   f"(threshold 4)"))
+                 + f"tail bound at ρ = 1: {series.tail:.1e}; "
+                 + (f"Monte Carlo max |z| = {zmax:.2f} at ρ ∈ {{−0.6, 0.3, 0.9}} (threshold 4.5: two-sided 1e-5, "
+                    "Bonferroni over ≤ 90 tests)" if mc_points else
+                    "Monte Carlo skipped: products of degree ≥ 5 polynomials are too heavy-tailed for a z-test; "
+                    "the series is finite and the Gauss rule exact here")))
     return rows
 
 
@@ -1005,12 +1010,17 @@ def _theorem_a2_rows(ctx: Context, acts, beta_factor: float = 1.0, kinds=CORR_KI
             G1.T[iu] = G1[iu]
             g0, g1 = float(theory.gram_potential(G)), float(theory.gram_potential(G1))
             ratio = g1 * beta / g0 if g0 > 0 else 0.0
-            if ratio > 1 + 1e-9:
+            # rounding: γ = m/(1 − m) has relative error ≈ ε/(1 − m), large when a pair is almost parallel
+            m0 = float(np.max(np.abs(G[iu])))
+            m1 = float(np.max(np.abs(G1[iu])))
+            tol = 1e-12 + 50 * np.finfo(float).eps * (1 / (1 - m0) + 1 / (1 - m1)) + dual.error / (1 - m1)
+            if ratio > 1 + tol:
                 fails += 1
             worst = min(worst, 1 / ratio if ratio > 0 else math.inf)
         rows.append(Evidence(f"{nm}: γ(Φ(G)) ≤ γ(G)/β over random unit-diagonal G", theory=beta, observed=fails,
                              slack=worst, samples=trials, passed=fails == 0,
-                             note="slack = min of γ(G)/(β γ(Φ(G))); Φ entrywise via σ̄/σ̄(1)"))
+                             note="slack = min of γ(G)/(β γ(Φ(G))); Φ entrywise via σ̄/σ̄(1); tolerance "
+                                  "1e-12 + 50ε(1/(1−m₀) + 1/(1−m₁)) for the rounding of γ near parallel pairs"))
     return rows
 
 
