@@ -34,3 +34,32 @@ def test_arb_callable_encloses():
     v = f(arb("0.5"))
     exact = (3 ** 0.5) / 2 + (1 / 3) * 0.5
     assert abs(float(v.mid()) - exact) < 1e-15
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+import numpy as np  # noqa: E402
+
+_ACTS = ["relu", "tanh", "sin", "step", "gelu", "selu", "exp", "sigmoid", "he2", "x + (x**2 - 1)/sqrt(2)"]
+
+
+@given(st.sampled_from(_ACTS), st.floats(-0.999999, 0.999999))
+def test_property_lemma_a7_pointwise(name, r):
+    """eq (38) at arbitrary ρ, including ρ < 0 and ρ within 1e-6 of ±1."""
+    nd = theory.numeric_dual(name)
+    beta = float(theory.isometry_strength(name))
+    s = abs(float(nd.normalised(np.array([r]))[0]))
+    lhs = s / (1 - s)
+    rhs = abs(r) / (1 - abs(r)) / beta
+    assert lhs <= rhs * (1 + 1e-9) + 1e-12
+
+
+@given(st.lists(st.floats(0, 1), min_size=2, max_size=6).filter(lambda c: sum(c[1:]) > 1e-3),
+       st.floats(0.0, 0.999))
+def test_property_lemma_a7_random_hermite_mixtures(weights, r):
+    """Random activations σ = Σ w_k He_k: σ̄(ρ) = Σ_{k≥1} w_k² ρ^k exactly, β = 2 − w_1²/Σ w_k²."""
+    w2 = np.array(weights) ** 2
+    num = float(np.polynomial.polynomial.polyval(r, np.concatenate([[0.0], w2[1:]])))
+    var = float(np.sum(w2[1:]))
+    beta = 2 - w2[1] / var
+    s = num / var
+    assert s / (1 - s) <= r / (1 - r) / beta * (1 + 1e-12) + 1e-15
