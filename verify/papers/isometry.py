@@ -39,6 +39,11 @@ def _rng(ctx: Context, salt: int) -> np.random.Generator:
     return np.random.default_rng([ctx.seed, salt])
 
 
+def _control(name: str, rows: list[Evidence], summary: str) -> Verdict:
+    """A negative control's verdict: the same evidence rows, judged the same way."""
+    return Verdict(f"{PAPER}:{name}", status_from_rows(rows), summary, rows)
+
+
 def _act_list(text: str) -> list[str]:
     names = [t.strip() for t in text.split(",") if t.strip()]
     for n in names:
@@ -304,7 +309,7 @@ def check_theorem1(ctx: Context) -> Verdict:
 
 def control_theorem1(ctx: Context) -> Verdict:
     rows = _theorem1_rows(lambda X: X * np.linalg.norm(X, axis=0), ctx, "x·‖x‖ (not a normalisation)")
-    return Verdict(f"{PAPER}:theorem1", status_from_rows(rows), "eq (4) applied to x ↦ x‖x‖, which does not normalise", rows)
+    return _control("theorem1", rows, "eq (4) applied to x ↦ x‖x‖, which does not normalise")
 
 
 register(Claim(
@@ -363,7 +368,7 @@ def check_corollary2(ctx: Context) -> Verdict:
 
 def control_corollary2(ctx: Context) -> Verdict:
     rows = _theorem1_rows(lambda X: X - X.mean(axis=0), ctx, "centering only (no normalisation)")
-    return Verdict(f"{PAPER}:corollary2", status_from_rows(rows), "eq (4) applied to centering without LN", rows)
+    return _control("corollary2", rows, "eq (4) applied to centering without LN")
 
 
 register(Claim(
@@ -447,7 +452,7 @@ def check_corollary3(ctx: Context) -> Verdict:
 
 def control_corollary3(ctx: Context) -> Verdict:
     rows = _corollary3_rows(ctx, "printed")
-    return Verdict(f"{PAPER}:corollary3", status_from_rows(rows), "the literal printed statement", rows)
+    return _control("corollary3", rows, "the literal printed statement")
 
 
 register(Claim(
@@ -511,7 +516,7 @@ def control_definition3(ctx: Context) -> Verdict:
         mean, c1, var = float_moments(act)
         return 2 - c1 ** 2 / (var + mean ** 2)
     rows = _definition3_rows(wrong_beta, ctx)
-    return Verdict(f"{PAPER}:definition3", status_from_rows(rows), "β with c_0² in the denominator", rows)
+    return _control("definition3", rows, "β with c_0² in the denominator")
 
 
 register(Claim(
@@ -734,7 +739,7 @@ def check_lemma_a4(ctx: Context) -> Verdict:
 
 def control_lemma_a4(ctx: Context) -> Verdict:
     rows = _lemma_a4_rows(lambda m: 1 - m, ctx, "1 − max|G_ij| (deliberately wrong)")
-    return Verdict(f"{PAPER}:lemma-a4", status_from_rows(rows), "upper bound replaced by 1 − max|G_ij|", rows)
+    return _control("lemma-a4", rows, "upper bound replaced by 1 − max|G_ij|")
 
 
 register(Claim(
@@ -815,7 +820,7 @@ def check_lemma_a6(ctx: Context) -> Verdict:
 
 def control_lemma_a6(ctx: Context) -> Verdict:
     rows = _lemma_a6_rows(ctx, square=False)
-    return Verdict(f"{PAPER}:lemma-a6", status_from_rows(rows), "series with |c_k| instead of c_k²", rows)
+    return _control("lemma-a6", rows, "series with |c_k| instead of c_k²")
 
 
 register(Claim(
@@ -878,7 +883,7 @@ def check_lemma_a7(ctx: Context) -> Verdict:
 
 def control_lemma_a7(ctx: Context) -> Verdict:
     rows = _lemma_a7_rows(ctx, beta_factor=1.01, acts=[TIGHT_ACTIVATION, "tanh"])
-    return Verdict(f"{PAPER}:lemma-a7", status_from_rows(rows), "β_σ raised by 1% for He_1 + He_2 and tanh", rows)
+    return _control("lemma-a7", rows, "β_σ raised by 1% for He_1 + He_2 and tanh")
 
 
 register(Claim(
@@ -974,7 +979,7 @@ def check_lemma_a8(ctx: Context) -> Verdict:
 
 def control_lemma_a8(ctx: Context) -> Verdict:
     rows = _lemma_a8_rows(ctx, kernel="printed")
-    return Verdict(f"{PAPER}:lemma-a8", status_from_rows(rows), "Mehler's formula as printed in eq (58)", rows)
+    return _control("lemma-a8", rows, "Mehler's formula as printed in eq (58)")
 
 
 register(Claim(
@@ -1052,7 +1057,7 @@ def check_theorem_a2(ctx: Context) -> Verdict:
 
 def control_theorem_a2(ctx: Context) -> Verdict:
     rows = _theorem_a2_rows(ctx, [TIGHT_ACTIVATION], beta_factor=1.01, kinds=("near-degenerate", "equicorrelated"))
-    return Verdict(f"{PAPER}:theorem-a2", status_from_rows(rows), "β raised by 1% for He_1 + He_2", rows)
+    return _control("theorem-a2", rows, "β raised by 1% for He_1 + He_2")
 
 
 register(Claim(
@@ -1113,7 +1118,7 @@ def control_corollary_a3(ctx: Context) -> Verdict:
     def too_fast(nm):  # 5% faster than the true asymptotic contraction (2 − β)^ℓ of small correlations
         return math.log(1.05 / (2 - float(theory.isometry_strength(nm))))
     rows = _corollary_a3_rows(ctx, ["relu", "tanh"], too_fast, ctx.pick(300, 400, 1000))
-    return Verdict(f"{PAPER}:corollary-a3", status_from_rows(rows), "rate 1.05/(2 − β_σ) instead of β_σ", rows)
+    return _control("corollary-a3", rows, "rate 1.05/(2 − β_σ) instead of β_σ")
 
 
 register(Claim(
@@ -1256,8 +1261,7 @@ def control_theorem4(ctx: Context) -> Verdict:
     def too_fast(nm):  # 3·log(1/(2−β)): above β and 1.5× the true asymptotic decay of the gap
         return 3 * math.log(1 / (2 - float(theory.isometry_strength(nm))))
     rows = _theorem4_meanfield_rows(ctx, ["relu", "tanh"], too_fast, ctx.pick(400, 600, 2000))
-    return Verdict(f"{PAPER}:theorem4", status_from_rows(rows),
-                   "eq (12) with log β_σ replaced by 3 log(1/(2 − β_σ)) (a rate above β_σ)", rows)
+    return _control("theorem4", rows, "eq (12) with log β_σ replaced by 3 log(1/(2 − β_σ)) (a rate above β_σ)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1369,7 +1373,7 @@ def control_figure3(ctx: Context) -> Verdict:
         wrong = float(r["mean"][0]) * r["beta"] ** (-2.0 * ell)
         ratio = float(np.max(r["mean"] / wrong))
         rows.append(Evidence(f"{nm}: gap ≤ gap(0)·β^(−2ℓ)", bound=1.0, observed=ratio, passed=ratio <= 1))
-    return Verdict(f"{PAPER}:figure3", status_from_rows(rows), "bound gap(0)·β_σ^(−2ℓ) without the 4n/det G0 constant", rows)
+    return _control("figure3", rows, "bound gap(0)·β_σ^(−2ℓ) without the 4n/det G0 constant")
 
 
 register(Claim(
@@ -1454,7 +1458,7 @@ def control_figure_a1(ctx: Context) -> Verdict:
         ratio = float(np.max(np.asarray(dat["gamma_mean"])[1:] / np.asarray(dat["bound"])[1:]))
         rows.append(Evidence(f"{nm}: γ ≤ bound at every layer, floor ignored", bound=1.0, observed=ratio,
                              passed=ratio <= 1))
-    return Verdict(f"{PAPER}:figure-a1", status_from_rows(rows), "the mean-field bound applied below the finite-width floor", rows)
+    return _control("figure-a1", rows, "the mean-field bound applied below the finite-width floor")
 
 
 register(Claim(
@@ -1566,7 +1570,7 @@ def check_section6(ctx: Context) -> Verdict:
 
 def control_section6(ctx: Context) -> Verdict:
     rows = _section6_rows(ctx, grows_for_all=True)[1:2]
-    return Verdict(f"{PAPER}:section6", status_from_rows(rows), "'the gap grows without normalisation for every activation'", rows)
+    return _control("section6", rows, "'the gap grows without normalisation for every activation'")
 
 
 register(Claim(
@@ -1625,7 +1629,7 @@ def check_figure6(ctx: Context) -> Verdict:
 
 def control_figure6(ctx: Context) -> Verdict:
     rows = _figure6_rows(ctx, exp_effective=True)[-1:]
-    return Verdict(f"{PAPER}:figure6", status_from_rows(rows), "'mean-field normalisation also works for exp'", rows)
+    return _control("figure6", rows, "'mean-field normalisation also works for exp'")
 
 
 register(Claim(
@@ -1666,7 +1670,7 @@ def check_figure8(ctx: Context) -> Verdict:
 
 def control_figure8(ctx: Context) -> Verdict:
     rows = _figure8_rows(ctx, wrong=True)
-    return Verdict(f"{PAPER}:figure8", status_from_rows(rows), "'relu is self-normalising and the order does not matter'", rows)
+    return _control("figure8", rows, "'relu is self-normalising and the order does not matter'")
 
 
 register(Claim(
@@ -1710,8 +1714,7 @@ def check_figure9(ctx: Context) -> Verdict:
 
 
 def control_figure9(ctx: Context) -> Verdict:
-    return Verdict(f"{PAPER}:figure9", status_from_rows(rows := _figure9_rows(ctx, wrong=True)),
-                   "'LN's error grows like mean-field normalisation's'", rows)
+    return _control("figure9", _figure9_rows(ctx, wrong=True), "'LN's error grows like mean-field normalisation's'")
 
 
 register(Claim(
@@ -1770,7 +1773,7 @@ def control_figure_b1(ctx: Context) -> Verdict:
     worst = float(np.max(np.abs(numerics.layernorm_meanfield_trajectory("sin(2*x)", G0, 50).offdiag
                                 - numerics.layernorm_meanfield_trajectory("sin", G0, 50).offdiag)))
     rows = [Evidence("gain independence claimed for sin(αx) (α = 2 vs 1)", theory=0.0, observed=worst, passed=worst < 1e-12)]
-    return Verdict(f"{PAPER}:figure-b1", status_from_rows(rows), "gain independence asserted for sin, which is not homogeneous", rows)
+    return _control("figure-b1", rows, "gain independence asserted for sin, which is not homogeneous")
 
 
 register(Claim(
