@@ -6,7 +6,7 @@ import importlib
 
 from .core import DEFAULT_PAPER, PAPERS, Claim
 
-_PAPER_MODULES = ("isometry", "pending")
+_PAPER_MODULES = ("isometry", "bn_finite_width", "pending")
 
 
 class UsageError(ValueError):

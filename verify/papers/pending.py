@@ -1,7 +1,7 @@
 """Claims of the other three papers, registered so that `python -m verify list` shows every
 numbered result; each says which open issue will check it."""
 from ..core import Claim
-from ..registry import register
+from ..registry import _CLAIMS, register
 
 _BN_FW = "the batch-norm finite-width issue (fast exact simulator, concentration theorems)"
 _BN_MF = "the batch-norm mean-field issue (BSB1 fixed point, Jacobian spectra, gradient explosion)"
@@ -53,5 +53,7 @@ _PENDING["isometry"] = ("a later issue", [
 
 for _paper, (_why, _items) in _PENDING.items():
     for _name, _title in _items:
+        if f"{_paper}:{_name}" in _CLAIMS:  # already checked by its paper's module
+            continue
         register(Claim(paper=_paper, name=_name, title=_title, statement=_title,
                        pending_reason=f"to be checked under {_why}"))

@@ -1,0 +1,97 @@
+"""The batch-normalised MLP chain of bn-finite-width (eq 2), batched over seeds.
+
+    h_{ℓ+1} = W_ℓ σ(φ(h_ℓ)),  W_ℓ ~ N(0, 1/d)^{d×d},  φ = batch norm of each row (over the n samples),
+    G_ℓ = (1/d) σ(φ(h_ℓ))ᵀ σ(φ(h_ℓ))          (eq 3).
+
+* ``method="dense"``: explicit weight matrices — O(d² n) flops and d² normal draws per layer.
+* ``method="exact"``: exact in distribution. Given h_ℓ, the rows of W_ℓ A (A = σ(φ(h_ℓ))) are i.i.d.
+  N(0, AᵀA/d) = N(0, G_ℓ), so h_{ℓ+1} has the law of Z R with Z ~ N(0,1)^{d×n} and RᵀR = G_ℓ:
+  O(d n²) per layer, never a d×d matrix.
+* ``batchnorm=False``: the chain with σ∘φ = id (the paper's Fig 1a contrast), G_ℓ = h_ℓᵀh_ℓ/d.
+* ``paired_input``: a second batch through the *same* weights (Corollaries 2 and 4): both batches are
+  simulated jointly (2n columns, batch norm applied to each batch separately).
+
+Inputs: ``input_cov`` is the n×n covariance of the i.i.d. rows of h_0 (default: equicorrelated 0.5).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from theory import activation as _activation
+from theory.errors import DeepinitError
+
+from .isometry_mlp import SimulationDiverged, default_device, psd_sqrt
+
+
+class DegenerateBatchError(DeepinitError):
+    """A row of h has zero variance over the batch: batch norm is undefined (no ε is added)."""
+
+
+def _batch_norm_rows(h: torch.Tensor, blocks: int) -> torch.Tensor:
+    # h: [S, d, blocks*n]; normalise each row within each block of n columns
+    S, d, m = h.shape
+    n = m // blocks
+    hb = h.reshape(S, d, blocks, n)
+    c = hb - hb.mean(dim=-1, keepdim=True)
+    var = (c * c).mean(dim=-1, keepdim=True)
+    if bool((var <= 0).any()):
+        raise DegenerateBatchError("a row of h has zero variance over the batch (duplicated or constant "
+                                   "samples): batch norm φ(x) = (x − x̄)/sqrt(Var x) is undefined")
+    return (c / torch.sqrt(var)).reshape(S, d, m)
+
+
+def simulate_bn_chain(act, width: int, batch_size: int, depth: int, seeds: int = 1, *, method: str = "exact",
+                      device: str | None = None, input_cov=None, paired_input=None, layers=None,
+                      batchnorm: bool = True, seed: int = 0, dtype=torch.float64):
+    """Gram matrices G_ℓ (eq 3) for ``seeds`` independent networks: ``[seeds, len(layers), n, n]``.
+
+    With ``paired_input`` (a second n×n input covariance) returns ``(G, G')`` for the two batches
+    through the same network. ``layers`` defaults to 0..depth.
+    """
+    act = _activation(act)
+    if method not in ("exact", "dense"):
+        raise ValueError("method must be 'exact' or 'dense'")
+    n = int(batch_size)
+    if n < 2:
+        raise DeepinitError("batch norm needs a batch of at least 2 samples")
+    if width < 1 or depth < 0 or seeds < 1:
+        raise DeepinitError("width, seeds must be positive and depth non-negative")
+    dev = default_device(device)
+    covs = [np.asarray(input_cov if input_cov is not None else 0.5 * np.eye(n) + 0.5, dtype=float)]
+    if paired_input is not None:
+        covs.append(np.asarray(paired_input, dtype=float))
+    for C in covs:
+        if C.shape != (n, n) or not np.all(np.isfinite(C)):
+            raise DeepinitError(f"an input covariance must be a finite {n}×{n} matrix")
+    blocks = len(covs)
+    layers = list(range(depth + 1)) if layers is None else sorted(set(int(l) for l in layers))
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(int(seed))
+    sigma = act.torch
+
+    # h_0: rows i.i.d. N(0, C) for each batch (independent batches)
+    h = torch.cat([torch.randn(seeds, width, n, generator=gen, dtype=dtype, device=dev)
+                   @ psd_sqrt(torch.as_tensor(C, dtype=dtype, device=dev)) for C in covs], dim=-1)
+    out = []
+    for ell in range(depth + 1):
+        A = sigma(_batch_norm_rows(h, blocks)) if batchnorm else h
+        G = A.transpose(-1, -2) @ A / width
+        if not bool(torch.isfinite(G).all()):
+            partial = torch.stack(out, dim=1) if out else G.new_empty((seeds, 0, n * blocks, n * blocks))
+            raise SimulationDiverged(ell, partial, list(range(seeds)))
+        if ell in layers:
+            out.append(G)
+        if ell == depth:
+            break
+        if method == "exact":
+            h = torch.randn(seeds, width, n * blocks, generator=gen, dtype=dtype, device=dev) @ psd_sqrt(G)
+        else:
+            W = torch.randn(seeds, width, width, generator=gen, dtype=dtype, device=dev) / math.sqrt(width)
+            h = W @ A
+    G = torch.stack(out, dim=1)
+    if blocks == 1:
+        return G
+    return G[..., :n, :n], G[..., n:, n:]
