@@ -47,6 +47,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--device", default="cpu")
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--bn", action="store_true", help="also the batch-norm chain benchmarks")
     a = p.parse_args()
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, device {a.device}")
     rows = []
@@ -80,3 +81,17 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+def bench_bn_chain():
+    """bn-finite-width: exact vs dense at d = 1000, n = 10, depth 600, 10 seeds; width 1e5."""
+    t_e, _ = timed(lambda: numerics.simulate_bn_chain("relu", 1000, 10, 600, 10, layers=[600]))
+    t_d, _ = timed(lambda: numerics.simulate_bn_chain("relu", 1000, 10, 60, 10, method="dense", layers=[60]))
+    print(f"{'BN chain relu d=1000 n=10 depth 600 10 seeds: exact vs dense (dense ×10 from 60 layers)':78s} "
+          f"{t_e:9.3f} {10 * t_d:12.3f} {10 * t_d / t_e:8.1f}")
+    t_w, _ = timed(lambda: numerics.simulate_bn_chain("relu", 100_000, 10, 600, 1, layers=[600]))
+    print(f"{'BN chain relu d=1e5 n=10 depth 600 1 seed (exact)':78s} {t_w:9.3f}")
+
+
+if __name__ == "__main__" and "--bn" in sys.argv:
+    bench_bn_chain()

@@ -1,0 +1,108 @@
+"""bn-finite-width: G* by two routes, the batch-norm chain simulators, and the claims' verdicts."""
+import math
+
+import numpy as np
+import pytest
+import torch
+from scipy import stats
+
+import numerics
+import theory
+from verify.core import HOLDS, HYPOTHESES_NOT_MET, VIOLATED, Context
+from verify.registry import resolve
+from verify.runner import run_claim
+
+
+@pytest.mark.parametrize("act", ["relu", "tanh", "sin", "selu"])
+@pytest.mark.parametrize("n", [4, 10])
+def test_bsb1_quadrature_vs_monte_carlo(act, n):
+    fp = theory.bsb1_constants(act, n)
+    b, c, b_se, bc_se = theory.bsb1_constants_mc(act, n, 200_000, seed=n)
+    assert abs(b - fp.b) < 4.5 * b_se
+    assert abs(b * c - fp.b * fp.c) < 4.5 * bc_se
+
+
+@pytest.mark.parametrize("n", [4, 5, 10, 64])
+def test_bsb1_exact_values(n):
+    ident = theory.bsb1_constants("identity", n)
+    assert ident.b == pytest.approx(1.0, abs=1e-12) and ident.c == pytest.approx(-1 / (n - 1), abs=1e-12)
+    assert ident.singular and ident.inverse_norm == math.inf  # G* = n/(n−1)·M annihilates 1
+    assert theory.bsb1_constants("relu", n).b == pytest.approx(0.5, abs=1e-12)  # E relu(x)² = E x²/2
+
+
+def test_bsb1_spectrum_and_errors():
+    fp = theory.bsb1_constants("relu", 10)
+    assert np.allclose(np.linalg.eigvalsh(fp.gram)[::-1], fp.eigenvalues)
+    assert fp.eigenvalue_ones == pytest.approx(fp.b * (1 + 9 * fp.c))
+    with pytest.raises(theory.DeepinitError):
+        theory.bsb1_constants("relu", 3)
+
+
+def test_bn_exact_and_dense_same_distribution():
+    """Two-sample KS tests on G_ℓ entries over 300 networks each (α = 0.001 per test)."""
+    a = numerics.simulate_bn_chain("tanh", 64, 4, 3, 300, method="exact", seed=1, layers=[3]).numpy()[:, 0]
+    b = numerics.simulate_bn_chain("tanh", 64, 4, 3, 300, method="dense", seed=2, layers=[3]).numpy()[:, 0]
+    for (i, j) in ((0, 0), (0, 1), (2, 3)):
+        assert stats.ks_2samp(a[:, i, j], b[:, i, j]).pvalue > 1e-3
+
+
+def test_bn_ks_has_power():
+    a = numerics.simulate_bn_chain("tanh", 64, 4, 3, 300, seed=1, layers=[3]).numpy()[:, 0]
+    b = numerics.simulate_bn_chain("tanh", 16, 4, 3, 300, seed=2, layers=[3]).numpy()[:, 0]  # a wrong width
+    assert stats.ks_2samp(a[:, 0, 1], b[:, 0, 1]).pvalue < 1e-3
+
+
+def test_bn_chain_converges_to_gstar():
+    fp = theory.bsb1_constants("relu", 6)
+    G = numerics.simulate_bn_chain("relu", 20000, 6, 10, 2, layers=[10]).numpy()[:, 0]
+    assert np.max(np.abs(G - fp.gram)) < 6 / math.sqrt(20000) * 3
+
+
+def test_paired_inputs_and_no_bn():
+    G, G2 = numerics.simulate_bn_chain("relu", 200, 4, 3, 2, paired_input=np.eye(4))
+    assert G.shape == G2.shape == (2, 4, 4, 4)
+    nob = numerics.simulate_bn_chain("identity", 200, 4, 2, 1, batchnorm=False, input_cov=np.eye(4))
+    assert nob.shape == (1, 3, 4, 4)
+
+
+def test_degenerate_batch_is_a_clear_error():
+    with pytest.raises(numerics.DegenerateBatchError, match="zero variance"):
+        numerics.simulate_bn_chain("relu", 50, 4, 2, 1, input_cov=np.ones((4, 4)))
+
+
+def test_seed_reproducible():
+    a = numerics.simulate_bn_chain("relu", 100, 4, 3, 2, seed=3)
+    b = numerics.simulate_bn_chain("relu", 100, 4, 3, 2, seed=3)
+    assert torch.equal(a, b)
+
+
+EXPECTED = {"theorem1": HOLDS, "eq6": HOLDS, "figure1": HOLDS, "corollary8": HOLDS, "assumption1": HOLDS}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_claim_verdict_and_control(name):
+    v = run_claim(resolve(f"bn-finite-width:{name}"), Context(budget="quick", seed=0))
+    assert v.status == EXPECTED[name], v.summary
+    assert v.negative_control.status == VIOLATED, v.negative_control.summary
+
+
+def test_theorem1_values():
+    v = run_claim(resolve("theorem1"), Context(budget="quick", params={"activations": "relu"}), with_control=False)
+    exp = [e for e in v.evidence if e.name.startswith("relu: width exponent")][0]
+    assert exp.ci[0] < -0.5 < exp.ci[1] + 0.1
+    assert any("eq (8)" in e.location for e in v.errata)
+
+
+def test_theorem1_hypotheses():
+    v = run_claim(resolve("theorem1"), Context(budget="quick", params={"activations": "identity"}))
+    assert v.status == HYPOTHESES_NOT_MET and "singular" in v.summary
+    v = run_claim(resolve("theorem1"), Context(budget="quick", params={"activations": "tanh", "widths": "500,2000"}),
+                  with_control=False)
+    assert v.status == HYPOTHESES_NOT_MET and "n²‖G*⁻¹‖" in v.summary
+
+
+def test_corollary8_erratum_numbers():
+    v = run_claim(resolve("bn-finite-width:corollary8"), Context(budget="quick"), with_control=False)
+    assert any("Section 6.1" in e.location for e in v.errata)
+    row = [e for e in v.evidence if e.name.startswith("relu: eigenvalue along 1")][0]
+    assert abs(row.observed - row.theory) < 0.1 * row.theory and abs(row.observed - row.numeric) > 0.5
