@@ -76,7 +76,13 @@ def test_seed_reproducible():
     assert torch.equal(a, b)
 
 
-EXPECTED = {"theorem1": HOLDS, "eq6": HOLDS, "figure1": HOLDS, "corollary8": HOLDS, "assumption1": HOLDS}
+EXPECTED = {"theorem1": HOLDS, "eq6": HOLDS, "figure1": HOLDS, "corollary8": HOLDS, "assumption1": HOLDS,
+            "corollary2": HOLDS, "poster-theorem2": HOLDS, "figure2": VIOLATED}
+
+
+def test_every_checked_claim_is_covered_here():
+    from verify.registry import all_claims
+    assert {c.name for c in all_claims() if c.paper == "bn-finite-width" and c.checked} == set(EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -99,6 +105,11 @@ def test_theorem1_hypotheses():
     v = run_claim(resolve("theorem1"), Context(budget="quick", params={"activations": "tanh", "widths": "500,2000"}),
                   with_control=False)
     assert v.status == HYPOTHESES_NOT_MET and "n²‖G*⁻¹‖" in v.summary
+
+
+def test_figure2_erratum_spread():
+    v = run_claim(resolve("bn-finite-width:figure2"), Context(budget="quick"), with_control=False)
+    assert v.errata and all(e.observed > 5 * e.theory for e in v.evidence)
 
 
 def test_corollary8_erratum_numbers():

@@ -160,3 +160,28 @@ def distortion_lower_bound(act, n: int, samples: int = 20000, seed: int = 0) -> 
     e[0, 0], e[1, 0] = math.sqrt(n), -math.sqrt(n)
     x = np.vstack([x, e])
     return float(np.max(np.linalg.norm(act.numpy(x), axis=1)) / math.sqrt(n))
+
+
+def marchenko_pastur_cdf(x, ratio: float, scale: float = 1.0) -> np.ndarray:
+    """CDF of the Marchenko–Pastur law with aspect ratio y = n/d ≤ 1 and variance ``scale`` (support
+    [scale(1 − √y)², scale(1 + √y)²]); by Gauss–Legendre quadrature of the density
+    sqrt((b − t)(t − a))/(2π y t)."""
+    if not 0 < ratio <= 1:
+        raise DeepinitError("the Marchenko–Pastur ratio n/d must lie in (0, 1]")
+    a, b = (1 - math.sqrt(ratio)) ** 2, (1 + math.sqrt(ratio)) ** 2
+    x = np.asarray(x, dtype=float) / scale
+    # substitute t = a + (b − a) sin²(θ/2) to remove the square-root endpoints
+    gx, gw = np.polynomial.legendre.leggauss(200)
+
+    def cdf1(v):
+        if v <= a:
+            return 0.0
+        if v >= b:
+            return 1.0
+        th_max = 2 * math.asin(math.sqrt((v - a) / (b - a)))
+        th = th_max / 2 * (gx + 1)
+        t = a + (b - a) * np.sin(th / 2) ** 2
+        dt = (b - a) * np.sin(th / 2) * np.cos(th / 2)
+        dens = np.sqrt(np.clip((b - t) * (t - a), 0, None)) / (2 * math.pi * ratio * t)
+        return float(np.dot(gw, dens * dt) * th_max / 2)
+    return np.vectorize(cdf1)(x)

@@ -538,3 +538,199 @@ register(Claim(
     "layers are above the floor, the hypothesis is reported as not supported.",
     check_assumption1, control_assumption1, "the chain without batch norm (no geometric decay)",
     uses=("numerics.simulate_bn_chain", "theory.bsb1_constants")))
+
+
+# =============================================================================================
+# Corollary 2 (eq 9) — two inputs through the same network have the same spectrum
+# =============================================================================================
+
+def _corollary2_rows(ctx: Context, degenerate: bool = False) -> list[Evidence]:
+    n, act = 10, "relu"
+    fp = theory.bsb1_constants(act, n)
+    C1 = 0.5 * np.eye(n) + 0.5
+    C2 = _two_cluster(n)
+    if degenerate:  # a duplicated sample in the second batch: G'_0 is degenerate
+        C2 = C2.copy()
+        C2[-1, :] = C2[0, :]
+        C2[:, -1] = C2[:, 0]
+        C2[-1, -1] = C2[0, 0]
+    widths = _theorem1_widths(ctx, fp, n)
+    x, y, drifts = [], [], []
+    for i, d in enumerate(widths):
+        burn = int(math.ceil(3 * math.log(d / n))) + 10
+        window = ctx.pick(10, 20, 40)
+        seeds = max(ctx.pick(8, 16, 32) * widths[0] // d, 6)
+        G, G2 = numerics.simulate_bn_chain(act, d, n, burn + window, seeds, input_cov=C1, paired_input=C2,
+                                           seed=ctx.seed + 11 * i, device=ctx.device,
+                                           layers=range(burn, burn + window + 1))
+        lam = np.sort(np.linalg.eigvalsh(G.cpu().numpy()), axis=-1)[..., ::-1]
+        lam2 = np.sort(np.linalg.eigvalsh(G2.cpu().numpy()), axis=-1)[..., ::-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            D = np.max(np.abs(lam / np.where(lam2 > 1e-12, lam2, np.nan) - 1), axis=-1)
+        D = np.where(np.isfinite(D), D, 1e6)  # a vanishing λ'_i: the ratio is unbounded
+        per_seed = D.mean(axis=1)
+        x += [math.log(d)] * per_seed.size
+        y += list(np.log(per_seed))
+    s, ci = _slope_ci(x, y)
+    return [Evidence("width exponent of the stationary max_i |λ_i/λ'_i − 1| (two inputs, one network)", theory=-0.5,
+                     observed=s, ci=ci, confidence=CONF, samples=len(x), passed=ci[1] < -0.2 and ci[0] <= -0.4,
+                     note=f"holds if the CI lies below −0.2 (the deviation vanishes) and meets −0.4 (compatible with "
+                          f"−1/2); relu, n = {n}, widths {widths}; inputs: equicorrelated 0.5 and two clusters"
+                          + ("; second input has a duplicated sample" if degenerate else ""))]
+
+
+def check_corollary2(ctx: Context) -> Verdict:
+    rows = _corollary2_rows(ctx)
+    st = status_from_rows(rows)
+    return Verdict(f"{PAPER}:corollary2", st, "the spectra of two inputs' Gram matrices in one network agree up to a "
+                   "deviation vanishing like d^(−1/2), without using G*" if st == HOLDS else "Corollary 2 not reproduced",
+                   rows)
+
+
+def control_corollary2(ctx: Context) -> Verdict:
+    return _control("corollary2", _corollary2_rows(ctx, degenerate=True),
+                    "second input degenerate (duplicated sample) — outside the hypotheses")
+
+
+register(Claim(
+    PAPER, "corollary2", "Corollary 2: two inputs through the same BN-MLP get the same spectrum",
+    "P{max_i |λ_i/λ'_i − 1| ≳ t(e^{−αℓ/2} + ε ln 1/ε)} ≲ t⁻² for G_0, G'_0 non-degenerate (eq 9, probability form "
+    "corrected as for Theorem 1).",
+    "as Theorem 1; both inputs non-degenerate",
+    "Both batches simulated jointly through the same weights (exact in distribution, 2n columns, batch norm per "
+    "batch); fitted width exponent of the stationary eigenvalue-ratio deviation (95% t-interval).",
+    check_corollary2, control_corollary2, "a degenerate second input (duplicated sample) must be flagged",
+    uses=("numerics.simulate_bn_chain",)))
+
+
+# =============================================================================================
+# Poster, Theorem 2 — ‖G* − G_ℓ‖_F = O(κ(G*)(1−α)^{ℓ/2} + (n/√d) α^{−1/2} ln^{1/2}(d/n))
+# =============================================================================================
+
+def _poster_rows(ctx: Context, n_exponent: float = 1.0, window=(0.75, 1.5)) -> list[Evidence]:
+    act, d = "relu", ctx.pick(2000, 4000, 8000)
+    ns = ctx.pick([5, 10, 20], [5, 10, 20, 40], [5, 10, 20, 40, 80])
+    x, y, consts = [], [], {}
+    for n in ns:
+        fp = theory.bsb1_constants(act, n)
+        burn = int(math.ceil(3 * math.log(d / n))) + 10
+        seeds = ctx.pick(6, 10, 20)
+        G = numerics.simulate_bn_chain(act, d, n, burn + 10, seeds, seed=ctx.seed + n, device=ctx.device,
+                                       layers=range(burn, burn + 11)).cpu().numpy()
+        e = np.linalg.norm(G - fp.gram, axis=(-2, -1)).mean(axis=1)
+        x += [math.log(n)] * seeds
+        y += list(np.log(e))
+        consts[n] = float(e.mean() / (n / math.sqrt(d) * math.sqrt(math.log(d / n))))
+    s, ci = _slope_ci(x, y)
+    return [Evidence(f"batch-size exponent of the stationary ‖G_ℓ − G*‖_F at d = {d}", theory=n_exponent, observed=s,
+                     ci=ci, confidence=CONF, samples=len(x),
+                     passed=ci[0] <= window[1] and ci[1] >= window[0],
+                     note=f"the rate (n/√d)·ln^(1/2)(d/n) has local exponent ≈ 0.9 in n here; holds if the CI meets "
+                          f"[{window[0]}, {window[1]}] (the upper end allows a pre-asymptotic growth of the constant, "
+                          "reported below); implied constant error/rate: "
+                          + ", ".join(f"n={k}: {v:.3g}" for k, v in consts.items())),
+            Evidence("implied constant across n (max/min; violated above 3)", observed=max(consts.values()) / min(consts.values()),
+                     passed=max(consts.values()) / min(consts.values()) <= 3,
+                     note="it grows with n for relu (≈ n^0.3 at d = 2000–8000, n = 5–80; 0.20 → 0.53): the error is "
+                          "≈ n/√d while the ln^(1/2)(d/n) factor shrinks; whether it saturates is open")]
+
+
+def check_poster_theorem2(ctx: Context) -> Verdict:
+    rows = _poster_rows(ctx)
+    st = status_from_rows(rows)
+    return Verdict(f"{PAPER}:poster-theorem2", st, "the stationary Frobenius error grows about linearly in the batch size "
+                   "at fixed width; the implied constant drifts up slowly with n (reported)" if st == HOLDS
+                   else "the poster's rate is not reproduced",
+                   rows)
+
+
+def control_poster_theorem2(ctx: Context) -> Verdict:
+    return _control("poster-theorem2", _poster_rows(ctx, n_exponent=0.5, window=(0.35, 0.65))[:1],
+                    "batch-size exponent 1/2 instead of 1")
+
+
+register(Claim(
+    PAPER, "poster-theorem2", "Poster Theorem 2: ‖G* − G_ℓ‖_F = O(κ(G*)(1−α)^{ℓ/2} + (n/√d)α^{−1/2} ln^{1/2}(d/n))",
+    "Under geometric ergodicity, non-degenerate G*, |σ(x)| = O(|x|): the explicit rate above holds w.h.p.",
+    "as Theorem 1",
+    "The batch-size dependence at fixed width (fitted exponent of the stationary Frobenius error, 95% t-interval) and "
+    "the implied constant error/((n/√d) ln^{1/2}(d/n)) across n; the width dependence is checked under theorem1.",
+    check_poster_theorem2, control_poster_theorem2, "the batch-size exponent 1/2 must be rejected",
+    uses=("theory.bsb1_constants", "numerics.simulate_bn_chain")))
+
+
+# =============================================================================================
+# Fig 2 — eigenvalues of G_ℓ vs the Marchenko–Pastur law (n = 20, d = 500, ℓ = 10)
+# =============================================================================================
+
+def _figure2_rows(ctx: Context, ratio_factor: float = 1.0, acts=("relu", "selu", "celu", "tanh", "sin", "sigmoid"),
+                  batchnorm: bool = True) -> list[Evidence]:
+    """KS distance to MP(y = ratio_factor·n/d) of the pooled, median-normalised bulk eigenvalues."""
+    from theory.batchnorm import marchenko_pastur_cdf
+    n, d, ell = 20, 500, 10
+    seeds = ctx.pick(100, 300, 1000)
+    rng = np.random.default_rng([ctx.seed, 2])
+    ref = []
+    for _ in range(seeds):  # the finite-n reference: exact Wishart bulk, same sizes
+        Z = rng.standard_normal((d, n))
+        w = np.linalg.eigvalsh(Z.T @ Z / d)
+        ref += list(w / np.median(w))
+    cdf = lambda v: marchenko_pastur_cdf(v * mp_median, ratio_factor * n / d)  # noqa: E731
+    grid = np.linspace(0.3, 2.0, 2000)
+    F = marchenko_pastur_cdf(grid, ratio_factor * n / d)
+    mp_median = float(np.interp(0.5, F, grid))
+    d_ref = stats.kstest(ref, cdf).statistic
+    rows = []
+    for act in acts:
+        G = numerics.simulate_bn_chain(act, d, n, ell, seeds, layers=[ell], seed=ctx.seed + 3, batchnorm=batchnorm,
+                                       input_cov=None if batchnorm else np.eye(n), device=ctx.device).cpu().numpy()[:, 0]
+        w, v = np.linalg.eigh(G)
+        k = np.argmax(np.abs(v.sum(axis=1)), axis=1)  # drop the eigenvalue along 1 (set by σ's mean)
+        mask = np.ones_like(w, dtype=bool)
+        mask[np.arange(w.shape[0]), k] = False
+        bulk = w[mask].reshape(w.shape[0], n - 1)
+        norm = (bulk / np.median(bulk, axis=1, keepdims=True)).ravel()
+        ks = stats.kstest(norm, cdf).statistic
+        spread = float(norm.std())
+        rows.append(Evidence(f"{act}: KS distance of median-normalised bulk eigenvalues to Marchenko–Pastur (y = {ratio_factor * n / d:g})",
+                             theory=d_ref, observed=ks, samples=norm.size, passed=ks <= d_ref + 0.05,
+                             note=f"theory column: the KS distance of an exact Wishart bulk of the same size (the best "
+                                  f"possible at n = 20); holds if within +0.05 of it; spread (std) {spread:.3f} vs MP "
+                                  f"√y = {math.sqrt(ratio_factor * n / d):.3f}, i.e. an effective ratio y ≈ "
+                                  f"{spread ** 2:.3f} = {spread ** 2 * d / n:.2f}·n/d"))
+    return rows
+
+
+def check_figure2(ctx: Context) -> Verdict:
+    rows = _figure2_rows(ctx)
+    st = status_from_rows(rows)
+    errata = []
+    if st == VIOLATED:
+        errata.append(Erratum("Section 6.1 and Fig 2 (also the poster's Observation)",
+                              "the eigenvalues of G_ℓ accurately follow the Marchenko–Pastur law with γ = n/d",
+                              "at ℓ = 10 the bulk is MP-shaped but 1.5–2.3× wider than MP(n/d)",
+                              "n = 20, d = 500, " + "; ".join(f"{r.name.split(':')[0]}: KS {r.observed:.3f} vs "
+                                                              f"{r.theory:.3f} for exact Wishart" for r in rows)
+                              + ". One Wishart step gives MP; at depth the fluctuations of the earlier layers add up "
+                                "(the stationary law of the chain), so G_ℓ is wider than a single Wishart matrix.",
+                              "error"))
+    return Verdict(f"{PAPER}:figure2", st, "the bulk spectrum of G_10 follows Marchenko–Pastur with y = n/d as closely as "
+                   "an exact Wishart matrix does, for all six activations" if st == HOLDS else
+                   "not reproduced: the bulk of G_10 is markedly wider than Marchenko–Pastur with y = n/d (see errata)",
+                   rows, errata)
+
+
+def control_figure2(ctx: Context) -> Verdict:
+    return _control("figure2", _figure2_rows(ctx, acts=("identity",), batchnorm=False),
+                    "the same test on the chain without batch norm (linear)")
+
+
+register(Claim(
+    PAPER, "figure2", "Fig 2: eigenvalues of G_ℓ follow the Marchenko–Pastur law (n = 20, d = 500, ℓ = 10)",
+    "The median-normalised eigenvalues of G_10 follow Marchenko–Pastur with γ = n/d, for relu, selu, celu, tanh, sin, "
+    "sigmoid.",
+    "the eigenvalue along 1 (set by the activation's mean) is excluded from the bulk",
+    "Pooled bulk eigenvalues over many networks, Kolmogorov–Smirnov distance to the Marchenko–Pastur CDF compared "
+    "with that of exact Wishart matrices of the same size.",
+    check_figure2, control_figure2, "the same test applied to the chain without batch norm",
+    uses=("numerics.simulate_bn_chain", "theory.batchnorm.marchenko_pastur_cdf")))
