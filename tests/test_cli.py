@@ -25,7 +25,8 @@ def test_list_shows_every_paper_and_status():
                 "covariance-sde:proposition3-7"):
         assert cid in out
     assert "isometry:theorem4                        checked" in out
-    assert "bn-finite-width:theorem1                 not yet" in out
+    assert "bn-finite-width:theorem1                 checked" in out
+    assert "bn-finite-width:theorem3                 not yet" in out
 
 
 def test_unknown_claim_exit_2_with_near_matches():
@@ -47,8 +48,13 @@ def test_usage_errors_exit_2():
 
 
 def test_bare_name_means_bn_finite_width_and_not_yet_is_inconclusive():
-    code, out, _ = run("theorem1", "-q")
-    assert code == 3 and "bn-finite-width:theorem1" in out and "inconclusive" in out
+    code, out, _ = run("theorem3", "-q")
+    assert code == 3 and "bn-finite-width:theorem3" in out and "inconclusive" in out
+
+
+def test_headline_bare_theorem1_runs():
+    code, out, _ = run("theorem1", "--budget", "quick", "-q", "--param", "activations=relu")
+    assert code == 0 and "bn-finite-width:theorem1" in out and "holds" in out
 
 
 def test_holds_exit_0_and_json():
