@@ -77,7 +77,8 @@ def test_seed_reproducible():
 
 
 EXPECTED = {"theorem1": HOLDS, "eq6": HOLDS, "figure1": HOLDS, "corollary8": HOLDS, "assumption1": HOLDS,
-            "corollary2": HOLDS, "poster-theorem2": HOLDS, "figure2": VIOLATED}
+            "corollary2": HOLDS, "poster-theorem2": HOLDS, "figure2": VIOLATED, "theorem3": HOLDS,
+            "corollary4": HOLDS, "corollary6": HOLDS, "corollary7": HOLDS}
 
 
 def test_every_checked_claim_is_covered_here():
@@ -117,3 +118,27 @@ def test_corollary8_erratum_numbers():
     assert any("Section 6.1" in e.location for e in v.errata)
     row = [e for e in v.evidence if e.name.startswith("relu: eigenvalue along 1")][0]
     assert abs(row.observed - row.theory) < 0.1 * row.theory and abs(row.observed - row.numeric) > 0.5
+
+
+@pytest.mark.parametrize("act,expected", [("relu", 1.0), ("tanh", math.tanh(1.0)),
+                                          ("sigmoid", 1 / (1 + math.exp(-1))), ("sin", math.sin(1.0))])
+def test_distortion_certificate(act, expected):
+    """γ = sup_{‖x‖=√n} ‖σ(x)‖/‖x‖; for these σ the maximiser is x = (±1, …, ±1) (σ(t)²/t² decreasing)."""
+    g = theory.distortion(act, 10)
+    assert g.lower <= expected + 1e-12 <= g.upper + 1e-12
+    assert g.upper - g.lower < 1e-3
+
+
+def test_distortion_lower_bound_is_feasible():
+    g = theory.distortion("selu", 10)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((20000, 10))
+    x = math.sqrt(10) * x / np.linalg.norm(x, axis=1, keepdims=True)
+    sampled = np.max(np.linalg.norm(theory.activation("selu").numpy(x), axis=1)) / math.sqrt(10)
+    assert sampled <= g.upper + 1e-12
+
+
+def test_corollary4_erratum():
+    v = run_claim(resolve("bn-finite-width:corollary4"), Context(budget="quick"), with_control=False)
+    assert any("transitory" in e.found for e in v.errata)
+    assert v.evidence[1].observed > 0.5  # O(1) at ℓ = 0, whatever the width

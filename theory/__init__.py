@@ -9,7 +9,7 @@ Public surface (later checks call these names):
 * :func:`isometry`, :func:`isometry_gap`, :func:`gram_potential` — 𝓘(G), −log 𝓘(G), γ(G).
 """
 from .activations import Activation, activation, gain_family, parse_formula, registered_names
-from .batchnorm import BSB1, bsb1_constants, bsb1_constants_mc
+from .batchnorm import BSB1, Distortion, bsb1_constants, bsb1_constants_mc, distortion, marchenko_pastur_cdf
 from .dual import (DualSeries, NumericDual, dual_activation, dual_closed_form, dual_quadrature,
                    exact_mean_reduced_dual, mean_reduced_dual, numeric_dual, variance)
 from .errors import ActivationError, DeepinitError, QuadratureError, UndefinedQuantityError
@@ -18,7 +18,7 @@ from .isometry import (IsometryStrength, gram_potential, isometry, isometry_gap,
                        lemma_a4_bounds, log_isometry, normalised_gram)
 
 __all__ = [
-    "BSB1", "bsb1_constants", "bsb1_constants_mc",
+    "BSB1", "Distortion", "bsb1_constants", "bsb1_constants_mc", "distortion", "marchenko_pastur_cdf",
     "Activation", "activation", "gain_family", "parse_formula", "registered_names",
     "DualSeries", "NumericDual", "dual_activation", "dual_closed_form", "dual_quadrature",
     "exact_mean_reduced_dual", "mean_reduced_dual", "numeric_dual", "variance",

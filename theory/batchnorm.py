@@ -185,3 +185,72 @@ def marchenko_pastur_cdf(x, ratio: float, scale: float = 1.0) -> np.ndarray:
         dens = np.sqrt(np.clip((b - t) * (t - a), 0, None)) / (2 * math.pi * ratio * t)
         return float(np.dot(gw, dens * dt) * th_max / 2)
     return np.vectorize(cdf1)(x)
+
+
+@dataclass(frozen=True)
+class Distortion:
+    """γ = sup_{‖x‖=√n} ‖σ(x)‖/‖x‖ (bn-finite-width eq 10) enclosed in [lower, upper]."""
+
+    activation: str
+    n: int
+    lower: float
+    upper: float
+
+    @property
+    def value(self) -> float:
+        return 0.5 * (self.lower + self.upper)
+
+
+def distortion(act, n: int, grid: int = 20001) -> Distortion:
+    """Certified enclosure of γ (eq 10), not a random search.
+
+    With s_i = x_i² and f(s) = max(σ(√s)², σ(−√s)²) (each coordinate may take either sign),
+    n γ² = max {Σ f(s_i) : Σ s_i = n, s_i ≥ 0}. Upper bound: for any λ, Σ f(s_i) ≤ n(max_s (f(s) − λs) + λ)
+    (weak duality), with the inner max bounded on a grid in x = √s plus a Lipschitz allowance. Lower bound:
+    feasible points (all s_i = 1, and two-level allocations from the concave hull of f).
+    """
+    act = activation(act)
+    if n < 1:
+        raise DeepinitError("n must be positive")
+    R = math.sqrt(n)
+    xs = np.linspace(0.0, R, grid)
+    h = xs[1] - xs[0]
+    fx = np.maximum(act.numpy(xs) ** 2, act.numpy(-xs) ** 2)
+    if not np.all(np.isfinite(fx)):
+        raise DeepinitError(f"σ is not finite on [−√n, √n] for {act.name!r}")
+    s = xs ** 2
+    # Lipschitz constant of x ↦ f(x²) − λx² on [0, R]: |2σσ'| + 2λR, σ' by finite differences on a finer grid
+    fine = np.linspace(-R, R, 4 * grid)
+    sf = act.numpy(fine)
+    dsf = np.abs(np.gradient(sf, fine))
+    lip_f = 2 * float(np.max(np.abs(sf) * dsf)) * 1.01 + 1e-12
+
+    def dual(lam):
+        return float(np.max(fx - lam * s)) + lam + (lip_f + 2 * abs(lam) * R) * h / 2
+
+    lams = np.linspace(0.0, max(2.0, 4 * float(np.max(fx))), 401)
+    vals = [dual(l) for l in lams]
+    i = int(np.argmin(vals))
+    lo_l, hi_l = lams[max(i - 1, 0)], lams[min(i + 1, len(lams) - 1)]
+    for _ in range(60):  # golden-section refinement of the convex dual
+        a = lo_l + 0.382 * (hi_l - lo_l)
+        b = lo_l + 0.618 * (hi_l - lo_l)
+        if dual(a) < dual(b):
+            hi_l = b
+        else:
+            lo_l = a
+    upper = min(vals[i], dual(0.5 * (lo_l + hi_l)))
+    # lower bounds (feasible points, f evaluated exactly): equal allocation; and for each s_b on the grid,
+    # k coordinates at s_b and the other n − k equal
+    def f_exact(v):
+        r = np.sqrt(np.maximum(v, 0.0))
+        return np.maximum(act.numpy(r) ** 2, act.numpy(-r) ** 2)
+    lower = float(f_exact(np.array([1.0]))[0])
+    for k in range(1, n):
+        mask = (s > 1.0) & (k * s <= n)
+        if mask.any():
+            sb = s[mask]
+            sa = (n - k * sb) / (n - k)
+            val = (k * fx[mask] + (n - k) * f_exact(sa)) / n
+            lower = max(lower, float(np.max(val)))
+    return Distortion(act.name, n, math.sqrt(max(lower, 0.0)), math.sqrt(max(upper, lower)))
