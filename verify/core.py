@@ -101,6 +101,12 @@ class Verdict:
         if self.status not in STATUSES:
             raise ValueError(f"unknown verdict status {self.status!r}")
 
+    @classmethod
+    def judged(cls, claim_id: str, rows: list, holds: str, fails: str, **extra) -> "Verdict":
+        """The verdict of a check whose evidence rows decide it: ``holds`` or ``fails`` as the summary."""
+        st = status_from_rows(rows)
+        return cls(claim_id, st, holds if st == HOLDS else fails, rows, **extra)
+
     def to_dict(self) -> dict:
         return {
             "claim": self.claim_id, "status": self.status, "summary": self.summary,

@@ -318,11 +318,9 @@ def _eq6_rows(ctx: Context, bound_factor: float = 1.0) -> list[Evidence]:
 
 
 def check_eq6(ctx: Context) -> Verdict:
-    rows = _eq6_rows(ctx)
-    st = status_from_rows(rows)
-    return Verdict(f"{PAPER}:eq6", st, "without BN the mean-field error grows with depth (within eq (6)'s bound); with "
-                   "BN it is flat (n = 5, d = 1000, linear activation)" if st == HOLDS else "Fig 1a / eq (6) not reproduced",
-                   rows)
+    return Verdict.judged(f"{PAPER}:eq6", _eq6_rows(ctx), "without BN the mean-field error grows with depth (within "
+                          "eq (6)'s bound); with BN it is flat (n = 5, d = 1000, linear activation)",
+                          "Fig 1a / eq (6) not reproduced")
 
 
 def control_eq6(ctx: Context) -> Verdict:
@@ -375,10 +373,9 @@ def _figure1b_rows(ctx: Context, exponent: float = -0.5) -> tuple[list[Evidence]
 
 def check_figure1(ctx: Context) -> Verdict:
     rows, data = _figure1b_rows(ctx)
-    st = status_from_rows(rows)
-    return Verdict(f"{PAPER}:figure1", st, "the stationary error of BN-MLP (linear σ, n = 10) scales as d^(−1/2) and "
-                   "stays under 2n/√d" if st == HOLDS else "Fig 1b not reproduced", rows,
-                   artefacts={"figure1b_mean_error_by_width": data})
+    return Verdict.judged(f"{PAPER}:figure1", rows, "the stationary error of BN-MLP (linear σ, n = 10) scales as "
+                          "d^(−1/2) and stays under 2n/√d", "Fig 1b not reproduced",
+                          artefacts={"figure1b_mean_error_by_width": data})
 
 
 def control_figure1(ctx: Context) -> Verdict:
@@ -581,11 +578,9 @@ def _corollary2_rows(ctx: Context, batchnorm: bool = True) -> list[Evidence]:
 
 
 def check_corollary2(ctx: Context) -> Verdict:
-    rows = _corollary2_rows(ctx)
-    st = status_from_rows(rows)
-    return Verdict(f"{PAPER}:corollary2", st, "the spectra of two inputs' Gram matrices in one network agree up to a "
-                   "deviation vanishing like d^(−1/2), without using G*" if st == HOLDS else "Corollary 2 not reproduced",
-                   rows)
+    return Verdict.judged(f"{PAPER}:corollary2", _corollary2_rows(ctx), "the spectra of two inputs' Gram matrices in "
+                          "one network agree up to a deviation vanishing like d^(−1/2), without using G*",
+                          "Corollary 2 not reproduced")
 
 
 def control_corollary2(ctx: Context) -> Verdict:

@@ -1761,10 +1761,10 @@ def _beta_gain_rows(ctx: Context, table=None) -> tuple[list[Evidence], list]:
 
 def check_figure_b1(ctx: Context) -> Verdict:
     rows, latex = _beta_gain_rows(ctx)
-    st = status_from_rows(rows)
-    return Verdict(f"{PAPER}:figure-b1", st, "β_σ(α) computed for smooth activations (two routes agree); ReLU's "
-                   "rate is independent of the gain" if st == HOLDS else "a gain computation disagrees", rows,
-                   tables=[("Isometry strength vs gain (Fig B.1)", ["σ", "β (quadrature)", "β (Monte Carlo ±95%)"], latex)])
+    return Verdict.judged(f"{PAPER}:figure-b1", rows, "β_σ(α) computed for smooth activations (two routes agree); "
+                          "ReLU's rate is independent of the gain", "a gain computation disagrees",
+                          tables=[("Isometry strength vs gain (Fig B.1)", ["σ", "β (quadrature)", "β (Monte Carlo ±95%)"],
+                                   latex)])
 
 
 def control_figure_b1(ctx: Context) -> Verdict:
