@@ -78,7 +78,7 @@ def test_seed_reproducible():
 
 EXPECTED = {"theorem1": HOLDS, "eq6": HOLDS, "figure1": HOLDS, "corollary8": HOLDS, "assumption1": HOLDS,
             "corollary2": HOLDS, "poster-theorem2": HOLDS, "figure2": VIOLATED, "theorem3": HOLDS,
-            "corollary4": HOLDS, "corollary6": HOLDS, "corollary7": HOLDS}
+            "corollary4": HOLDS, "corollary6": HOLDS, "corollary7": HOLDS, "lemma5": VIOLATED}
 
 
 def test_every_checked_claim_is_covered_here():
@@ -142,3 +142,9 @@ def test_corollary4_erratum():
     v = run_claim(resolve("bn-finite-width:corollary4"), Context(budget="quick"), with_control=False)
     assert any("transitory" in e.found for e in v.errata)
     assert v.evidence[1].observed > 0.5  # O(1) at ℓ = 0, whatever the width
+
+
+def test_lemma5_tv_lower_bound_does_not_shrink():
+    v = run_claim(resolve("bn-finite-width:lemma5"), Context(budget="quick"), with_control=False)
+    lows = [e.observed for e in v.evidence]
+    assert min(lows) > 0.5 and v.errata  # Ω(1) at every width, while ε² ∝ 1/d
