@@ -44,12 +44,14 @@ def _batch_norm_rows(h: torch.Tensor, blocks: int) -> torch.Tensor:
 
 
 def simulate_bn_chain(act, width: int, batch_size: int, depth: int, seeds: int = 1, *, method: str = "exact",
-                      device: str | None = None, input_cov=None, paired_input=None, layers=None,
+                      device: str | None = None, input=None, input_cov=None, paired_input=None, layers=None,
                       batchnorm: bool = True, seed: int = 0, dtype=torch.float64):
     """Gram matrices G_ℓ (eq 3) for ``seeds`` independent networks: ``[seeds, len(layers), n, n]``.
 
-    With ``paired_input`` (a second n×n input covariance) returns ``(G, G')`` for the two batches
-    through the same network. ``layers`` defaults to 0..depth.
+    ``input``: the input batch h_0 itself, a ``width × n`` array (the same for every seed); or use
+    ``input_cov`` (n×n) to draw h_0 with i.i.d. rows N(0, input_cov) per seed. With ``paired_input``
+    (a second n×n input covariance) returns ``(G, G')`` for the two batches through the same network.
+    ``layers`` defaults to 0..depth.
     """
     act = _activation(act)
     if method not in ("exact", "dense"):
@@ -72,8 +74,17 @@ def simulate_bn_chain(act, width: int, batch_size: int, depth: int, seeds: int =
     gen.manual_seed(int(seed))
     sigma = act.torch
 
+    if input is not None:
+        h0 = torch.as_tensor(np.asarray(input, dtype=float), dtype=dtype, device=dev)
+        if h0.shape != (width, n) or not bool(torch.isfinite(h0).all()) or paired_input is not None:
+            raise DeepinitError(f"input must be a finite {width}×{n} matrix (and cannot be combined with paired_input)")
+        covs = [None]
+        blocks = 1
+        h = h0.expand(seeds, width, n).clone()
+    else:
+        h = None
     # h_0: rows i.i.d. N(0, C) for each batch (independent batches)
-    h = torch.cat([torch.randn(seeds, width, n, generator=gen, dtype=dtype, device=dev)
+    h = h if h is not None else torch.cat([torch.randn(seeds, width, n, generator=gen, dtype=dtype, device=dev)
                    @ psd_sqrt(torch.as_tensor(C, dtype=dtype, device=dev)) for C in covs], dim=-1)
     out = []
     for ell in range(depth + 1):

@@ -148,3 +148,12 @@ def test_lemma5_tv_lower_bound_does_not_shrink():
     v = run_claim(resolve("bn-finite-width:lemma5"), Context(budget="quick"), with_control=False)
     lows = [e.observed for e in v.evidence]
     assert min(lows) > 0.5 and v.errata  # Ω(1) at every width, while ε² ∝ 1/d
+
+
+def test_explicit_input_batch():
+    h0 = np.random.default_rng(0).standard_normal((100, 4))
+    G = numerics.simulate_bn_chain("relu", 100, 4, 2, 3, input=h0).numpy()
+    assert np.allclose(G[0, 0], G[2, 0])  # same h_0, same G_0 for every seed
+    assert not np.allclose(G[0, 2], G[2, 2])  # independent weights afterwards
+    with pytest.raises(theory.DeepinitError):
+        numerics.simulate_bn_chain("relu", 100, 4, 2, 1, input=np.ones((5, 4)))

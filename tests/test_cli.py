@@ -26,7 +26,7 @@ def test_list_shows_every_paper_and_status():
         assert cid in out
     assert "isometry:theorem4                        checked" in out
     assert "bn-finite-width:theorem1                 checked" in out
-    assert "bn-finite-width:theorem3                 not yet" in out
+    assert "bn-mean-field:theorem7                   not yet" in out
 
 
 def test_unknown_claim_exit_2_with_near_matches():
@@ -47,9 +47,11 @@ def test_usage_errors_exit_2():
     assert code == 2
 
 
-def test_bare_name_means_bn_finite_width_and_not_yet_is_inconclusive():
-    code, out, _ = run("theorem3", "-q")
-    assert code == 3 and "bn-finite-width:theorem3" in out and "inconclusive" in out
+def test_not_yet_is_inconclusive_and_bare_names_mean_bn_finite_width():
+    code, out, _ = run("bn-mean-field:theorem7", "-q")
+    assert code == 3 and "bn-mean-field:theorem7" in out and "inconclusive" in out
+    code, _, err = run("theorem9")
+    assert code == 2 and "bn-finite-width:theorem3" in err  # near matches come from bn-finite-width
 
 
 def test_headline_bare_theorem1_runs():
