@@ -121,7 +121,7 @@ def main(argv=None) -> int:
                           params=bound[claim.id], progress=Progress(claim.id, enabled=not args.quiet),
                           artefact_dir=args.artefacts)
             v = run_claim(claim, ctx, with_control=not args.no_control, debug=args.debug)
-            ctx.progress.done() if hasattr(ctx.progress, "done") else None
+            ctx.progress.done()
             verdicts.append(v)
             if args.quiet:
                 print(f"{v.claim_id:40s} {v.status:20s} {v.seconds:7.1f}s  {v.summary[:120]}")

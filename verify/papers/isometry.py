@@ -121,7 +121,7 @@ def _log_iso_qr(X: np.ndarray) -> float:
 # Lemma A.1 — basic properties of 𝓘 (and properties (i), (ii) of Section 3)
 # =============================================================================================
 
-def _lemma_a1_rows(iso, ctx: Context) -> tuple[list[Evidence], list[str]]:
+def _lemma_a1_rows(iso, ctx: Context) -> list[Evidence]:
     """Float checks on well-conditioned matrices (cond < 1e8); exact rational checks for the rest."""
     rng = _rng(ctx, 11)
     trials = ctx.pick(200, 2000, 20000)
@@ -180,7 +180,7 @@ def _lemma_a1_rows(iso, ctx: Context) -> tuple[list[Evidence], list[str]]:
                  "𝓘 = 0 ⇔ det M = 0, duplicated sample ⇒ 0", theory=0, observed=exact_bad, samples=exact_trials,
                  passed=exact_bad == 0),
     ]
-    return rows, []
+    return rows
 
 
 def _iso_power_exact(iso, M: sp.Matrix):
@@ -193,7 +193,7 @@ def _iso_power_exact(iso, M: sp.Matrix):
 
 
 def check_lemma_a1(ctx: Context) -> Verdict:
-    rows, _ = _lemma_a1_rows(theory.isometry, ctx)
+    rows = _lemma_a1_rows(theory.isometry, ctx)
     status = status_from_rows(rows)
     errata = [Erratum(
         "Lemma A.1 (3) and Section 3 property (ii)",
@@ -210,7 +210,7 @@ def control_lemma_a1(ctx: Context) -> Verdict:
         M = np.asarray(M, dtype=float)
         n = M.shape[-1]
         return np.linalg.det(M) / (np.trace(M) / n)
-    rows, _ = _lemma_a1_rows(wrong_iso, ctx)
+    rows = _lemma_a1_rows(wrong_iso, ctx)
     status = status_from_rows(rows)
     return Verdict(f"{PAPER}:lemma-a1", status, "the property checks applied to det(M)/(tr M/n)", rows)
 
