@@ -6,7 +6,7 @@ import importlib
 
 from .core import DEFAULT_PAPER, PAPERS, Claim
 
-_PAPER_MODULES = ("isometry", "bn_finite_width", "pending")
+_PAPER_MODULES = ("isometry", "bn_finite_width", "bn_mean_field", "pending")
 
 
 class UsageError(ValueError):

@@ -1,0 +1,609 @@
+"""Mean-field theory of batch normalisation (bn-mean-field: Yang, Pennington, Rao, Sohl-Dickstein, Schoenholz,
+ICLR 2019): the BSB1 fixed point, the forward Jacobian's eigenvalues and the gradient-explosion rate.
+
+Notation (the paper's): batch size B, φ̃(h) = φ(√B Gh/‖Gh‖) with G = I − 11ᵀ/B, the mean-field map
+V_φ̃(Σ) = E[φ̃(h)φ̃(h)ᵀ], h ~ N(0, Σ) (eq 10), BSB1 fixed point Σ* = q*((1 − c*)I + c*11ᵀ).
+
+One exact numerical core. For h ~ N(0, Σ*), Gh is isotropic in 1^⊥, so u = Gh/‖Gh‖ is uniform on the unit
+sphere of the (B − 1)-dimensional space 1^⊥, independent of r = ‖Gh‖. Every quantity below is an expectation
+over u that — after conditioning on one or two coordinates and using only the exchangeability of the others
+(their sum is −(u_i + u_j), their sum of squares 1 − u_i² − u_j²) — reduces *exactly* to a 1-D integral over
+x₁ = √B u₁ (density ∝ (B − 1 − x₁²)^{(B−4)/2}) or a 2-D integral over (x₁, x₂) (density ∝ Z^{(B−5)/2}, the
+ellipse of Theorem 7). Those are computed by Gauss–Jacobi rules split at the activation's kinks
+(:func:`sphere_expectation_1d`, :func:`sphere_expectation_2d`).
+
+* Fixed point (Theorem 4): q* = E φ(x₁)², q*c* = E φ(x₁)φ(x₂).
+* Forward Jacobian (Theorems 1, 6): with s = q*(1 − c*) and E' = GEG, the law of u under N(0, Σ* + εE) has
+  the angular-central-Gaussian density whose ε-derivative gives, exactly,
+  dV[E] = (1/2s) E[φ(√Bu)φ(√Bu)ᵀ ((B − 1) uᵀE'u − tr E')]; on the eigenvectors of Theorem 1 this is
+  λ_𝕃 = a − 2b and λ_𝕄 below (:func:`bn_jacobian_eigenvalues`); λ_𝔾 = 0 by scale invariance.
+* Backward map (eqs 21–23): ∂φ̃/∂h = √B r⁻¹ diag φ′(√Bu) (G − uuᵀ) and E r⁻² = 1/(s(B − 3)), so the top
+  eigenvalue (eigenvector G) is λ_max = (1/(s(B − 3))) E[(B − 1 − x₁²)φ′(x₁)² + (1 + x₁x₂)φ′(x₁)φ′(x₂)]
+  (:func:`gradient_explosion_rate`) — the integrand of Theorem 7.
+
+Printed forms kept separately so that the checks can compare them: :func:`theorem4_fixed_point` (the θ-integrals,
+also the mpmath route), :func:`theorem5_relu_fixed_point`, :func:`theorem6_relu_eigenvalues`,
+:func:`theorem7_rate`, :func:`theorem8_alpha_relu_rate`, :func:`theorem9_gegenbauer_rate`.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+import sympy as sp
+from scipy import special
+
+from .activations import Activation, _build_activation, activation, x as _x
+from .errors import DeepinitError, QuadratureError, UndefinedQuantityError
+
+_NODES = 160  # per piece: 1e-13 relative for the registered activations up to B = 1024 (tests)
+
+
+def _check_batch(B, minimum: int = 4, what: str = "the BSB1 fixed point") -> int:
+    if isinstance(B, bool) or not isinstance(B, (int, np.integer)):
+        raise DeepinitError(f"batch size B must be an integer, not {B!r}")
+    if B < minimum:
+        raise DeepinitError(f"batch size B = {B}: {what} needs B ≥ {minimum} (bn-mean-field, Theorems 4–9)")
+    return int(B)
+
+
+def _kinks_at_zero_only(act: Activation) -> None:
+    if any(abs(b) > 1e-15 for b in act.breakpoints):
+        raise DeepinitError(f"{act.name}: the sphere quadrature supports activations whose kinks are at 0 only "
+                            f"(kinks at {act.breakpoints})")
+
+
+# ---------------------------------------------------------------------------------------------
+# Quadrature rules for the 1- and 2-coordinate marginals of √B·(uniform point of the sphere in 1^⊥)
+# ---------------------------------------------------------------------------------------------
+
+def _jacobi(n: int, a: float, b: float, lo: float, hi: float):
+    """Nodes/weights for ∫_lo^hi f(t)(hi − t)^a (t − lo)^b dt."""
+    t, w = special.roots_jacobi(n, a, b)
+    half = (hi - lo) / 2
+    return lo + half * (t + 1), w * half ** (1 + a + b)
+
+
+def _concentrated(n: int, k: float, power: float = 0.0):
+    """Nodes/weights on [0, 1] for the weight t^power (1 − t²)^k with k large (B ≳ 40): scipy's Gauss–Jacobi
+    nodes lose digits there (≈ 3e-13 at k = 510), but the weight is < 1e-32 beyond T = sqrt(1 − e^{−74/k}),
+    and Gauss–Legendre on [0, T] with the weight written out is accurate to rounding."""
+    T = math.sqrt(-math.expm1(-74.0 / k))
+    g, gw = np.polynomial.legendre.leggauss(n)
+    t = T / 2 * (g + 1)
+    return t, T / 2 * gw * t ** power * np.exp(k * np.log1p(-t * t))
+
+
+@functools.lru_cache(maxsize=256)
+def _rule_1d(B: int, nodes: int):
+    """(x, w): E f(x₁) ≈ Σ w f(x), x₁ = √B u₁ with density ∝ (1 − t²)^{(B−4)/2}, t = x₁/√(B−1); split at 0."""
+    k = (B - 4) / 2
+    xs, ws = [], []
+    if k >= 20:
+        t, w = _concentrated(nodes, k)
+        xs, ws = [-t[::-1], t], [w[::-1], w]
+    for lo, hi in (((-1.0, 0.0), (0.0, 1.0)) if k < 20 else ()):
+        a_hi, a_lo = (0.0, k) if lo == -1.0 else (k, 0.0)
+        t, w = _jacobi(nodes, a_hi, a_lo, lo, hi)
+        w = w * (1 - t) ** (k - a_hi) * (1 + t) ** (k - a_lo)
+        xs.append(t)
+        ws.append(w)
+    t, w = np.concatenate(xs), np.concatenate(ws)
+    w = w / w.sum()
+    x = math.sqrt(B - 1) * t
+    x.setflags(write=False)
+    w.setflags(write=False)
+    return x, w
+
+
+@functools.lru_cache(maxsize=256)
+def _rule_2d(B: int, nodes: int):
+    """(x₁, x₂, w) for E F(x₁, x₂) over the 2-coordinate marginal: (x₁, x₂) = √(B−1)(a, cos θ a + sin θ b),
+    cos θ = −1/(B − 1), (a, b) in the unit disk with density ∝ (1 − a² − b²)^{(B−5)/2}; polar coordinates,
+    the angle split on the four rays where x₁ = 0 or x₂ = 0 (the kinks)."""
+    cos_t = -1.0 / (B - 1)
+    sin_t = math.sqrt(1 - cos_t ** 2)
+    kr = (B - 5) / 2
+    if kr >= 20:
+        r, wr = _concentrated(nodes, kr, 1.0)
+    else:
+        r, wr = _jacobi(nodes, kr, 1.0, 0.0, 1.0)   # weight (1 − r)^{kr} r
+        wr = wr * (1 + r) ** kr
+    th = math.atan2(sin_t, cos_t)
+    cuts = sorted({0.0, 2 * math.pi, math.pi / 2, 3 * math.pi / 2,
+                   (th + math.pi / 2) % (2 * math.pi), (th - math.pi / 2) % (2 * math.pi)})
+    gx, gw = np.polynomial.legendre.leggauss(nodes)
+    R = math.sqrt(B - 1)
+    X1, X2, W = [], [], []
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        ph = (lo + hi) / 2 + (hi - lo) / 2 * gx
+        wp = (hi - lo) / 2 * gw
+        a = r[:, None] * np.cos(ph)[None, :]
+        b = r[:, None] * np.sin(ph)[None, :]
+        X1.append((R * a).ravel())
+        X2.append((R * (cos_t * a + sin_t * b)).ravel())
+        W.append((wr[:, None] * wp[None, :]).ravel())
+    x1, x2, w = np.concatenate(X1), np.concatenate(X2), np.concatenate(W)
+    w = w / w.sum()
+    for v in (x1, x2, w):
+        v.setflags(write=False)
+    return x1, x2, w
+
+
+def sphere_expectation_1d(f, B: int, nodes: int = _NODES) -> float:
+    """E f(x₁), x₁ = √B u₁ with u uniform on the unit sphere of 1^⊥ ⊂ ℝ^B (f vectorised, kinks at 0 only)."""
+    x, w = _rule_1d(_check_batch(B), nodes)
+    return _finite_dot(w, f(x), "1-D sphere integral")
+
+
+def sphere_expectation_2d(F, B: int, nodes: int = _NODES) -> float:
+    """E F(x₁, x₂) over the joint law of two coordinates of √B u (Theorem 7's density on its ellipse)."""
+    x1, x2, w = _rule_2d(_check_batch(B), nodes)
+    return _finite_dot(w, F(x1, x2), "2-D sphere integral")
+
+
+def _finite_dot(w, v, what: str) -> float:
+    v = np.asarray(v, dtype=float)
+    out = float(np.dot(w, np.broadcast_to(v, w.shape)))
+    if not math.isfinite(out):
+        raise QuadratureError(f"{what}: the integrand is not finite on the quadrature nodes")
+    return out
+
+
+def _converged(compute, what: str, rtol: float = 1e-11):
+    """Run ``compute(nodes)`` at two rule sizes; raise QuadratureError if they disagree beyond ``rtol``."""
+    a = compute(_NODES)
+    b = compute(_NODES // 2 + 17)
+    va, vb = np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float))
+    scale = np.maximum(np.abs(va), 1e-300)
+    err = float(np.max(np.abs(va - vb) / np.maximum(scale, np.max(np.abs(va)) * 1e-3)))
+    if not err < rtol * 1e3:
+        raise QuadratureError(f"{what}: quadrature did not converge (two rule sizes differ by {err:.2e} relative); "
+                              "the activation is too rough or grows too fast for this batch size")
+    return a, err
+
+
+# ---------------------------------------------------------------------------------------------
+# BSB1 fixed point (Theorems 4, 5)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BSB1FixedPoint:
+    """Σ* = q*((1 − c*)I + c*11ᵀ); iterable as (q*, c*)."""
+
+    activation: str
+    batch_size: int
+    q: float
+    c: float
+    error: float = 0.0  # relative disagreement of two quadrature sizes
+
+    def __iter__(self):
+        return iter((self.q, self.c))
+
+    @property
+    def s(self) -> float:
+        """q*(1 − c*): the eigenvalue of Σ* on 1^⊥ (GΣ*G = sG)."""
+        return self.q * (1 - self.c)
+
+    @property
+    def sigma(self) -> np.ndarray:
+        B = self.batch_size
+        return self.q * ((1 - self.c) * np.eye(B) + self.c * np.ones((B, B)))
+
+
+def _act(act) -> Activation:
+    a = activation(act)
+    _kinks_at_zero_only(a)
+    return a
+
+
+@functools.lru_cache(maxsize=2048)
+def _fixed_point_cached(act: Activation, B: int) -> BSB1FixedPoint:
+    f = act.numpy
+
+    def compute(nodes):
+        x, w = _rule_1d(B, nodes)
+        x1, x2, w2 = _rule_2d(B, nodes)
+        q = _finite_dot(w, f(x) ** 2, "q* integral")
+        qc = _finite_dot(w2, f(x1) * f(x2), "q*c* integral")
+        return np.array([q, qc])
+    (q, qc), err = _converged(compute, f"BSB1 fixed point of {act.name} at B = {B}")
+    if q <= 0:
+        raise UndefinedQuantityError(f"{act.name}: φ vanishes on the sphere, q* = 0; no BSB1 fixed point")
+    return BSB1FixedPoint(act.name, B, float(q), float(qc / q), err)
+
+
+def bsb1_fixed_point(act, batch_size: int, dps: int | None = None) -> BSB1FixedPoint:
+    """(q*, c*) of the BSB1 fixed point Σ* = q*((1 − c*)I + c*11ᵀ) (Theorem 4) for B ≥ 4.
+
+    Float route: Gauss–Jacobi rules on the sphere marginals (relative accuracy ≈ 1e-13, checked by two
+    rule sizes — :class:`QuadratureError` if they disagree). ``dps``: Theorem 4's θ-integrals in mpmath at that
+    many digits (returns mpf values).
+    """
+    B = _check_batch(batch_size)
+    a = _act(act)
+    if dps is not None:
+        q, qc = theorem4_fixed_point(a, B, dps=dps)
+        return BSB1FixedPoint(a.name, B, q, qc / q)
+    return _fixed_point_cached(a, B)
+
+
+def theorem4_fixed_point(act, B: int, dps: int | None = None, nodes: int = 200):
+    """(q*, q*c*) from Theorem 4 as printed (eqs 13–15): θ-integrals with weights sin^{B−3}θ₁ sin^{B−4}θ₂.
+
+    Float: Gauss–Legendre in θ split where ζ₁ or ζ₂ vanish. ``dps``: mpmath tanh–sinh at that precision.
+    """
+    act = _act(act)
+    B = _check_batch(B)
+    if dps is None:
+        return _theorem4_float(act, B, nodes)
+    with mpmath.workdps(dps + 5):
+        f = act.mpmath
+        sB = mpmath.sqrt(B)
+        c1 = mpmath.gamma(mpmath.mpf(B - 1) / 2) / (mpmath.gamma(mpmath.mpf(B - 2) / 2) * mpmath.sqrt(mpmath.pi))
+        z1 = lambda t: -mpmath.sqrt(mpmath.mpf(B - 1) / B) * mpmath.cos(t)  # noqa: E731
+        q = c1 * mpmath.quad(lambda t: mpmath.sin(t) ** (B - 3) * f(sB * z1(t)) ** 2, [0, mpmath.pi / 2, mpmath.pi])
+
+        def inner(t1):
+            a = mpmath.cos(t1) / sB
+            bcoef = mpmath.sqrt(B - 2) * mpmath.sin(t1)
+
+            def g(t2):
+                z2 = (a - bcoef * mpmath.cos(t2)) / mpmath.sqrt(B - 1)
+                return mpmath.sin(t2) ** (B - 4) * f(sB * z2)
+            pts = [0, mpmath.pi]
+            if bcoef != 0 and abs(a / bcoef) < 1:
+                pts = [0, mpmath.acos(a / bcoef), mpmath.pi]
+            return mpmath.sin(t1) ** (B - 3) * f(sB * z1(t1)) * mpmath.quad(g, pts)
+        qc = mpmath.mpf(B - 3) / (2 * mpmath.pi) * mpmath.quad(inner, [0, mpmath.pi / 2, mpmath.pi])
+        return +q, +qc
+
+
+def _theorem4_float(act: Activation, B: int, nodes: int):
+    f = act.numpy
+    gx, gw = np.polynomial.legendre.leggauss(nodes)
+
+    def gl(lo, hi):
+        return (lo + hi) / 2 + (hi - lo) / 2 * gx, (hi - lo) / 2 * gw
+    sB = math.sqrt(B)
+    c1 = math.exp(special.gammaln((B - 1) / 2) - special.gammaln((B - 2) / 2)) / math.sqrt(math.pi)
+    q = 0.0
+    for lo, hi in ((0, math.pi / 2), (math.pi / 2, math.pi)):
+        t, w = gl(lo, hi)
+        q += np.dot(w, np.sin(t) ** (B - 3) * f(-sB * math.sqrt((B - 1) / B) * np.cos(t)) ** 2)
+    q *= c1
+    qc = 0.0
+    # the inner integral has a kink in θ₁ where the ζ₂ = 0 point enters (0, π): cot θ₁ = ±sqrt(B(B−2))
+    t_star = math.atan(1 / math.sqrt(B * (B - 2)))
+    outer = (0, t_star, math.pi / 2, math.pi - t_star, math.pi)
+    for lo, hi in zip(outer[:-1], outer[1:]):
+        t1, w1 = gl(lo, hi)
+        for a_t1, w_t1 in zip(t1, w1):
+            a = math.cos(a_t1) / sB
+            bc = math.sqrt(B - 2) * math.sin(a_t1)
+            cuts = [0.0, math.pi]
+            if bc > 0 and abs(a / bc) < 1:
+                cuts = [0.0, math.acos(a / bc), math.pi]
+            inner = 0.0
+            for l2, h2 in zip(cuts[:-1], cuts[1:]):
+                t2, w2 = gl(l2, h2)
+                z2 = (a - bc * np.cos(t2)) / math.sqrt(B - 1)
+                inner += np.dot(w2, np.sin(t2) ** (B - 4) * f(sB * z2))
+            qc += w_t1 * math.sin(a_t1) ** (B - 3) * f(np.array(-sB * math.sqrt((B - 1) / B) * math.cos(a_t1))) * inner
+    qc *= (B - 3) / (2 * math.pi)
+    return float(q), float(qc)
+
+
+def alpha_relu_kernel(alpha: float, rho, nodes: int = 32) -> np.ndarray:
+    """k_α(ρ) = E[(x)₊^α (y)₊^α] for standard normals with correlation ρ (α > −1/2).
+
+    k_α(ρ) = 2^α Γ(α+1)/(2π) ∫_{ψ−π/2}^{π/2} cos^α t cos^α(t − ψ) dt, ρ = cos ψ (polar coordinates), by a
+    Gauss–Jacobi rule carrying both endpoint zeros of order α.
+    """
+    rho = np.clip(np.asarray(rho, dtype=float), -1.0, 1.0)
+    psi = np.arccos(rho)
+    y, w = _jacobi_cached(nodes, float(alpha))
+    lo = psi - math.pi / 2
+    L = math.pi - psi  # interval length
+    t = lo[..., None] + L[..., None] * (y + 1) / 2
+    # cos t = sin(π/2 − t), cos(t − ψ) = sin(t − lo); divide the singular factors out
+    d_hi = math.pi / 2 - t
+    d_lo = t - lo[..., None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        smooth = (np.sinc(d_hi / math.pi) * np.sinc(d_lo / math.pi)) ** alpha
+    integral = np.sum(w * smooth, axis=-1) * (L / 2) ** (1 + 2 * alpha)
+    return 2 ** alpha * math.gamma(alpha + 1) / (2 * math.pi) * integral
+
+
+@functools.lru_cache(maxsize=64)
+def _jacobi_cached(n: int, a: float):
+    return special.roots_jacobi(n, a, a)
+
+
+def arccos_kernel_J(c):
+    """J(c) = (√(1 − c²) + (π − arccos c)c)/π (Cho & Saul, degree 1; J(1) = 1)."""
+    c = np.asarray(c, dtype=float)
+    return (np.sqrt(np.clip(1 - c * c, 0, None)) + (math.pi - np.arccos(np.clip(c, -1, 1))) * c) / math.pi
+
+
+def arccos_kernel_J_prime(c):
+    """J′(c) = (π − arccos c)/π."""
+    return (math.pi - np.arccos(np.clip(np.asarray(c, dtype=float), -1, 1))) / math.pi
+
+
+def alpha_relu_fixed_point(B: int, alpha: float = 1.0) -> BSB1FixedPoint:
+    """Closed form for φ = max(x, 0)^α (positive-homogeneous of degree α): u = g/‖g‖ with g ~ N(0, G)
+    independent of ‖g‖, so Σ*_ij = B^α E[φ(g_i)φ(g_j)]/E‖g‖^{2α}, E‖g‖^{2α} = 2^α Γ((B−1)/2 + α)/Γ((B−1)/2)."""
+    B = _check_batch(B)
+    var = (B - 1) / B
+    norm = 2 ** alpha * math.exp(special.gammaln((B - 1) / 2 + alpha) - special.gammaln((B - 1) / 2))
+    scale = B ** alpha * var ** alpha / norm
+    q = scale * float(alpha_relu_kernel(alpha, 1.0))
+    qc = scale * float(alpha_relu_kernel(alpha, -1.0 / (B - 1)))
+    return BSB1FixedPoint(f"max(x,0)**{alpha}", B, q, qc / q)
+
+
+def theorem5_relu_fixed_point(B: int):
+    """Theorem 5 as printed (eq 16): q* = (B−1)/(2√π) Γ(3/2)Γ((B−1)/2)/Γ((B+1)/2), c* = J(−1/(B−1)).
+    Returns sympy-exact q* and the float c*."""
+    B = _check_batch(B)
+    Bs = sp.Integer(B)
+    q = sp.simplify((Bs - 1) / (2 * sp.sqrt(sp.pi)) * sp.gamma(sp.Rational(3, 2)) * sp.gamma((Bs - 1) / 2)
+                    / sp.gamma((Bs + 1) / 2))
+    return q, float(arccos_kernel_J(-1.0 / (B - 1)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward Jacobian eigenvalues (Theorems 1, 6)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class JacobianEigenvalues:
+    """Eigenvalues of dV_φ̃/dΣ at Σ* on the eigenspaces 𝔾 (dim 1 + 1), 𝕃 (B − 1, the other 𝕃 copy has 0)
+    and 𝕄 (B(B − 3)/2). Mapping-like: ``ev["G"]``, ``ev["L"]``, ``ev["M"]``."""
+
+    G: float
+    L: float
+    M: float
+    batch_size: int
+    error: float = 0.0
+
+    def __getitem__(self, key):
+        if key not in ("G", "L", "M"):
+            raise KeyError(f"{key!r}: the eigenspaces are 'G', 'L', 'M'")
+        return getattr(self, key)
+
+    def keys(self):
+        return ("G", "L", "M")
+
+    def items(self):
+        return [(k, self[k]) for k in self.keys()]
+
+    @property
+    def bsb1_stable(self) -> bool:
+        """The BSB1 fixed point attracts nearby covariances iff |λ_𝕃|, |λ_𝕄| < 1."""
+        return max(abs(self.L), abs(self.M)) < 1
+
+
+def _forward_integrands(phi, B: int, nodes: int):
+    """(a, b, m) with λ_𝕃 = (B−1)/(2s)(a − 2b), λ_𝕄 = (B−1)/s · m (module docstring)."""
+    x, w = _rule_1d(B, nodes)
+    x1, x2, w2 = _rule_2d(B, nodes)
+    u, u1, u2 = x / math.sqrt(B), x1 / math.sqrt(B), x2 / math.sqrt(B)
+    f, f1, f2 = phi(x), phi(x1), phi(x2)
+    a = _finite_dot(w, f * f * (u * u - (1 - u * u) / (B - 1)), "λ_𝕃 integral")
+    b = _finite_dot(w2, f1 * f2 * (u1 * u1 - (1 - u1 * u1 - u2 * u2) / (B - 2)), "λ_𝕃 integral")
+    S, R, m = u1 + u2, 1 - u1 * u1 - u2 * u2, B - 2
+    mm = _finite_dot(w2, f1 * f2 * (u1 * u2 + S * S / m + (S * S - R) / (m * (m - 1))), "λ_𝕄 integral")
+    return np.array([a, b, mm])
+
+
+@functools.lru_cache(maxsize=2048)
+def _jacobian_cached(act: Activation, B: int) -> JacobianEigenvalues:
+    fp = _fixed_point_cached(act, B)
+    s = fp.s
+    if not s > 1e-14 * fp.q:
+        raise UndefinedQuantityError(f"{act.name}: q*(1 − c*) = {s:.3g}: the fixed point is degenerate "
+                                     "(φ̃ constant on the sphere); the Jacobian at Σ* is undefined")
+    (a, b, m), err = _converged(lambda n: _forward_integrands(act.numpy, B, n), f"Jacobian of {act.name} at B = {B}")
+    k = B - 1
+    lam_L = k / (2 * s) * (a - 2 * b)
+    lam_M = k / s * m
+    return JacobianEigenvalues(0.0, float(lam_L), float(lam_M), B, err)
+
+
+def bn_jacobian_eigenvalues(act, batch_size: int) -> JacobianEigenvalues:
+    """λ_𝔾, λ_𝕃, λ_𝕄 of the forward Jacobian of the BN mean-field map at Σ* (Theorems 1, 6), any activation."""
+    return _jacobian_cached(_act(act), _check_batch(batch_size, 4, "the forward Jacobian at Σ*"))
+
+
+def theorem6_relu_eigenvalues(B: int, v_star: float) -> dict:
+    """Theorem 6 as printed (eqs 18–20), with the v* the caller supplies (the statement leaves it undefined)."""
+    B = _check_batch(B)
+    c = -1.0 / (B - 1)
+    g = math.exp(special.gammaln(1.5) + special.gammaln((B + 1) / 2) - special.gammaln((B + 3) / 2))
+    pref = g / (2 * math.sqrt(math.pi) * v_star)
+    lam_M = B * pref * float(arccos_kernel_J_prime(c))
+    lam_L = pref * ((B - 2) * (1 - float(arccos_kernel_J(c))) + B / (B - 1) * float(arccos_kernel_J_prime(c)))
+    return {"G": 0.0, "L": lam_L, "M": lam_M}
+
+
+def forward_jacobian_linear(B: int) -> float:
+    """For φ(x) = x: dV[E] = (B − 1)/(B + 1)·GEG on trace-free directions (4th moments of the uniform sphere),
+    so λ_𝕃 = λ_𝕄 = (B − 1)/(B + 1) exactly."""
+    return (B - 1) / (B + 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradient explosion (eqs 21–23; Theorems 7, 8, 9)
+# ---------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=256)
+def derivative(act: Activation) -> Activation:
+    """φ′ as an :class:`Activation` (sympy derivative); a jump in φ (Dirac mass in φ′) is an error."""
+    d = sp.diff(act.expr, _x)
+    if d.has(sp.DiracDelta):
+        raise UndefinedQuantityError(f"{act.name} is discontinuous: φ′ carries a Dirac mass, the backward map "
+                                     "(eqs 21–23) and λ_max are undefined (autograd would return zero gradients)")
+    return _build_activation(f"d/dx {act.name}", d, "derivative", None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _rate_cached(act: Activation, B: int) -> tuple[float, float]:
+    fp = _fixed_point_cached(act, B)
+    if not fp.s > 1e-14 * fp.q:
+        raise UndefinedQuantityError(f"{act.name}: q*(1 − c*) = 0, the fixed point is degenerate; λ_max undefined")
+    dphi = derivative(act).numpy
+
+    def compute(nodes):
+        x, w = _rule_1d(B, nodes)
+        x1, x2, w2 = _rule_2d(B, nodes)
+        d, d1, d2 = dphi(x), dphi(x1), dphi(x2)
+        one = _finite_dot(w, (B - 1 - x * x) * d * d, "λ_max integral")
+        two = _finite_dot(w2, (1 + x1 * x2) * d1 * d2, "λ_max integral")
+        return (one + two) / (fp.s * (B - 3))
+    lam, err = _converged(compute, f"λ_max of {act.name} at B = {B}")
+    return float(lam), err
+
+
+def gradient_explosion_rate(act, batch_size: int) -> float:
+    """λ_max: factor by which the squared gradient norm grows per layer, backwards, at Σ* (eqs 21–23, Thm 7).
+    Needs B ≥ 4 (E r⁻² = 1/(s(B − 3)))."""
+    return _rate_cached(_act(act), _check_batch(batch_size, 4, "the gradient-explosion rate"))[0]
+
+
+def depth_scale(act, batch_size: int) -> float:
+    """ξ = 1/log λ_max (the paper overlays 16ξ as the maximum trainable depth)."""
+    lam = gradient_explosion_rate(act, batch_size)
+    return math.inf if lam <= 1 else 1.0 / math.log(lam)
+
+
+def linear_rate(B: int) -> float:
+    """(B − 2)/(B − 3): λ_max of a linear network (Theorems 8, 9)."""
+    return (B - 2) / (B - 3)
+
+
+def theorem7_density_constant(B: int) -> float:
+    """The printed prefactor of eq (24) times q*(1−c*): (B(B−2))^{2−B/2}/(2π)."""
+    return math.exp((2 - B / 2) * math.log(B * (B - 2)) - math.log(2 * math.pi))
+
+
+def theorem7_rate(act, B: int, nodes: int = 400) -> float:
+    """Eq (24) as printed: (B(B−2))^{2−B/2}/(q*(1−c*)2π) ∫_{Z>0} (…) Z^{(B−5)/2} dz₁dz₂, integrated over the
+    ellipse Z > 0 directly in z-coordinates (polar about 0, radial Gauss–Jacobi for the Z^{(B−5)/2} edge)."""
+    act = _act(act)
+    B = _check_batch(B)
+    fp = _fixed_point_cached(act, B)
+    dphi = derivative(act).numpy
+    # Z = B(B−2) − zᵀQz, Q = [[B−1, 1], [1, B−1]]; along direction (cos φ, sin φ): Z = B(B−2)(1 − ρ²/ρmax²)
+    gx, gw = np.polynomial.legendre.leggauss(nodes)
+    k = (B - 5) / 2
+    if k >= 20:
+        t, wt = _concentrated(nodes, k, 1.0)
+    else:
+        t, wt = _jacobi(nodes, k, 1.0, 0.0, 1.0)  # t = ρ/ρmax ∈ (0, 1): weight (1 − t)^k t
+        wt = wt * (1 + t) ** k
+    total = 0.0
+    cuts = [0, math.pi / 2, math.pi, 3 * math.pi / 2, 2 * math.pi]
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        ph = (lo + hi) / 2 + (hi - lo) / 2 * gx
+        wp = (hi - lo) / 2 * gw
+        c, s_ = np.cos(ph), np.sin(ph)
+        quad = (B - 1) * (c * c + s_ * s_) + 2 * c * s_
+        rmax = np.sqrt(B * (B - 2) / quad)
+        z1 = t[:, None] * (rmax * c)[None, :]
+        z2 = t[:, None] * (rmax * s_)[None, :]
+        integrand = (B - 1 - z1 * z1) * dphi(z1) ** 2 + (1 + z1 * z2) * dphi(z1) * dphi(z2)
+        # dz = ρ dρ dφ = rmax² t dt dφ;  Z^k = (B(B−2))^k (1 − t²)^k — the power (B(B−2))^k is merged with
+        # the printed prefactor (B(B−2))^{2−B/2}/(2π) below (each alone overflows for large B)
+        total += np.sum(wt[:, None] * wp[None, :] * (rmax ** 2)[None, :] * integrand)
+    log_pref = (2 - B / 2 + k) * math.log(B * (B - 2)) - math.log(2 * math.pi)
+    return float(math.exp(log_pref) / fp.s * total)
+
+
+def theorem7_density_mass(B: int, nodes: int = 400) -> float:
+    """∫_{Z>0} Z^{(B−5)/2} dz times the printed constant (B−3)(B(B−2))^{2−B/2}/(2π): 1 iff eq (24)'s
+    prefactor is the right normalisation (then λ_max = E[…]/(s(B−3)))."""
+    B = _check_batch(B)
+    # area integral in closed form: ∫_{zᵀQz<K} (K − zᵀQz)^k dz = π K^{k+1}/((k+1)√det Q)
+    k = (B - 5) / 2
+    K = B * (B - 2)
+    det = (B - 1) ** 2 - 1
+    log_integral = math.log(math.pi) + (k + 1) * math.log(K) - math.log((k + 1) * math.sqrt(det))
+    return (B - 3) * math.exp((2 - B / 2) * math.log(K) - math.log(2 * math.pi) + log_integral)
+
+
+def theorem8_alpha_relu_rate(B: int, alpha: float = 1.0) -> float:
+    """Eq (25) as printed, with J the degree-α arccosine kernel (any normalisation: eq 25 is homogeneous in J;
+    J′ by Price's theorem, dk_α/dρ = α² k_{α−1})."""
+    B = _check_batch(B)
+    c = -1.0 / (B - 1)
+    J = lambda r: float(alpha_relu_kernel(alpha, r))  # noqa: E731
+    Jp = alpha ** 2 * float(alpha_relu_kernel(alpha - 1, c))
+    num = (B - 3 + 2 * alpha) * ((2 * alpha - 1) * Jp + alpha ** 2 * (B - 1) * J(1.0))
+    den = (2 * alpha - 1) * (B - 3) * (B - 1) * (J(1.0) - J(c))
+    return num / den - alpha ** 2 / (B - 3)
+
+
+def relu_rate_limit() -> float:
+    """π/(π − 1): the B → ∞ limit of ReLU's λ_max (Theorem 8)."""
+    return math.pi / (math.pi - 1)
+
+
+@dataclass(frozen=True)
+class GegenbauerRate:
+    """Theorem 9's series truncated at K terms, with a rigorous enclosure [lower, upper] of the full sum
+    (tails bounded by Parseval, Σ a_k² = q*, and the Dirichlet form Σ k(k+B−3) a_k² = E[(B−1−z²)φ′(z)²])."""
+
+    value: float
+    lower: float
+    upper: float
+    terms: int
+    coefficients: np.ndarray
+    c_k: np.ndarray
+
+
+def gegenbauer_c(B: int, k: int) -> float:
+    """c_k = 1 − (−1)^k ₂F₁(−k, B−3+k; B/2−1; (B−2)/(2(B−1))) (eq 27)."""
+    return float(1 - (-1) ** k * special.hyp2f1(-k, B - 3 + k, B / 2 - 1, (B - 2) / (2 * (B - 1))))
+
+
+def theorem9_gegenbauer_rate(act, B: int, terms: int = 200, nodes: int = 400) -> GegenbauerRate:
+    """λ_max from eq (27): a_k by Gauss–Jacobi projection of φ on the normalised Gegenbauer polynomials
+    C_k^{((B−3)/2)}(z/√(B−1)) (eq 26 normalisation), truncated at ``terms``."""
+    act = _act(act)
+    B = _check_batch(B, 4, "Theorem 9")
+    lam = (B - 3) / 2
+    x, w = _rule_1d(B, nodes)
+    t = x / math.sqrt(B - 1)
+    f = act.numpy(x)
+    ks = np.arange(terms + 1)
+    # orthonormal Gegenbauer polynomials by their three-term recurrence (C_k itself overflows for large B):
+    # t p_k = b_{k+1} p_{k+1} + b_k p_{k−1}, b_k² = k(k + 2λ − 1)/(4(k + λ)(k + λ − 1))
+    a = np.empty(terms + 1)
+    p_prev, p = np.zeros_like(t), np.ones_like(t)
+    b_prev = 0.0
+    for k in ks:
+        a[k] = float(np.dot(w, f * p))
+        kk = k + 1
+        b_next = math.sqrt(kk * (kk + 2 * lam - 1) / (4 * (kk + lam) * (kk + lam - 1))) if kk + lam - 1 > 0 else \
+            math.sqrt(0.5)
+        p_prev, p = p, (t * p - b_prev * p_prev) / b_next
+        b_prev = b_next
+    c = np.array([gegenbauer_c(B, int(k)) if k else 0.0 for k in ks])
+    wk = ks * (B - 3 + ks) / (B - 3)
+    N = float(np.sum((wk * c * a * a)[1:]))
+    D = float(np.sum((c * a * a)[1:]))
+    if D <= 0:
+        raise UndefinedQuantityError(f"{act.name} is constant on the sphere: λ_max undefined")
+    q = float(np.dot(w, f * f))
+    dphi = derivative(act).numpy(x)
+    dirichlet = float(np.dot(w, (B - 1 - x * x) * dphi * dphi))  # Σ_k k(k+B−3) a_k²
+    tail0 = max(q - float(np.sum(a * a)), 0.0)
+    tailN = max(dirichlet - float(np.sum(ks * (B - 3 + ks) * a * a)), 0.0) / (B - 3)
+    lower = N / (D + 2 * tail0)
+    upper = (N + 2 * tailN) / D
+    return GegenbauerRate(N / D, lower, upper, terms, a, c)
