@@ -246,11 +246,10 @@ def _relu_power(act) -> float | None:
     """α if the activation is max(x, 0)^α (α > 0), else None."""
     import sympy as sp
     from theory.activations import x as X
-    e = act.expr
-    for a in (e.as_base_exp() if isinstance(e, sp.Pow) else (e, 1),):
-        base, expo = a
-        if base == sp.Max(X, 0) and expo.is_number and float(expo) > 0:
-            return float(expo)
+    base, expo = act.expr.as_base_exp()
+    expo = sp.sympify(expo)
+    if base == sp.Max(X, 0) and expo.is_number and float(expo) > 0:
+        return float(expo)
     return None
 
 

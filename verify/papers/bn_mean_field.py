@@ -605,6 +605,7 @@ def _theorem7_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:
     for act, B in cases:
         tbm._check_batch(B, 4, "Theorem 7")
         _require_bsb1(act, B)
+        tbm.gradient_explosion_rate(act, B)  # raises for a discontinuous φ before any simulation
     if factor == 1.0:
         worst = 0.0
         for act in ("relu", "tanh", "identity", "sin", "gelu", "selu", "exp"):

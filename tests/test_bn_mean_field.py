@@ -1,0 +1,283 @@
+"""bn-mean-field: BSB1 fixed point, forward Jacobian, gradient-explosion rate (golden values and independent
+routes), the BN mean-field map, finite-width autograd networks, and the claims' verdicts."""
+import math
+
+import numpy as np
+import pytest
+import torch
+from scipy import stats
+
+import theory
+from numerics import bn_meanfield as nbm
+from theory import bn_meanfield as tbm
+from theory.errors import DeepinitError, QuadratureError, UndefinedQuantityError
+from verify.core import HOLDS, HYPOTHESES_NOT_MET, VIOLATED, Context
+from verify.papers import bn_mean_field as claims
+from verify.registry import resolve
+from verify.runner import run_claim
+
+# ------------------------------------------------------------------ golden values (independent routes agree)
+
+GOLDEN_FIXED = {  # (act, B): (q*, c*)
+    ("relu", 8): (0.5, 0.25013493286143546),
+    ("relu", 32): (0.5, 0.3023464821760906),
+    ("tanh", 8): (0.42016947273300104, -0.1336499613706925),
+    ("sin", 5): (0.516510832005887, -0.233210622808026),
+    ("identity", 16): (1.0, -1 / 15),
+}
+GOLDEN_RATE = {  # (act, B): λ_max
+    ("relu", 4): 3.08406094809, ("relu", 8): 1.78818997666, ("relu", 128): 1.47968127232,
+    ("tanh", 8): 1.35854812541, ("sin", 32): 1.32195201524, ("gelu", 8): 1.62230093332,
+    ("identity", 8): 1.2,
+}
+
+
+@pytest.mark.parametrize("key", list(GOLDEN_FIXED))
+def test_fixed_point_golden(key):
+    q, c = theory.bsb1_fixed_point(*key)
+    assert q == pytest.approx(GOLDEN_FIXED[key][0], rel=1e-12)
+    assert c == pytest.approx(GOLDEN_FIXED[key][1], rel=1e-11)
+
+
+@pytest.mark.parametrize("key", list(GOLDEN_RATE))
+def test_rate_golden(key):
+    assert theory.gradient_explosion_rate(*key) == pytest.approx(GOLDEN_RATE[key], rel=1e-10)
+
+
+@pytest.mark.parametrize("act", ["relu", "tanh", "selu", "exp"])
+@pytest.mark.parametrize("B", [4, 5, 16, 128, 1024])
+def test_fixed_point_two_quadratures(act, B):
+    fp = theory.bsb1_fixed_point(act, B)
+    q4, qc4 = tbm.theorem4_fixed_point(act, B)
+    assert q4 == pytest.approx(fp.q, rel=1e-10)
+    assert qc4 == pytest.approx(fp.q * fp.c, rel=1e-9, abs=1e-11)
+
+
+def test_fixed_point_mpmath_and_homogeneous_closed_form():
+    r = theory.bsb1_fixed_point("sin", 5, dps=20)
+    f = theory.bsb1_fixed_point("sin", 5)
+    assert float(r.q) == pytest.approx(f.q, rel=1e-13) and float(r.c) == pytest.approx(f.c, rel=1e-12)
+    for B in (4, 8, 64):
+        for alpha in (1.0, 2.0):
+            cf = tbm.alpha_relu_fixed_point(B, alpha)
+            fp = theory.bsb1_fixed_point("relu" if alpha == 1 else "max(x,0)**2", B)
+            assert cf.q == pytest.approx(fp.q, rel=1e-11) and cf.c == pytest.approx(fp.c, rel=1e-10)
+        q5, c5 = tbm.theorem5_relu_fixed_point(B)
+        assert q5 == 0.5 or float(q5) == pytest.approx(0.5, abs=1e-15)
+        assert c5 == pytest.approx(theory.bsb1_fixed_point("relu", B).c, rel=1e-11)
+
+
+def test_fixed_point_monte_carlo():
+    for act, B in (("tanh", 6), ("relu", 10)):
+        fp = theory.bsb1_fixed_point(act, B)
+        b, c, b_se, bc_se = theory.bsb1_constants_mc(act, B, 200_000, seed=B)
+        assert abs(b - fp.q) < 4.5 * b_se and abs(b * c - fp.q * fp.c) < 4.5 * bc_se
+
+
+def test_jacobian_eigenvalues_routes():
+    ev = theory.bn_jacobian_eigenvalues("relu", 8)
+    assert set(ev.keys()) == {"G", "L", "M"} and ev["G"] == 0.0
+    fp = theory.bsb1_fixed_point("relu", 8)
+    printed = tbm.theorem6_relu_eigenvalues(8, fp.s)          # v* = q*(1 − c*): agrees
+    assert printed["L"] == pytest.approx(ev.L, rel=1e-11) and printed["M"] == pytest.approx(ev.M, rel=1e-11)
+    literal = tbm.theorem6_relu_eigenvalues(8, fp.q * fp.c)   # v* = q*c*: the erratum
+    assert literal["L"] > 2 * ev.L
+    for B in (4, 9, 40):
+        lin = theory.bn_jacobian_eigenvalues("identity", B)
+        assert lin.L == pytest.approx((B - 1) / (B + 1), rel=1e-11) and lin.M == pytest.approx((B - 1) / (B + 1), rel=1e-11)
+    # the full Jacobian by finite differences of the Laplace map: spectrum {0^(B+1), λ_L^(B−1), λ_M^(B(B−3)/2)}
+    B = 6
+    J = nbm.meanfield_jacobian_fd(theory.bsb1_fixed_point("relu", B).sigma)
+    ev = theory.bn_jacobian_eigenvalues("relu", B)
+    want = np.sort([0.0] * (B + 1) + [ev.L] * (B - 1) + [ev.M] * (B * (B - 3) // 2))
+    assert np.allclose(np.sort(np.linalg.eigvals(J).real), want, atol=1e-7)
+
+
+def test_jacobian_monte_carlo_tanh():
+    B = 5
+    J = nbm.meanfield_jacobian_mc("tanh", theory.bsb1_fixed_point("tanh", B).sigma, 200_000, seed=1)
+    ev = theory.bn_jacobian_eigenvalues("tanh", B)
+    want = np.sort([0.0] * (B + 1) + [ev.L] * (B - 1) + [ev.M] * (B * (B - 3) // 2))
+    assert np.max(np.abs(np.sort(np.linalg.eigvals(J).real) - want)) < 0.02
+
+
+@pytest.mark.parametrize("act", ["relu", "tanh", "identity", "selu", "he3"])
+@pytest.mark.parametrize("B", [4, 7, 64, 512])
+def test_rate_printed_forms(act, B):
+    lam = theory.gradient_explosion_rate(act, B)
+    assert tbm.theorem7_rate(act, B) == pytest.approx(lam, rel=1e-10)
+    g = tbm.theorem9_gegenbauer_rate(act, B)
+    assert g.lower * (1 - 1e-10) <= lam <= g.upper * (1 + 1e-10)
+    assert lam >= (B - 2) / (B - 3) * (1 - 1e-12)
+    if act == "relu":
+        assert tbm.theorem8_alpha_relu_rate(B, 1.0) == pytest.approx(lam, rel=1e-10)
+
+
+def test_rate_limits_and_constants():
+    assert tbm.theorem7_density_mass(4) == pytest.approx(1, abs=1e-12)
+    assert tbm.theorem7_density_mass(600) == pytest.approx(1, abs=1e-10)
+    lams = [theory.gradient_explosion_rate("relu", B) for B in (64, 256, 1024)]
+    assert lams[0] > lams[1] > lams[2] > math.pi / (math.pi - 1)
+    assert lams[2] - math.pi / (math.pi - 1) < 2e-3
+    assert theory.depth_scale("identity", 8) == pytest.approx(1 / math.log(1.2))
+    assert all(0 < tbm.gegenbauer_c(B, k) <= 2 for B in (4, 8, 33) for k in range(1, 40))
+
+
+def test_bad_input():
+    with pytest.raises(DeepinitError):
+        theory.bsb1_fixed_point("relu", 3)
+    with pytest.raises(DeepinitError):
+        theory.gradient_explosion_rate("relu", 4.5)
+    with pytest.raises(UndefinedQuantityError):
+        theory.gradient_explosion_rate("step", 8)        # φ′ has a Dirac mass
+    with pytest.raises(UndefinedQuantityError):
+        theory.bn_jacobian_eigenvalues("he0", 8)         # constant φ: degenerate Σ*
+    with pytest.raises(QuadratureError):
+        theory.bsb1_fixed_point("max(x,0)**0.6", 4)      # quadrature does not converge: an error, not a number
+    with pytest.raises(theory.ActivationError):
+        theory.bsb1_fixed_point("__import__('os')", 8)
+
+
+# ------------------------------------------------------------------ the mean-field map
+
+def _cov(seed, B):
+    A = np.random.default_rng(seed).standard_normal((B, B + 2))
+    return A @ A.T / B
+
+
+@pytest.mark.parametrize("B,alpha", [(4, 1.0), (8, 1.0), (8, 2.0), (16, 1.5)])
+def test_laplace_map_vs_monte_carlo(B, alpha):
+    S = _cov(B, B)
+    V = nbm.bn_meanfield_map_laplace(S, alpha)
+    m, se = nbm.bn_meanfield_map_mc("relu" if alpha == 1 else f"max(x,0)**{alpha}", S, 200_000, seed=3)
+    zcrit = stats.norm.ppf(1 - 0.001 / (B * (B + 1)))
+    assert np.max(np.abs(V - m) / se) < zcrit
+    # the trapezoid in log s is converged: doubling the step changes nothing at 1e-8
+    assert np.max(np.abs(nbm.bn_meanfield_map_laplace(S, alpha, h=0.6) - V)) < 1e-8
+
+
+def test_laplace_map_fixed_point_and_invariance():
+    for B in (5, 32):
+        fp = theory.bsb1_fixed_point("relu", B)
+        assert np.allclose(nbm.bn_meanfield_map_laplace(fp.sigma), fp.sigma, atol=1e-12)
+        assert np.allclose(nbm.bn_meanfield_map_laplace(2.5 * fp.sigma + 1.0), fp.sigma, atol=1e-12)
+
+
+def test_fourier_map_needs_the_inverse():
+    S = _cov(7, 5)
+    m, se = nbm.bn_meanfield_map_mc("x + 0.5*x**2", S, 200_000, seed=2)
+    good = nbm.bn_meanfield_map_fourier(S, (0.0, 1.0, 0.5))
+    bad = nbm.bn_meanfield_map_fourier(S, (0.0, 1.0, 0.5), printed=True)
+    assert np.max(np.abs(good - m) / se) < 4.5
+    assert np.max(np.abs(bad - m) / se) > 100
+
+
+def test_classify_and_transition():
+    B = 8
+    at = claims.alpha_transition(B)
+    assert 1.55 < at < 1.7
+    ev = theory.bn_jacobian_eigenvalues(f"max(x,0)**{at:.8f}", B)
+    assert max(ev.L, ev.M) == pytest.approx(1, abs=1e-5)
+    S0 = _cov(1, B)
+    lo = nbm.iterate_bn_meanfield("relu", S0, 120)
+    assert lo.shape.kind == "BSB1" and lo.converged
+    hi = nbm.iterate_bn_meanfield("max(x,0)**2", S0, 150)
+    assert hi.shape.kind == "BSB2" and len(hi.shape.groups) == 2
+    assert nbm.classify_covariance(theory.bsb1_fixed_point("tanh", 6).sigma).kind == "BSB1"
+    assert nbm.classify_covariance(np.diag(np.arange(1.0, 7.0))).kind == "other"
+
+
+def test_map_bad_input():
+    with pytest.raises(DeepinitError):
+        nbm.bn_meanfield_map_laplace(np.array([[1.0, 2.0], [2.0, 1.0]]))   # not PSD
+    with pytest.raises(DeepinitError):
+        nbm.bn_meanfield_map_mc("relu", np.full((4, 4), np.nan))
+    with pytest.raises(DeepinitError):
+        nbm.bn_meanfield_map_laplace(np.ones((4, 4)))                      # GΣG = 0: BN undefined
+
+
+# ------------------------------------------------------------------ finite-width networks
+
+def test_networks_exact_and_dense_agree_in_law():
+    exact = nbm.simulate_bn_gradients("tanh", 300, 6, 14, 40, method="exact", seed=1)
+    dense = nbm.simulate_bn_gradients("tanh", 300, 6, 14, 40, method="dense", seed=2)
+    le = np.diff(np.log(exact.sq_grad), axis=1)[:, 3:10].ravel()
+    ld = np.diff(np.log(dense.sq_grad), axis=1)[:, 3:10].ravel()
+    assert stats.ks_2samp(le, ld).pvalue > 0.001
+    # power: a 5% change of the per-layer factor (0.05 in log) is detected
+    assert stats.ks_2samp(le, ld + 0.05).pvalue < 0.001
+
+
+def test_network_rate_and_reproducibility():
+    run = nbm.simulate_bn_gradients("relu", 1000, 16, 24, 16, method="exact", seed=5)
+    lam_hat, ci, _ = run.growth_rate((6, 18))
+    lam = theory.gradient_explosion_rate("relu", 16)
+    assert abs(math.log(lam_hat / lam)) < (math.log(ci[1]) - math.log(ci[0])) / 2 + 3e-3
+    assert not ci[0] <= 1.05 * lam <= ci[1]  # a five-percent-off rate is outside the interval
+    again = nbm.simulate_bn_gradients("relu", 1000, 16, 24, 16, method="exact", seed=5)
+    assert np.array_equal(run.sq_grad, again.sq_grad)
+    d1 = nbm.simulate_bn_gradients("relu", 200, 4, 5, 2, method="dense", seed=9)
+    d2 = nbm.simulate_bn_gradients("relu", 200, 4, 5, 2, method="dense", seed=9)
+    assert np.array_equal(d1.sq_grad, d2.sq_grad)
+    # the deep covariance is near Σ*
+    fp = theory.bsb1_fixed_point("relu", 16)
+    assert np.mean(np.einsum("slii->sl", run.cov[:, 10:])) / 16 == pytest.approx(fp.q, rel=0.02)
+
+
+def test_network_bad_input():
+    with pytest.raises(DeepinitError):
+        nbm.simulate_bn_gradients("relu", 100, 4, 3, 1, input=np.ones((4, 100)))  # identical samples: BN undefined
+    with pytest.raises(DeepinitError):
+        nbm.simulate_bn_gradients("relu", 100, 4, 3, 1, method="sparse")
+
+
+@pytest.mark.gpu
+def test_networks_on_cuda():
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    run = nbm.simulate_bn_gradients("relu", 1000, 8, 16, 8, method="dense", device="cuda", seed=1)
+    assert np.all(np.isfinite(run.sq_grad))
+
+
+# ------------------------------------------------------------------ claims
+
+EXPECTED = {
+    "theorem1": HOLDS, "theorem2": HOLDS, "theorem3": HOLDS, "theorem4": HOLDS, "theorem5": HOLDS,
+    "theorem6": HOLDS, "theorem7": HOLDS, "theorem8": HOLDS, "theorem9": HOLDS, "figure1": HOLDS,
+    "constants": HOLDS,
+}
+
+
+def test_every_claim_has_an_expectation():
+    from verify.registry import all_claims
+    ids = {c.name for c in all_claims() if c.paper == "bn-mean-field" and c.checked}
+    assert ids == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_claim_quick(name):
+    v = run_claim(resolve(f"bn-mean-field:{name}"), Context(budget="quick", seed=0))
+    assert v.status == EXPECTED[name], v.summary
+    assert v.negative_control is not None and v.negative_control.status == VIOLATED
+    assert any(r.passed for r in v.evidence)
+
+
+def test_claim_errata_recorded():
+    v = run_claim(resolve("bn-mean-field:theorem6"), Context(budget="quick"), with_control=False)
+    assert any("v*" in e.printed for e in v.errata)
+    v = run_claim(resolve("bn-mean-field:theorem3"), Context(budget="quick"), with_control=False)
+    assert any("⁻¹" in e.found for e in v.errata)
+
+
+@pytest.mark.parametrize("params", [{"activation": "relu", "batch_size": 3}, {"activation": "step", "batch_size": 8},
+                                    {"activation": "max(x,0)**2", "batch_size": 16}])
+def test_claim_hypotheses_not_met(params):
+    v = run_claim(resolve("bn-mean-field:theorem7"), Context(budget="quick", params=params))
+    assert v.status == HYPOTHESES_NOT_MET
+
+
+def test_constants_table_rows():
+    row = claims.constants_row("relu", 8)
+    assert row[1] == "0.5" and float(row[6]) == pytest.approx(GOLDEN_RATE[("relu", 8)], rel=1e-9)
+    assert claims.constants_row("silu", 32)[-1] == "BSB1 unstable"
+    assert claims.constants_row("step", 8)[6] == "—"
