@@ -369,3 +369,38 @@ def feller_v_numeric(b: float, upper: float) -> float:
     mm = lambda zv: 1 / (zv ** 2 * pp(zv))                             # noqa: E731
     inner = lambda yv: mpmath.quad(mm, [1, yv])                         # noqa: E731
     return float(mpmath.quad(lambda yv: pp(yv) * inner(yv), [1, min(upper, 10), upper] if upper > 10 else [1, upper]))
+
+
+# ---------------------------------------------------------------------------------------------
+# The unshaped ReLU Markov chain (2.10) — the missing appendix, derived
+# ---------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def relu_chain_coefficients() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """(cK₁(ρ), μ_ReLU(ρ), σ²_ReLU(ρ)) of eq (2.10) for ReLU (c = 2).
+
+    ρ_{ℓ+1} = A/sqrt(PQ) with A = (c/n)Σφ(g^α)φ(g^β), P = (c/n)Σφ(g^α)², Q = (c/n)Σφ(g^β)², the n neurons i.i.d.
+    given ρ_ℓ. With Y_ab = cφ(g^α)φ(g^β) etc. and m = E Y_ab = cK₁(ρ), the delta method to O(1/n) gives
+      μ_ReLU = −½[Cov(Y_ab, Y_aa) + Cov(Y_ab, Y_bb)] + m[⅜(Var Y_aa + Var Y_bb) + ¼Cov(Y_aa, Y_bb)],
+      σ²_ReLU = Var(Y_ab − m(Y_aa + Y_bb)/2),
+    each moment E[relu(x)^p relu(y)^q] in closed form (:func:`relu_bivariate_moment`)."""
+    c = 2
+    M = relu_bivariate_moment
+    m = sp.simplify(c * M(1, 1))
+    var_aa = sp.simplify(c ** 2 * M(4, 0) - 1)
+    cov_ab_aa = sp.simplify(c ** 2 * M(3, 1) - m)
+    cov_aa_bb = sp.simplify(c ** 2 * M(2, 2) - 1)
+    var_ab = sp.simplify(c ** 2 * M(2, 2) - m ** 2)
+    mu = sp.simplify(-cov_ab_aa + m * (sp.Rational(3, 4) * var_aa + cov_aa_bb / 4))
+    sig2 = sp.simplify(var_ab - 2 * m * cov_ab_aa + m ** 2 * (2 * var_aa + 2 * cov_aa_bb) / 4)
+    return m, mu, sig2
+
+
+@functools.lru_cache(maxsize=1)
+def relu_chain_numeric():
+    """(μ_ReLU, σ²_ReLU) as vectorised numpy functions of ρ."""
+    _, mu, sig2 = relu_chain_coefficients()
+    f_mu = sp.lambdify(rho, mu, "numpy")
+    f_s2 = sp.lambdify(rho, sig2, "numpy")
+    return (lambda r: np.asarray(f_mu(np.clip(r, -1, 1)), dtype=float),
+            lambda r: np.asarray(f_s2(np.clip(r, -1, 1)), dtype=float))

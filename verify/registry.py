@@ -6,7 +6,7 @@ import importlib
 
 from .core import DEFAULT_PAPER, PAPERS, Claim
 
-_PAPER_MODULES = ("isometry", "bn_finite_width", "bn_mean_field", "pending")
+_PAPER_MODULES = ("isometry", "bn_finite_width", "bn_mean_field", "covariance_sde", "pending")
 
 
 class UsageError(ValueError):
@@ -28,10 +28,16 @@ def register(claim: Claim) -> Claim:
     return claim
 
 
+_LOADED = False
+
+
 def _load() -> None:
-    if not _CLAIMS:
+    """Import every paper module once (in order, "pending" last); importing one module directly first is fine."""
+    global _LOADED
+    if not _LOADED:
         for mod in _PAPER_MODULES:
             importlib.import_module(f"verify.papers.{mod}")
+        _LOADED = True
 
 
 def all_claims() -> list[Claim]:

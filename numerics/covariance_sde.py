@@ -1,0 +1,370 @@
+"""Shaped networks, the neural covariance SDE and its correlation marginal (covariance-sde: Li, Nica, Roy 2022).
+
+Notation (the paper's): width n, depth d, m inputs, V_ℓ^{αβ} = (c/n)⟨φ_ℓ^α, φ_ℓ^β⟩, ρ_ℓ the correlation, t = ℓ/n.
+
+* :class:`Shape` — the shaped activation φ_s and its normaliser c = 1/E φ_s(g)²: ReLU-like (Def 3.1,
+  s± = 1 + c±/n^p) or smooth (Def 3.6, φ_s(x) = sφ(x/s), s = a n^p).
+* :func:`simulate_shaped_network` — eq (2.1) with φ_s, batched over samples. ``method="exact"``: given layer ℓ the
+  next pre-activations are N(0, V_ℓ ⊗ I_n) (eq 2.7), so z = L G with LLᵀ = V_ℓ and G ~ N(0,1)^{m×n}: O(m²n) per
+  layer, no n×n weights (the same identity as the batch-norm chain). ``method="dense"``: explicit weights.
+* :func:`simulate_correlation_sde` — dρ = (ν + μ)dt + σ dB (3.4–3.5): Euler–Maruyama, Milstein (strong order 1),
+  and the simplified weak order-2 Taylor scheme; ρ stays in [−1, 1] (σ(±1) = 0).
+* :func:`simulate_covariance_sde` — dV = b(V)dt + Σ(V)^{1/2}dB (3.1–3.2, 3.9–3.10) for m×m V. The noise
+  Σ^{1/2}dB is (L dW Lᵀ + L dWᵀ Lᵀ)/√2 with LLᵀ = V and dW an m×m matrix of independent increments (its
+  covariance is exactly V^{αγ}V^{βδ} + V^{αδ}V^{βγ}), so no m(m+1)/2-dimensional square root is needed.
+  Schemes: "em" (Euler–Maruyama; a step leaving the PSD cone is counted and projected) and "wishart" (drift step,
+  then V ← L·Wishart_m(ν = 1/dt, I/ν)·Lᵀ: PSD by construction, matches the conditional mean and covariance of
+  the diffusion increment). Explosions (an entry above ``explode_at`` or a diagonal below 1/explode_at) stop the
+  path; the fraction and times are reported, never NaN.
+* :func:`simulate_relu_chain` — the unshaped Markov chain (2.10); :func:`relu_map` — the infinite-width update.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+import torch
+
+from theory import activation as _activation
+from theory import covariance_sde as tcs
+from theory.errors import DeepinitError
+
+from .isometry_mlp import default_device
+
+
+# ---------------------------------------------------------------------------------------------
+# Shaped activations
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Shape:
+    """A shaped activation at width n. ``kind`` "relu" (s± = 1 + c±/n^p) or "smooth" (s = a n^p)."""
+
+    kind: str
+    n: int
+    c_plus: float = 0.0
+    c_minus: float = 0.0
+    act: str = "tanh"
+    a: float = 1.0
+    p: float = 0.5
+    recentred: str = ""
+    _phi: object = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.n < 1:
+            raise DeepinitError("width n must be ≥ 1")
+        if not self.p >= 0:
+            raise DeepinitError(f"the shaping exponent p must be ≥ 0 (got {self.p})")
+        if self.kind == "relu":
+            for v in (self.c_plus, self.c_minus):
+                if not math.isfinite(v):
+                    raise DeepinitError("c₊, c₋ must be finite")
+        elif self.kind == "smooth":
+            if not (self.a > 0 and math.isfinite(self.a)):
+                raise DeepinitError(f"the shaping constant a must be positive (got {self.a})")
+            crit = tcs.explosion_criterion(self.act)   # validates Assumption 3.5 (recentres if needed)
+            self.recentred = crit.recentred
+            self._phi = crit.phi
+        else:
+            raise DeepinitError("shape kind must be 'relu' or 'smooth'")
+
+    @property
+    def slopes(self) -> tuple[float, float]:
+        return 1 + self.c_plus / self.n ** self.p, 1 + self.c_minus / self.n ** self.p
+
+    @property
+    def s(self) -> float:
+        return self.a * self.n ** self.p
+
+    def torch_fn(self):
+        if self.kind == "relu":
+            sp_, sm_ = self.slopes
+            return lambda z: sp_ * torch.clamp(z, min=0) + sm_ * torch.clamp(z, max=0)
+        f = sp.lambdify(tcs.X, self._phi, modules=[{"sigmoid": torch.sigmoid}, torch])
+        s = self.s
+        return lambda z: s * f(z / s)
+
+    def numpy_fn(self):
+        if self.kind == "relu":
+            sp_, sm_ = self.slopes
+            return lambda z: sp_ * np.maximum(z, 0) + sm_ * np.minimum(z, 0)
+        f = sp.lambdify(tcs.X, self._phi, modules=["numpy", "scipy"])
+        s = self.s
+        return lambda z: s * f(np.asarray(z, dtype=float) / s)
+
+    @property
+    def c(self) -> float:
+        """1/E φ_s(g)², g ~ N(0, 1): exact for ReLU-like, 200-point Gauss–Hermite otherwise."""
+        if self.kind == "relu":
+            sp_, sm_ = self.slopes
+            return 2.0 / (sp_ ** 2 + sm_ ** 2)
+        x, w = np.polynomial.hermite_e.hermegauss(200)
+        return float(1.0 / (np.dot(w, self.numpy_fn()(x) ** 2) / math.sqrt(2 * math.pi)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Finite-width shaped networks
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class NetworkRun:
+    """V_ℓ for ℓ in ``layers`` ([samples, len(layers), m, m]); exploded paths frozen at their last finite value."""
+
+    V: np.ndarray
+    layers: list
+    exploded: np.ndarray          # [samples] bool
+    explosion_layer: np.ndarray   # [samples] (−1 if none)
+
+    @property
+    def rho(self) -> np.ndarray:
+        d = np.sqrt(self.V[..., 0, 0] * self.V[..., 1, 1])
+        return np.clip(self.V[..., 0, 1] / d, -1, 1)
+
+
+def simulate_shaped_network(shape: Shape, depth: int, V0, samples: int, *, method: str = "exact", seed: int = 0,
+                            device: str | None = None, dtype=torch.float64, layers=None,
+                            explode_at: float = 1e8, chunk: int | None = None) -> NetworkRun:
+    """Eq (2.1) with the shaped activation: V_ℓ = (c/n)⟨φ_ℓ^α, φ_ℓ^β⟩ for ℓ = 0..depth (V_0 = the input Gram)."""
+    V0 = np.asarray(V0, dtype=float)
+    m = V0.shape[0]
+    if V0.shape != (m, m) or not np.all(np.isfinite(V0)) or np.linalg.eigvalsh(V0).min() < -1e-12:
+        raise DeepinitError("V0 must be a finite positive semi-definite m×m matrix")
+    if method not in ("exact", "dense"):
+        raise DeepinitError("method must be 'exact' or 'dense'")
+    if depth < 0 or samples < 1:
+        raise DeepinitError("depth ≥ 0 and samples ≥ 1")
+    dev = default_device(device)
+    n = shape.n
+    layers = list(range(depth + 1)) if layers is None else sorted(set(int(l) for l in layers))
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(int(seed))
+    phi = shape.torch_fn()
+    c = shape.c
+    V = torch.as_tensor(V0, dtype=dtype, device=dev).expand(samples, m, m).clone()
+    out = {0: V.clone()} if 0 in layers else {}
+    alive = torch.ones(samples, dtype=torch.bool, device=dev)
+    when = torch.full((samples,), -1, dtype=torch.long, device=dev)
+    eye = torch.eye(m, dtype=dtype, device=dev)
+    if method == "dense":
+        # explicit inputs x (m × n_in = n) with Gram V0, weights W (n × n) per sample and layer
+        w, v = torch.linalg.eigh(torch.as_tensor(V0, dtype=dtype, device=dev))
+        root = v * torch.sqrt(torch.clamp(w, min=0))
+        G0 = torch.randn(samples, m, n, generator=gen, dtype=dtype, device=dev)
+        q, _ = torch.linalg.qr(G0.transpose(1, 2))                     # orthonormal columns, n × m
+        x = math.sqrt(n) * (root @ q.transpose(1, 2))                  # rows with ⟨x^α, x^β⟩/n = V0
+        z = x @ torch.randn(samples, n, n, generator=gen, dtype=dtype, device=dev).transpose(1, 2) / math.sqrt(n)
+    for l in range(1, depth + 1):
+        if method == "exact":
+            L = torch.linalg.cholesky(V + 1e-300 * eye) if m > 1 else torch.sqrt(V)
+            z = L @ torch.randn(samples, m, n, generator=gen, dtype=dtype, device=dev)
+        else:
+            if l > 1:
+                W = torch.randn(samples, n, n, generator=gen, dtype=dtype, device=dev)
+                z = math.sqrt(c / n) * (f @ W.transpose(1, 2))
+        f = phi(z)
+        Vn = c / n * (f @ f.transpose(1, 2))
+        bad = ~torch.isfinite(Vn).all(dim=(1, 2)) | (Vn.abs().amax(dim=(1, 2)) > explode_at) | \
+            (torch.diagonal(Vn, dim1=1, dim2=2).amin(dim=1) < 1 / explode_at)
+        newly = bad & alive
+        when[newly] = l
+        alive = alive & ~bad
+        V = torch.where(alive[:, None, None], Vn, V)
+        if method == "dense":
+            f = torch.where(alive[:, None, None], f, torch.zeros_like(f))
+            f = torch.nan_to_num(f)
+        if l in out or l in layers:
+            out[l] = V.clone()
+    Vs = torch.stack([out[l] for l in layers], dim=1).cpu().numpy()
+    return NetworkRun(Vs, layers, (~alive).cpu().numpy(), when.cpu().numpy())
+
+
+# ---------------------------------------------------------------------------------------------
+# The unshaped ReLU chain (2.10) and the infinite-width update
+# ---------------------------------------------------------------------------------------------
+
+def relu_map(r):
+    """cK₁(ρ) = (√(1 − ρ²) + ρ arccos(−ρ))/π for ReLU (c = 2)."""
+    r = np.clip(np.asarray(r, dtype=float), -1, 1)
+    return (np.sqrt(1 - r * r) + r * np.arccos(-r)) / np.pi
+
+
+def simulate_relu_chain(rho0: float, n: int, depth: int, paths: int, seed: int = 0, infinite_width: bool = False,
+                        drop_corrections: bool = False):
+    """ρ_{ℓ+1} = cK₁(ρ_ℓ) + μ_ReLU(ρ_ℓ)/n + ξ σ_ReLU(ρ_ℓ)/√n (eq 2.10), ρ clipped to [−1, 1]; [paths, depth+1].
+    ``infinite_width`` (or ``drop_corrections``): the update ρ ← cK₁(ρ) alone."""
+    infinite_width = infinite_width or drop_corrections
+    mu, sig2 = tcs.relu_chain_numeric()
+    rng = np.random.default_rng(seed)
+    out = np.empty((paths, depth + 1))
+    r = np.full(paths, float(rho0))
+    out[:, 0] = r
+    for l in range(1, depth + 1):
+        if infinite_width:
+            r = relu_map(r)
+        else:
+            r = relu_map(r) + mu(r) / n + rng.standard_normal(paths) * np.sqrt(np.clip(sig2(r), 0, None) / n)
+        r = np.clip(r, -1, 1)
+        out[:, l] = r
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# SDE simulation
+# ---------------------------------------------------------------------------------------------
+
+def nu_numeric(c_plus: float, c_minus: float):
+    k = (c_plus - c_minus) ** 2 / (2 * math.pi)
+    return lambda r: k * (np.sqrt(np.clip(1 - r * r, 0, None)) - r * np.arccos(np.clip(r, -1, 1)))
+
+
+@dataclass
+class SDEPaths:
+    values: np.ndarray           # [paths, steps+1] (scalar) or [paths, steps+1, m, m]
+    times: np.ndarray
+    exploded: np.ndarray         # [paths] bool
+    explosion_time: np.ndarray   # [paths] (nan if none)
+    psd_projections: int = 0
+
+
+def simulate_correlation_sde(c_plus: float, c_minus: float, rho0: float, T: float, dt: float, paths: int, *,
+                             scheme: str = "em", seed: int = 0, dW=None, drift_nu: bool = True,
+                             keep: str = "all") -> SDEPaths:
+    """dρ = (ν(ρ) + μ(ρ))dt + σ(ρ)dB with μ = −ρ(1−ρ²)/2, σ = 1 − ρ² (eqs 3.4–3.5).
+
+    ``scheme``: "em", "milstein" (adds ½σσ′(ΔW² − dt)), "weak2" (simplified order-2 weak Taylor scheme, Kloeden–
+    Platen 14.2.1, with Gaussian increments). ``dW`` [paths, steps] may be given (common random numbers for
+    order measurements). ``drift_nu=False`` drops ν (the linear-network limit, eq 3.6). ``keep``: "all" or "last"."""
+    if not -1 <= rho0 <= 1:
+        raise DeepinitError("ρ₀ must lie in [−1, 1]")
+    if not (dt > 0 and T >= 0):
+        raise DeepinitError("dt > 0 and T ≥ 0")
+    steps = int(round(T / dt))
+    rng = np.random.default_rng(seed)
+    nu = nu_numeric(c_plus, c_minus) if drift_nu else (lambda r: 0.0 * r)
+    k = (c_plus - c_minus) ** 2 / (2 * math.pi) if drift_nu else 0.0
+
+    def a(r):
+        return nu(r) - 0.5 * r * (1 - r * r)
+
+    def a_prime(r):
+        # ν′(ρ) = −k arccos ρ ; μ′ = −½(1 − 3ρ²)
+        return -k * np.arccos(np.clip(r, -1, 1)) - 0.5 * (1 - 3 * r * r)
+
+    def a_second(r):
+        return k / np.sqrt(np.clip(1 - r * r, 1e-300, None)) + 3 * r
+
+    def b(r):
+        return 1 - r * r
+
+    def b_prime(r):
+        return -2 * r
+
+    r = np.full(paths, float(rho0))
+    vals = [r.copy()] if keep == "all" else None
+    sq = math.sqrt(dt)
+    for i in range(steps):
+        dw = dW[:, i] if dW is not None else rng.standard_normal(paths) * sq
+        if scheme == "em":
+            r = r + a(r) * dt + b(r) * dw
+        elif scheme == "milstein":
+            r = r + a(r) * dt + b(r) * dw + 0.5 * b(r) * b_prime(r) * (dw * dw - dt)
+        elif scheme == "weak2":
+            A, Bv, Ap, Bp = a(r), b(r), a_prime(r), b_prime(r)
+            App, Bpp = a_second(r), -2.0
+            dz = 0.5 * dt * dw   # E[ΔZ] = 0, the simplified scheme replaces ΔZ by ½ΔW dt
+            r = (r + A * dt + Bv * dw + 0.5 * Bv * Bp * (dw * dw - dt) + Ap * Bv * dz
+                 + 0.5 * (A * Ap + 0.5 * Bv * Bv * App) * dt * dt + (A * Bp + 0.5 * Bv * Bv * Bpp) * (dw * dt - dz))
+        else:
+            raise DeepinitError("scheme must be 'em', 'milstein' or 'weak2'")
+        r = np.clip(r, -1, 1)
+        if keep == "all":
+            vals.append(r.copy())
+    values = np.array(vals).T if keep == "all" else r[:, None]
+    times = np.arange(steps + 1) * dt if keep == "all" else np.array([steps * dt])
+    return SDEPaths(values, times, np.zeros(paths, dtype=bool), np.full(paths, np.nan))
+
+
+def covariance_drift(kind: str, **kw):
+    """b(V) for a batch V [P, m, m]: kind "relu" (ν(ρ)√(V^{αα}V^{ββ}), eq 3.2), "smooth" (eq 3.10 with
+    phi2, phi3, a), or "none" (the linear-network limit)."""
+    if kind == "relu":
+        nu = nu_numeric(kw.get("c_plus", 0.0), kw.get("c_minus", -1.0))
+
+        def drift(V):
+            d = np.sqrt(np.einsum("pii->pi", V))
+            D = d[:, :, None] * d[:, None, :]
+            return nu(np.clip(V / D, -1, 1)) * D
+        return drift
+    if kind == "smooth":
+        p2, p3, a = float(kw["phi2"]), float(kw["phi3"]), float(kw.get("a", 1.0))
+
+        def drift(V):
+            dg = np.einsum("pii->pi", V)
+            prod = dg[:, :, None] * dg[:, None, :]
+            tot = dg[:, :, None] + dg[:, None, :]
+            return p2 ** 2 / (4 * a * a) * (prod + V * (2 * V - 3)) + p3 / (2 * a * a) * V * (tot - 2)
+        return drift
+    if kind == "none":
+        return lambda V: np.zeros_like(V)
+    raise DeepinitError("drift kind must be 'relu', 'smooth' or 'none'")
+
+
+def _chol_psd(V):
+    w, v = np.linalg.eigh(V)
+    return v * np.sqrt(np.clip(w, 0, None))[:, None, :]
+
+
+def simulate_covariance_sde(drift, V0, T: float, dt: float, paths: int, *, scheme: str = "em", seed: int = 0,
+                            explode_at: float = 1e8, keep: str = "all") -> SDEPaths:
+    """dV = b(V)dt + Σ(V)^{1/2}dB (eqs 3.1–3.2 / 3.9–3.10) for m×m V; see the module docstring for the schemes."""
+    V0 = np.asarray(V0, dtype=float)
+    m = V0.shape[0]
+    if not (dt > 0 and T >= 0):
+        raise DeepinitError("dt > 0 and T ≥ 0")
+    if np.linalg.eigvalsh(V0).min() < -1e-12:
+        raise DeepinitError("V0 must be positive semi-definite")
+    steps = int(round(T / dt))
+    rng = np.random.default_rng(seed)
+    V = np.broadcast_to(V0, (paths, m, m)).copy()
+    alive = np.ones(paths, dtype=bool)
+    when = np.full(paths, np.nan)
+    vals = [V.copy()] if keep == "all" else None
+    proj = 0
+    nu_dof = 1.0 / dt
+    for i in range(steps):
+        L = _chol_psd(V)
+        if scheme == "em":
+            dW = rng.standard_normal((paths, m, m)) * math.sqrt(dt)
+            M = L @ dW @ L.transpose(0, 2, 1)
+            Vn = V + drift(V) * dt + (M + M.transpose(0, 2, 1)) / math.sqrt(2)
+            w = np.linalg.eigvalsh(Vn)
+            neg = w.min(axis=1) < 0
+            if neg.any():
+                proj += int(np.sum(neg & alive))
+                ww, vv = np.linalg.eigh(Vn[neg])
+                Vn[neg] = (vv * np.clip(ww, 0, None)[:, None, :]) @ vv.transpose(0, 2, 1)
+        elif scheme == "wishart":
+            Vd = V + drift(V) * dt
+            L = _chol_psd(0.5 * (Vd + Vd.transpose(0, 2, 1)))
+            # Bartlett: W = A Aᵀ/ν with A lower triangular, A_ii² ~ χ²_{ν−i}, A_ij ~ N(0,1) (i > j)
+            A = np.tril(rng.standard_normal((paths, m, m)), -1)
+            diag = np.sqrt(rng.chisquare(nu_dof - np.arange(m), size=(paths, m)))
+            A[:, np.arange(m), np.arange(m)] = diag
+            Wm = A @ A.transpose(0, 2, 1) / nu_dof
+            Vn = L @ Wm @ L.transpose(0, 2, 1)
+        else:
+            raise DeepinitError("scheme must be 'em' or 'wishart'")
+        dg = np.einsum("pii->pi", Vn)
+        bad = ~np.isfinite(Vn).all(axis=(1, 2)) | (np.abs(Vn).max(axis=(1, 2)) > explode_at) | \
+            (dg.min(axis=1) < 1 / explode_at)
+        newly = bad & alive
+        when[newly] = (i + 1) * dt
+        alive &= ~bad
+        V = np.where(alive[:, None, None], Vn, V)
+        if keep == "all":
+            vals.append(V.copy())
+    values = np.stack(vals, axis=1) if keep == "all" else V[:, None]
+    times = np.arange(steps + 1) * dt if keep == "all" else np.array([steps * dt])
+    return SDEPaths(values, times, ~alive, when, proj)
