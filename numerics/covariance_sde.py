@@ -82,7 +82,8 @@ class Shape:
         if self.kind == "relu":
             sp_, sm_ = self.slopes
             return lambda z: sp_ * torch.clamp(z, min=0) + sm_ * torch.clamp(z, max=0)
-        f = sp.lambdify(tcs.X, self._phi, modules=[{"sigmoid": torch.sigmoid}, torch])
+        from theory._torch_lambdify import torch_callable
+        f = torch_callable(self._phi, tcs.X)
         s = self.s
         return lambda z: s * f(z / s)
 
