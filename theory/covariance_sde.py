@@ -67,12 +67,21 @@ def relu_bivariate_moment(p: int, q: int) -> sp.Expr:
 
 
 def relu_moment_numeric(p: int, q: int, r: float) -> float:
-    """Numeric check of :func:`relu_bivariate_moment` by mpmath 2-D quadrature (used in tests)."""
-    def f(u, v):
-        xx = u
-        yy = r * u + math.sqrt(1 - r * r) * v
-        return (max(xx, 0) ** p) * (max(yy, 0) ** q) * mpmath.npdf(u) * mpmath.npdf(v)
-    return float(mpmath.quad(f, [-12, 0, 12], [-12, 0, 12]))
+    """Independent check of :func:`relu_bivariate_moment`: y = ρx + √(1−ρ²)w, nested scipy quadrature over x > 0 and
+    over the half-line of w where y > 0 (no kink inside either integral)."""
+    from scipy import integrate
+    s = math.sqrt(1 - r * r)
+    phi = lambda u: math.exp(-u * u / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+
+    def inner(xv):
+        if q == 0:
+            return 1.0
+        if s == 0:
+            return max(r * xv, 0.0) ** q
+        lo = -r * xv / s
+        return integrate.quad(lambda w: (r * xv + s * w) ** q * phi(w), lo, np.inf, epsabs=1e-13, epsrel=1e-12)[0]
+    val = integrate.quad(lambda xv: xv ** p * inner(xv) * phi(xv), 0, np.inf, epsabs=1e-13, epsrel=1e-12)[0]
+    return float(val)
 
 
 def isserlis(powers: tuple[int, int], cov=(V11, V12, V22)) -> sp.Expr:
@@ -363,12 +372,19 @@ def _integrable(f: sp.Expr, y: sp.Symbol, end) -> bool:
     raise DeepinitError(f"Feller test inconclusive for integrand {f} at {end}")
 
 
-def feller_v_numeric(b: float, upper: float) -> float:
-    """v(upper) = ∫_1^upper p′(y)∫_1^y m(z)dz dy for (3.7), by mpmath (grows without bound iff no explosion at ∞)."""
-    pp = lambda yv: mpmath.power(yv, b) * mpmath.exp(-b * (yv - 1))   # noqa: E731  p′ with p′(1) = 1
-    mm = lambda zv: 1 / (zv ** 2 * pp(zv))                             # noqa: E731
-    inner = lambda yv: mpmath.quad(mm, [1, yv])                         # noqa: E731
-    return float(mpmath.quad(lambda yv: pp(yv) * inner(yv), [1, min(upper, 10), upper] if upper > 10 else [1, upper]))
+def feller_v_numeric(b: float, upper: float, points: int = 200_001) -> float:
+    """v(upper) = ∫_1^upper p′(y)∫_1^y m(z)dz dy for (3.7) by cumulative trapezoids on a geometric grid (converges as
+    upper → ∞ iff the process can explode at ∞); ``inf`` when it overflows (p′ grows like e^{|b|y})."""
+    y = np.geomspace(1.0, upper, points)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        log_pp = b * np.log(y) - b * (y - 1)          # log p′, p′(1) = 1
+        log_m = -2 * np.log(y) - log_pp               # m = 2/(σ² p′) = 1/(y² p′)
+        # log of the cumulative trapezoid ∫_1^y m, accumulated in log space (m overflows for b > 0)
+        seg = np.logaddexp(log_m[1:], log_m[:-1]) - math.log(2) + np.log(np.diff(y))
+        log_inner = np.concatenate([[-np.inf], np.logaddexp.accumulate(seg)])
+        integrand = np.exp(log_pp + log_inner)
+        v = float(np.sum(0.5 * (integrand[1:] + integrand[:-1]) * np.diff(y)))
+    return v if math.isfinite(v) else math.inf
 
 
 # ---------------------------------------------------------------------------------------------

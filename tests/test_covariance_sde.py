@@ -1,0 +1,179 @@
+"""covariance-sde: sympy derivations against the printed formulas, the simulators (shaped networks, Markov chain,
+SDE schemes) with statistical tests, bad input, and the claims' verdicts."""
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy import stats
+
+from numerics import covariance_sde as ncs
+from theory import covariance_sde as tcs
+from theory.errors import DeepinitError
+from verify.core import HOLDS, VIOLATED, Context
+from verify.registry import resolve
+from verify.runner import run_claim
+
+rho = tcs.rho
+
+
+# ------------------------------------------------------------------ derivations
+
+@pytest.mark.parametrize("p,q,r", [(1, 1, 0.3), (2, 2, -0.6), (3, 1, 0.8), (4, 0, 0.1), (2, 0, -0.9)])
+def test_relu_moments_closed_form_vs_quadrature(p, q, r):
+    exact = float(tcs.relu_bivariate_moment(p, q).subs(rho, r))
+    assert exact == pytest.approx(tcs.relu_moment_numeric(p, q, r), rel=1e-9)
+
+
+def test_relu_like_drift_and_constants():
+    assert sp.simplify(tcs.sde_drift_relu_like() - tcs.nu_printed()) == 0
+    assert tcs.relu_like_constants(1, 0) == (2, 5)
+    c, s2 = tcs.relu_like_constants(1, 1)           # identity: c = 1, Var(g²) = 2
+    assert c == 1 and s2 == 2
+
+
+def test_diffusion_and_ito():
+    for m in (2, 3):
+        n = m * (m + 1) // 2
+        assert sp.simplify(tcs.covariance_diffusion(m) - tcs.covariance_diffusion_printed(m)) == sp.zeros(n)
+    corr = tcs.correlation_sde_from_ito()
+    assert sp.simplify(corr.ito_correction + rho * (1 - rho ** 2) / 2) == 0
+    assert sp.simplify(corr.diffusion ** 2 - (1 - rho ** 2) ** 2) == 0
+
+
+def test_smooth_drift_and_criterion():
+    b, diag = tcs.smooth_covariance_drift()
+    pb, pd = tcs.smooth_drift_printed()
+    assert sp.simplify(b - pb) == 0 and sp.simplify(diag - pd) == 0
+    t = tcs.explosion_criterion("tanh")
+    assert (t.phi2, t.phi3, t.value, t.stable) == (0, -2, -2, True)
+    s = tcs.explosion_criterion("4*sigmoid(x)-2")
+    assert (s.phi2, s.phi3) == (0, sp.Rational(-1, 2)) and s.recentred == ""
+    sig = tcs.explosion_criterion("sigmoid")
+    assert sig.recentred and sig.phi3 == sp.Rational(-1, 2)
+    sp_ = tcs.explosion_criterion("softplus")
+    assert sp_.value == sp.Rational(3, 16) and not sp_.stable
+
+
+def test_example_4_2_erratum():
+    p2, p3, crit, thr = tcs.softplus_shift_criterion()
+    x0 = sp.Symbol("x_0", real=True)
+    assert sp.simplify(crit - (sp.Rational(7, 4) - sp.exp(x0)) / (1 + sp.exp(x0)) ** 2) == 0
+    assert len(thr) == 1 and float(thr[0]) == pytest.approx(math.log(7 / 4))
+    assert float(crit.subs(x0, 0.41)) > 0   # the shift of [38] is unstable
+
+
+@pytest.mark.parametrize("b,explodes", [(-2, False), (-0.5, False), (0, False), (0.25, True), (3, True)])
+def test_feller(b, explodes):
+    r = tcs.feller_explosion_test(b)
+    assert r.explodes == explodes and not r.v_zero_finite
+    v = [tcs.feller_v_numeric(b, M) for M in (1e2, 1e4)]
+    assert (v[1] < 1.1 * v[0]) == explodes
+
+
+def test_relu_chain_coefficients_one_layer():
+    """μ_ReLU, σ²_ReLU against 60 000 one-layer updates of a width-150 network at ρ = −0.5."""
+    n, r0, N = 150, -0.5, 60_000
+    shape = ncs.Shape("relu", n, c_plus=0.0, c_minus=-math.sqrt(n))
+    r1 = ncs.simulate_shaped_network(shape, 1, np.array([[1, r0], [r0, 1.0]]), N, seed=4).rho[:, -1]
+    mu, s2 = tcs.relu_chain_numeric()
+    dev = (r1.mean() - ncs.relu_map(r0)) * n
+    se = r1.std() / math.sqrt(N) * n
+    assert abs(dev - float(mu(np.array(r0)))) < 4 * se
+    assert r1.var() * n == pytest.approx(float(s2(np.array(r0))), rel=0.05)
+
+
+def test_bad_input():
+    with pytest.raises(DeepinitError):
+        tcs.explosion_criterion("relu")            # kink at 0: not C⁴
+    with pytest.raises(DeepinitError):
+        tcs.explosion_criterion("cos")             # σ′(0) = 0: cannot recentre
+    with pytest.raises(DeepinitError):
+        ncs.Shape("smooth", 100, act="tanh", a=-1.0)
+    with pytest.raises(DeepinitError):
+        ncs.Shape("relu", 100, p=-0.5)
+    with pytest.raises(DeepinitError):
+        ncs.simulate_correlation_sde(0, -1, 1.5, 1.0, 0.01, 10)
+    with pytest.raises(DeepinitError):
+        ncs.simulate_shaped_network(ncs.Shape("relu", 10), 3, np.array([[1, 2], [2, 1.0]]), 5)
+
+
+# ------------------------------------------------------------------ simulators
+
+def test_exact_network_matches_dense_in_law():
+    shape = ncs.Shape("relu", 60, c_plus=0.0, c_minus=-1.0)
+    V0 = np.array([[1.0, 0.3], [0.3, 1.0]])
+    ex = ncs.simulate_shaped_network(shape, 20, V0, 600, method="exact", seed=1, layers=[20])
+    de = ncs.simulate_shaped_network(shape, 20, V0, 600, method="dense", seed=2, layers=[20])
+    assert stats.ks_2samp(ex.rho[:, -1], de.rho[:, -1]).pvalue > 0.001
+    assert stats.ks_2samp(ex.V[:, -1, 0, 0], de.V[:, -1, 0, 0]).pvalue > 0.001
+    # power: a network with 20% wider slopes gap is told apart
+    other = ncs.simulate_shaped_network(ncs.Shape("relu", 60, c_plus=0.0, c_minus=-6.0), 20, V0, 600, seed=3, layers=[20])
+    assert stats.ks_2samp(ex.rho[:, -1], other.rho[:, -1]).pvalue < 0.001
+
+
+def test_reproducible_and_explosions_reported():
+    shape = ncs.Shape("smooth", 50, act="softplus", a=0.3)
+    a = ncs.simulate_shaped_network(shape, 50, np.array([[1.0]]), 300, seed=7)
+    b = ncs.simulate_shaped_network(shape, 50, np.array([[1.0]]), 300, seed=7)
+    assert np.array_equal(a.V, b.V) and np.all(np.isfinite(a.V))
+    assert a.exploded.any() and np.all(a.explosion_layer[a.exploded] > 0)
+    sde = ncs.simulate_covariance_sde(ncs.covariance_drift("smooth", phi2=0.0, phi3=3.0), np.array([[1.0]]), 2.0,
+                                      1e-2, 500, scheme="wishart", seed=1)
+    assert sde.exploded.any() and np.all(np.isfinite(sde.values))
+    assert np.all(np.isfinite(sde.explosion_time[sde.exploded]))
+
+
+def test_schemes_orders_quick():
+    T, paths, fine = 1.0, 4000, 2 ** 9
+    dW = np.random.default_rng(0).standard_normal((paths, fine)) * math.sqrt(T / fine)
+    ref = ncs.simulate_correlation_sde(0, -1, 0.3, T, T / fine, paths, scheme="milstein", dW=dW, keep="last").values[:, -1]
+
+    def strong(scheme, k):
+        m = fine // 2 ** k
+        v = ncs.simulate_correlation_sde(0, -1, 0.3, T, 2.0 ** -k, paths, scheme=scheme,
+                                         dW=dW.reshape(paths, -1, m).sum(axis=2), keep="last").values[:, -1]
+        return np.mean(np.abs(v - ref))
+    em = [strong("em", k) for k in (3, 5)]
+    mil = [strong("milstein", k) for k in (3, 5)]
+    assert 0.3 < math.log(em[0] / em[1]) / math.log(4) < 0.75       # strong order 1/2
+    assert 0.75 < math.log(mil[0] / mil[1]) / math.log(4) < 1.25     # strong order 1
+
+
+def test_wishart_scheme_moments_and_psd():
+    V0 = np.array([[1.0, 0.5], [0.5, 2.0]])
+    out = ncs.simulate_covariance_sde(ncs.covariance_drift("none"), V0, 0.1, 0.1, 200_000, scheme="wishart",
+                                      seed=3, keep="last").values[:, -1]
+    assert np.all(np.linalg.eigvalsh(out) >= 0)
+    assert np.allclose(out.mean(axis=0), V0, atol=0.01)                       # martingale
+    var12 = out[:, 0, 1].var() / 0.1
+    assert var12 == pytest.approx(V0[0, 0] * V0[1, 1] + V0[0, 1] ** 2, rel=0.03)  # Σ of (3.2)
+
+
+# ------------------------------------------------------------------ claims
+
+EXPECTED = {
+    "eq2-6": HOLDS, "eq2-10": HOLDS, "theorem3-2": HOLDS, "theorem3-3": HOLDS, "proposition3-4": HOLDS,
+    "proposition3-7": HOLDS, "theorem3-9": HOLDS, "proposition3-10": VIOLATED, "eq4-1": HOLDS,
+    "example4-1": HOLDS, "example4-2": HOLDS, "figure1": HOLDS, "figure2": HOLDS, "sde-schemes": HOLDS,
+    "sde-step-size": HOLDS, "constants": HOLDS,
+}
+
+
+def test_every_claim_has_an_expectation():
+    from verify.registry import all_claims
+    assert {c.name for c in all_claims() if c.paper == "covariance-sde" and c.checked} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_claim_quick(name):
+    v = run_claim(resolve(f"covariance-sde:{name}"), Context(budget="quick", seed=0))
+    assert v.status == EXPECTED[name], v.summary
+    assert v.negative_control is not None and v.negative_control.status == VIOLATED
+
+
+def test_errata_recorded():
+    v = run_claim(resolve("covariance-sde:example4-2"), Context(budget="quick"), with_control=False)
+    assert any("7/4" in e.found for e in v.errata)
+    v = run_claim(resolve("covariance-sde:proposition3-10"), Context(budget="quick"), with_control=False)
+    assert v.errata and "diagonal" in v.errata[0].found
