@@ -313,13 +313,16 @@ def covariance_drift(kind: str, **kw):
 
 
 def _chol_psd(V):
+    """The symmetric square root V^{1/2} (unique and continuous in V, so that a Brownian path drives nearby
+    coarse and fine solutions alike — any factor LLᵀ = V gives the same law)."""
     w, v = np.linalg.eigh(V)
-    return v * np.sqrt(np.clip(w, 0, None))[:, None, :]
+    return (v * np.sqrt(np.clip(w, 0, None))[:, None, :]) @ v.transpose(0, 2, 1)
 
 
 def simulate_covariance_sde(drift, V0, T: float, dt: float, paths: int, *, scheme: str = "em", seed: int = 0,
-                            explode_at: float = 1e8, keep: str = "all") -> SDEPaths:
-    """dV = b(V)dt + Σ(V)^{1/2}dB (eqs 3.1–3.2 / 3.9–3.10) for m×m V; see the module docstring for the schemes."""
+                            explode_at: float = 1e8, keep: str = "all", dW=None) -> SDEPaths:
+    """dV = b(V)dt + Σ(V)^{1/2}dB (eqs 3.1–3.2 / 3.9–3.10) for m×m V; see the module docstring for the schemes.
+    ``dW`` [paths, steps, m, m]: the Brownian increments for "em" (common random numbers in order measurements)."""
     V0 = np.asarray(V0, dtype=float)
     m = V0.shape[0]
     if not (dt > 0 and T >= 0):
@@ -337,8 +340,8 @@ def simulate_covariance_sde(drift, V0, T: float, dt: float, paths: int, *, schem
     for i in range(steps):
         L = _chol_psd(V)
         if scheme == "em":
-            dW = rng.standard_normal((paths, m, m)) * math.sqrt(dt)
-            M = L @ dW @ L.transpose(0, 2, 1)
+            dWi = dW[:, i] if dW is not None else rng.standard_normal((paths, m, m)) * math.sqrt(dt)
+            M = L @ dWi @ L.transpose(0, 2, 1)
             Vn = V + drift(V) * dt + (M + M.transpose(0, 2, 1)) / math.sqrt(2)
             w = np.linalg.eigvalsh(Vn)
             neg = w.min(axis=1) < 0
