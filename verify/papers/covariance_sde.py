@@ -919,16 +919,16 @@ def _tables_rows(ctx: Context, perturb: bool = False):
             body.append([act, "—", "—", "—", str(exc)[:40]])
             bad.append(act)
             continue
-        body.append([act, f"${sp.latex(c.phi2)}$", f"${sp.latex(c.phi3)}$", f"{float(c.value):.6g}",
+        body.append([act, sp.latex(c.phi2), sp.latex(c.phi3), f"{float(c.value):.6g}",
                      "stable" if c.stable else "explodes"])
     nu = tcs.sde_drift_relu_like()
     relu_rows = []
     for sm in (0, sp.Rational(1, 10), sp.Rational(1, 2), 1):
         cc, s2 = tcs.relu_like_constants(1, sm)
-        relu_rows.append([f"s₊ = 1, s₋ = {sm}", f"${sp.latex(cc)}$", f"${sp.latex(s2)}$"])
-    shapes = [["ν(ρ)", f"${sp.latex(nu)}$"], ["μ(ρ)", f"${sp.latex(-tcs.rho * (1 - tcs.rho ** 2) / 2)}$"],
-              ["σ(ρ)", f"${sp.latex(1 - tcs.rho ** 2)}$"],
-              ["Σ(V)", r"$V^{\alpha\gamma}V^{\beta\delta} + V^{\alpha\delta}V^{\beta\gamma}$"]]
+        relu_rows.append([f"s₊ = 1, s₋ = {sm}", sp.latex(cc), sp.latex(s2)])
+    shapes = [["ν(ρ)", sp.latex(nu)], ["μ(ρ)", sp.latex(-tcs.rho * (1 - tcs.rho ** 2) / 2)],
+              ["σ(ρ)", sp.latex(1 - tcs.rho ** 2)],
+              ["Σ(V)", r"V^{\alpha\gamma}V^{\beta\delta} + V^{\alpha\delta}V^{\beta\gamma}"]]
     # cross-check: criterion from sympy vs finite differences of the recentred activation
     worst = 0.0
     for act in ("tanh", "softplus", "gelu", "sin"):
