@@ -10,7 +10,6 @@ records the figures measured.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time

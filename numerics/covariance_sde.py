@@ -27,7 +27,6 @@ import numpy as np
 import sympy as sp
 import torch
 
-from theory import activation as _activation
 from theory import covariance_sde as tcs
 from theory.errors import DeepinitError
 
@@ -148,6 +147,7 @@ def simulate_shaped_network(shape: Shape, depth: int, V0, samples: int, *, metho
     alive = torch.ones(samples, dtype=torch.bool, device=dev)
     when = torch.full((samples,), -1, dtype=torch.long, device=dev)
     eye = torch.eye(m, dtype=dtype, device=dev)
+    f = None  # the previous layer's post-activations (dense method)
     if method == "dense":
         # explicit inputs x (m × n_in = n) with Gram V0, weights W (n × n) per sample and layer
         w, v = torch.linalg.eigh(torch.as_tensor(V0, dtype=dtype, device=dev))

@@ -14,7 +14,7 @@ which is its fixed point. Its two constants are low-dimensional integrals:
 * b* c* = E σ(x_1) σ(x_2): (x_1, x_2) = sqrt(n−1)·(a, cos θ a + sin θ b) with cos θ = −1/(n−1) and (a, b)
   the projection of that uniform point on a plane, density ∝ (1 − a² − b²)^{(n−5)/2} on the unit disk.
 
-Both are computed by Gauss–Jacobi rules split at the activation's kinks (:func:`bsb1_constants`) and,
+Both are computed by the Gauss–Jacobi core of :mod:`theory.bn_meanfield` (:func:`bsb1_constants`) and,
 independently, by Monte Carlo over uniform points of the sphere (:func:`bsb1_constants_mc`).
 """
 from __future__ import annotations
@@ -24,7 +24,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from .activations import activation
 from .errors import DeepinitError
@@ -73,65 +72,20 @@ class BSB1:
         return math.inf if self.singular else max(self.eigenvalue_ones, self.eigenvalue_bulk) * self.inverse_norm
 
 
-def _jacobi_rule(n_nodes: int, alpha: float, beta: float, lo: float, hi: float):
-    """Nodes/weights for ∫_lo^hi f(s)(hi − s)^α (s − lo)^β ds."""
-    x, w = special.roots_jacobi(n_nodes, alpha, beta)
-    half = (hi - lo) / 2
-    return lo + half * (x + 1), w * half ** (1 + alpha + beta)
-
-
 @functools.lru_cache(maxsize=1024)
-def bsb1_constants(act, n: int, nodes: int = 400) -> BSB1:
-    """(b*, c*) of the BSB1 fixed point for batch size ``n`` ≥ 4, by Gauss–Jacobi quadrature."""
+def bsb1_constants(act, n: int) -> BSB1:
+    """(b*, c*) of the BSB1 fixed point for batch size ``n`` ≥ 4 (eq 16).
+
+    The same fixed point as bn-mean-field's Σ* = q*((1 − c*)I + c*11ᵀ): b* = q*, computed by the one quadrature
+    core :func:`theory.bn_meanfield.bsb1_fixed_point` (Gauss–Jacobi rules on the 1- and 2-coordinate sphere
+    marginals, split at the kinks, converged to ≈1e-13 and checked at two rule sizes)."""
+    from .bn_meanfield import bsb1_fixed_point
     act = activation(act)
     if n < 4:
         raise DeepinitError(f"batch size n = {n}: the BSB1 integrals need n ≥ 4 (the 2-D marginal of the "
                             "sphere in 1^⊥ is degenerate for n ≤ 3)")
-    f = act.numpy
-    k = (n - 4) / 2
-    R = math.sqrt(n - 1)
-    # b* = E σ(R s)², s with density ∝ (1 − s²)^k, split at kinks of σ(R s)
-    cuts = sorted({-1.0, 1.0, *[b / R for b in act.breakpoints if -R < b < R]})
-    num = den = 0.0
-    for lo, hi in zip(cuts[:-1], cuts[1:]):
-        # (1 − s²)^k = (1 − s)^k (1 + s)^k; put the singular factors into the rule at the ends ±1
-        a_hi = k if hi == 1.0 else 0.0
-        a_lo = k if lo == -1.0 else 0.0
-        s, w = _jacobi_rule(nodes, a_hi, a_lo, lo, hi)
-        rest = (1 - s) ** (k - a_hi) * (1 + s) ** (k - a_lo)
-        num += np.dot(w, rest * f(R * s) ** 2)
-        den += np.dot(w, rest)
-    b = num / den
-    # b* c* = E σ(x1) σ(x2) over the disk, polar coordinates; kinks of σ(x1), σ(x2) are rays (for a kink
-    # at 0) — split the angle there; radial weight r(1 − r²)^{(n−5)/2} by Gauss–Jacobi on [0, 1]
-    cos_t = -1.0 / (n - 1)
-    sin_t = math.sqrt(1 - cos_t ** 2)
-    kr = (n - 5) / 2
-    r, wr = _jacobi_rule(nodes // 2, kr, 1.0, 0.0, 1.0)
-    wr = wr * (1 + r) ** kr
-    phi_cuts = {0.0, 2 * math.pi}
-    if any(abs(bp) < 1e-15 for bp in act.breakpoints):
-        for base in (math.pi / 2, 3 * math.pi / 2):  # σ(x1) kinks where cos φ = 0
-            phi_cuts.add(base)
-        th = math.atan2(sin_t, cos_t)  # σ(x2) kinks where cos(φ − θ) = 0
-        for base in (th + math.pi / 2, th - math.pi / 2):
-            phi_cuts.add(base % (2 * math.pi))
-    if any(abs(bp) > 1e-15 for bp in act.breakpoints):
-        raise DeepinitError("bsb1_constants supports activations whose kinks are at 0 only")
-    phi_cuts = sorted(phi_cuts)
-    gx, gw = np.polynomial.legendre.leggauss(nodes // 2)
-    num2 = den2 = 0.0
-    for lo, hi in zip(phi_cuts[:-1], phi_cuts[1:]):
-        ph = (lo + hi) / 2 + (hi - lo) / 2 * gx
-        wp = (hi - lo) / 2 * gw
-        A = R * r[:, None] * np.cos(ph)[None, :]
-        Bv = R * r[:, None] * np.sin(ph)[None, :]
-        x1, x2 = A, cos_t * A + sin_t * Bv
-        W = wr[:, None] * wp[None, :]
-        num2 += np.sum(W * f(x1) * f(x2))
-        den2 += np.sum(W)
-    bc = num2 / den2
-    return BSB1(act.name, n, float(b), float(bc / b))
+    fp = bsb1_fixed_point(act, n)
+    return BSB1(act.name, n, float(fp.q), float(fp.c))
 
 
 def bsb1_constants_mc(act, n: int, samples: int, seed: int = 0):

@@ -22,13 +22,12 @@ import functools
 import math
 from dataclasses import dataclass
 
-import mpmath
 import numpy as np
 import sympy as sp
 
-from .activations import Activation, activation
+from .activations import activation
 from .activations import x as X
-from .errors import ActivationError, DeepinitError
+from .errors import DeepinitError
 
 rho, t, psi = sp.symbols("rho t psi", real=True)
 c_plus, c_minus = sp.symbols("c_+ c_-", real=True)
@@ -145,7 +144,6 @@ def covariance_diffusion(m: int = 2) -> sp.Matrix:
     """Σ(V) of eq (3.2) derived: Cov(x_α x_β, x_γ x_δ) for x ~ N(0, V) (Isserlis), upper-triangular index order."""
     Vs = sp.Matrix(m, m, lambda i, j: sp.Symbol(f"V{min(i, j) + 1}{max(i, j) + 1}"))
     idx = [(i, j) for i in range(m) for j in range(i, m)]
-    zs = sp.symbols(f"z1:{m + 1}")
     s_ = sp.symbols(f"s1:{m + 1}")
     mgf = sp.exp(sum(Vs[i, j] * s_[i] * s_[j] for i in range(m) for j in range(m)) / 2)
 

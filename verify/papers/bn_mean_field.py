@@ -31,8 +31,7 @@ from numerics import bn_meanfield as nbm
 from theory import bn_meanfield as tbm
 from theory.errors import DeepinitError, UndefinedQuantityError
 
-from ..core import (HOLDS, HYPOTHESES_NOT_MET, Claim, Context, Erratum, Evidence, Parameter, Verdict,
-                    status_from_rows)
+from ..core import Claim, Context, Erratum, Evidence, Parameter, Verdict, status_from_rows
 from ..registry import register
 
 PAPER = "bn-mean-field"

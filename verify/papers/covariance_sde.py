@@ -26,7 +26,7 @@ from numerics import covariance_sde as ncs
 from theory import covariance_sde as tcs
 from theory.errors import DeepinitError
 
-from ..core import Claim, Context, Erratum, Evidence, Parameter, Verdict, status_from_rows
+from ..core import Claim, Context, Erratum, Evidence, Verdict, status_from_rows
 from ..registry import register
 
 PAPER = "covariance-sde"
