@@ -281,3 +281,12 @@ def test_constants_table_rows():
     assert row[1] == "0.5" and float(row[6]) == pytest.approx(GOLDEN_RATE[("relu", 8)], rel=1e-9)
     assert claims.constants_row("silu", 32)[-1] == "BSB1 unstable"
     assert claims.constants_row("step", 8)[6] == "—"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_claim_standard_budget(name):
+    """The verdicts recorded in docs/papers/bn-mean-field.md (about 6 minutes in all on 2 cores)."""
+    v = run_claim(resolve(f"bn-mean-field:{name}"), Context(budget="standard", seed=0))
+    assert v.status == EXPECTED[name], v.summary
+    assert v.negative_control is not None and v.negative_control.status == VIOLATED
