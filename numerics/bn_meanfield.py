@@ -65,11 +65,13 @@ def _relu_kernel(alpha: float):
     return lambda rho: alpha_relu_kernel(alpha, rho)
 
 
-def bn_meanfield_map_laplace(Sigma, alpha: float = 1.0, h: float = 0.3, gaussian_moments=None) -> np.ndarray:
+def bn_meanfield_map_laplace(Sigma, alpha: float = 1.0, h: float = 0.3, gaussian_moments=None,
+                             det_power: float = 0.5) -> np.ndarray:
     """V_φ̃(Σ) for φ(x) = max(x, 0)^α by Theorem 2 (eq 11); α > 0. Accurate to ≈1e-13 at the default step
     (≈1e-10 for non-integer α, where k_α is a 32-node Gauss–Jacobi rule).
 
-    ``gaussian_moments``: for another φ positive-homogeneous of degree α, a function C[T, B, B] → V_φ(C)[T, B, B]."""
+    ``gaussian_moments``: for another φ positive-homogeneous of degree α, a function C[T, B, B] → V_φ(C)[T, B, B].
+    ``det_power``: the exponent of det(I + 2sΣ^G)⁻¹ — 1/2 in eq (11); other values only for negative controls."""
     S = _check_sigma(Sigma)
     if not alpha > 0:
         raise DeepinitError("the Laplace method needs a positive homogeneity degree α")
@@ -101,7 +103,7 @@ def bn_meanfield_map_laplace(Sigma, alpha: float = 1.0, h: float = 0.3, gaussian
         V = np.asarray(gaussian_moments(C))[:, iu[0], iu[1]]
     else:
         V = denom[:, iu[0], iu[1]] ** alpha * kern(rho)
-    logdet = 0.5 * np.sum(np.log1p(2 * sv * mu[None, :]), axis=1)
+    logdet = det_power * np.sum(np.log1p(2 * sv * mu[None, :]), axis=1)
     wts = h * np.exp(alpha * ts - logdet)
     out = np.zeros((B, B))
     out[iu] = wts @ V

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import math
 
+import mpmath
 import numpy as np
 import sympy as sp
 from scipy import stats
@@ -319,13 +320,12 @@ def _figure1_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
                          passed=abs(med_net - med_sde) < 4 * se_med and abs(med_net - r) > 4 * se_med,
                          note=f"ODE ρ_T = {float(r):.4f}; network median {med_net:.4f} ± {se_med:.4f}; SDE {med_sde:.4f}: "
                               "the ODE misses the random median shift"))
-    idx = [list(net.layers).index(l) for l in net.layers]
     med_path_net = np.median(net.rho, axis=0)
     t_idx = (np.array(net.layers) / n / 1e-2).round().astype(int)
     med_path_sde = np.median(sde.values[:, t_idx], axis=0)
     dev = float(np.max(np.abs(med_path_net - med_path_sde)))
     rows.append(Evidence("median path ρ_{⌊tn⌋}: max |network − SDE| over t", observed=dev, bound=4 * se_med,
-                         passed=dev < 4 * se_med, note=f"{len(idx)} checkpoints"))
+                         passed=dev < 4 * se_med, note=f"{len(net.layers)} checkpoints"))
     return rows
 
 
@@ -969,7 +969,6 @@ def _tables_rows(ctx: Context, perturb: bool = False):
     for act in ("tanh", "softplus", "gelu", "sin"):
         c = tcs.explosion_criterion(act)
         f = sp.lambdify(tcs.X, c.phi, "mpmath")
-        import mpmath
         d2 = float(mpmath.diff(f, 0, 2))
         d3 = float(mpmath.diff(f, 0, 3))
         worst = max(worst, abs(0.75 * d2 ** 2 + d3 - float(c.value)) + (1e-3 if perturb else 0.0))
