@@ -26,50 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .activations import activation
+from .bn_meanfield import BSB1FixedPoint, bsb1_fixed_point
 from .errors import DeepinitError
 
 
-@dataclass(frozen=True)
-class BSB1:
-    """G* = b((1 − c)I + c 11ᵀ) for one (activation, n), with its spectrum."""
-
-    activation: str
-    n: int
-    b: float
-    c: float
-
-    @property
-    def gram(self) -> np.ndarray:
-        return self.b * ((1 - self.c) * np.eye(self.n) + self.c * np.ones((self.n, self.n)))
-
-    @property
-    def eigenvalue_ones(self) -> float:
-        """Eigenvalue on the all-ones direction: b(1 + (n − 1)c)."""
-        return self.b * (1 + (self.n - 1) * self.c)
-
-    @property
-    def eigenvalue_bulk(self) -> float:
-        """Eigenvalue on 1^⊥ (multiplicity n − 1): b(1 − c)."""
-        return self.b * (1 - self.c)
-
-    @property
-    def eigenvalues(self) -> np.ndarray:
-        """Descending."""
-        return np.sort(np.array([self.eigenvalue_ones] + [self.eigenvalue_bulk] * (self.n - 1)))[::-1]
-
-    @property
-    def singular(self) -> bool:
-        return min(self.eigenvalue_ones, self.eigenvalue_bulk) <= 1e-12 * self.b
-
-    @property
-    def inverse_norm(self) -> float:
-        """‖G*⁻¹‖ (∞ when G* is singular)."""
-        m = min(self.eigenvalue_ones, self.eigenvalue_bulk)
-        return math.inf if self.singular else 1.0 / m
-
-    @property
-    def condition_number(self) -> float:
-        return math.inf if self.singular else max(self.eigenvalue_ones, self.eigenvalue_bulk) * self.inverse_norm
+# One type for the one fixed point: bn-mean-field's Σ* = q*((1 − c*)I + c*11ᵀ) and this paper's G* (b* = q*).
+BSB1 = BSB1FixedPoint
 
 
 @functools.lru_cache(maxsize=1024)
@@ -79,13 +41,11 @@ def bsb1_constants(act, n: int) -> BSB1:
     The same fixed point as bn-mean-field's Σ* = q*((1 − c*)I + c*11ᵀ): b* = q*, computed by the one quadrature
     core :func:`theory.bn_meanfield.bsb1_fixed_point` (Gauss–Jacobi rules on the 1- and 2-coordinate sphere
     marginals, split at the kinks, converged to ≈1e-13 and checked at two rule sizes)."""
-    from .bn_meanfield import bsb1_fixed_point
     act = activation(act)
     if n < 4:
         raise DeepinitError(f"batch size n = {n}: the BSB1 integrals need n ≥ 4 (the 2-D marginal of the "
                             "sphere in 1^⊥ is degenerate for n ≤ 3)")
-    fp = bsb1_fixed_point(act, n)
-    return BSB1(act.name, n, float(fp.q), float(fp.c))
+    return bsb1_fixed_point(act, n)
 
 
 def bsb1_constants_mc(act, n: int, samples: int, seed: int = 0):

@@ -172,7 +172,9 @@ def _converged(compute, what: str, rtol: float = 1e-11):
 
 @dataclass(frozen=True)
 class BSB1FixedPoint:
-    """Σ* = q*((1 − c*)I + c*11ᵀ); iterable as (q*, c*)."""
+    """The BSB1 fixed point Σ* = q*((1 − c*)I + c*11ᵀ) (bn-mean-field Theorem 4) — the same matrix as
+    bn-finite-width's G* = b*((1 − c*)I + c*11ᵀ) (eq 16), so one type serves both notations: ``q``/``b``,
+    ``batch_size``/``n``, ``sigma``/``gram``, and the spectrum of G*. Iterable as (q*, c*)."""
 
     activation: str
     batch_size: int
@@ -192,6 +194,47 @@ class BSB1FixedPoint:
     def sigma(self) -> np.ndarray:
         B = self.batch_size
         return self.q * ((1 - self.c) * np.eye(B) + self.c * np.ones((B, B)))
+
+    # bn-finite-width's notation for the same fixed point: G* = b*((1 − c*)I + c*11ᵀ) (eq 16), batch size n
+    @property
+    def b(self) -> float:
+        return self.q
+
+    @property
+    def n(self) -> int:
+        return self.batch_size
+
+    @property
+    def gram(self) -> np.ndarray:
+        return self.sigma
+
+    @property
+    def eigenvalue_ones(self) -> float:
+        """Eigenvalue on the all-ones direction: b*(1 + (n − 1)c*)."""
+        return float(self.q * (1 + (self.batch_size - 1) * self.c))
+
+    @property
+    def eigenvalue_bulk(self) -> float:
+        """Eigenvalue on 1^⊥ (multiplicity n − 1): b*(1 − c*) = s."""
+        return float(self.q * (1 - self.c))
+
+    @property
+    def eigenvalues(self) -> np.ndarray:
+        """Descending."""
+        return np.sort(np.array([self.eigenvalue_ones] + [self.eigenvalue_bulk] * (self.batch_size - 1)))[::-1]
+
+    @property
+    def singular(self) -> bool:
+        return min(self.eigenvalue_ones, self.eigenvalue_bulk) <= 1e-12 * float(self.q)
+
+    @property
+    def inverse_norm(self) -> float:
+        """‖G*⁻¹‖ (∞ when G* is singular)."""
+        return math.inf if self.singular else 1.0 / min(self.eigenvalue_ones, self.eigenvalue_bulk)
+
+    @property
+    def condition_number(self) -> float:
+        return math.inf if self.singular else max(self.eigenvalue_ones, self.eigenvalue_bulk) * self.inverse_norm
 
 
 def _act(act) -> Activation:

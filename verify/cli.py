@@ -1,7 +1,8 @@
 """``python -m verify CLAIM [CLAIM ...] | all | list`` — run checks, print verdicts, set the exit status.
 
-Exit status: 0 every requested claim holds (or its hypotheses are not met as expected),
-1 some claim is violated, 2 usage or input error, 3 inconclusive, 130 interrupted.
+Exit status: 0 every requested claim holds (or a declared hypothesis is not met), 1 some claim is
+violated, 2 usage or input error, 3 inconclusive (numerical trouble, a control without power),
+4 a check or the report crashed, 130 interrupted.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 from . import __version__
 from .core import BUDGETS, PAPERS, Context, Progress
 from .registry import UsageError, all_claims, resolve
-from .report import render_json, render_latex, render_text, write_atomic
+from .report import render_json, render_latex, render_text, resolution_text, write_atomic
 from .runner import exit_status, run_claim
 
 
@@ -36,7 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="PATH", help="write the verdicts as JSON to PATH ('-' for stdout)")
     p.add_argument("--latex", metavar="PATH", help="write booktabs tables of constants and results to PATH")
     p.add_argument("--artefacts", metavar="DIR", help="write figure data and plots into DIR")
-    p.add_argument("--no-control", action="store_true", help="skip the negative controls")
+    p.add_argument("--no-control", action="store_true", help="skip the negative and positive controls")
+    p.add_argument("--sensitivity", action="store_true",
+                   help="measure each claim's resolution: per declared quantity, the smallest relative error "
+                        "(ladder 0.5%%…50%%, both signs) that turns the verdict")
     p.add_argument("--paper", choices=tuple(PAPERS), help="with 'all' or 'list': only this paper")
     p.add_argument("--verbose", "-v", action="store_true")
     p.add_argument("--quiet", "-q", action="store_true", help="one line per claim")
@@ -52,6 +56,12 @@ def _list(paper: str | None, verbose: bool) -> int:
         state = "checked" if c.checked else "not yet"
         print(f"{c.id:40s} {state:8s} {c.title}")
         if verbose:
+            if c.depends_on:
+                deltas = ", ".join(f"{q} ±{100 * c.control_delta_for(q, 'quick'):g}%/±{100 * c.control_delta_for(q, 'standard'):g}%"
+                                   for q in c.depends_on)
+                print(f"{'':40s}   depends on (control δ at quick/standard): {deltas}")
+            for h in c.hypothesis_checks:
+                print(f"{'':40s}   hypothesis check {h.name}: {h.description}")
             for prm in c.parameters:
                 print(f"{'':40s}   --param {prm.name}=… ({prm.help}; default {prm.default})")
             if c.pending_reason:
@@ -86,8 +96,33 @@ def _bind_params(claim, raw: dict[str, str]) -> dict:
     return bound
 
 
+def _safe_streams() -> None:
+    """A terminal that cannot encode the output (LANG=C, a cp1252 console) gets escapes, never a crash."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
+
+
 def main(argv=None) -> int:
+    _safe_streams()
     args = build_parser().parse_args(argv)
+    try:
+        return _main(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        return 130
+    except Exception as exc:  # a crash outside any check (reporting, writing files): exit 4, one line
+        if args.debug:
+            import traceback
+            traceback.print_exc()
+        sys.stderr.write(f"error: deepinit-verify crashed: {type(exc).__name__}: {exc}"
+                         + ("" if args.debug else " (--debug shows the traceback)") + "\n")
+        return 4
+
+
+def _main(args) -> int:
     try:
         if args.claims == ["list"]:
             return _list(args.paper, args.verbose)
@@ -120,11 +155,14 @@ def main(argv=None) -> int:
             ctx = Context(budget=args.budget, seed=args.seed, device=device, dtype=args.dtype,
                           params=bound[claim.id], progress=Progress(claim.id, enabled=not args.quiet),
                           artefact_dir=args.artefacts)
-            v = run_claim(claim, ctx, with_control=not args.no_control, debug=args.debug)
+            v = run_claim(claim, ctx, with_control=not args.no_control, debug=args.debug,
+                          sensitivity=args.sensitivity)
             ctx.progress.done()
             verdicts.append(v)
             if args.quiet:
-                print(f"{v.claim_id:40s} {v.status:20s} {v.seconds:7.1f}s  {v.summary[:120]}")
+                res = resolution_text(v)
+                print(f"{v.claim_id:40s} {v.status:20s} {v.seconds:7.1f}s  {v.summary[:120]}"
+                      + (f"  [resolution: {res}]" if res else ""), flush=True)
             elif args.json != "-":
                 print(render_text(v, claim, verbose=True) + "\n", flush=True)
             if args.json and args.json != "-":  # incremental: an interrupted run keeps what it computed

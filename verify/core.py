@@ -17,7 +17,8 @@ HOLDS = "holds"
 VIOLATED = "violated"
 HYPOTHESES_NOT_MET = "hypotheses-not-met"
 INCONCLUSIVE = "inconclusive"
-STATUSES = (HOLDS, VIOLATED, HYPOTHESES_NOT_MET, INCONCLUSIVE)
+ERROR = "error"  # the check itself crashed (a bug, not a verdict on the claim): exit status 4
+STATUSES = (HOLDS, VIOLATED, HYPOTHESES_NOT_MET, INCONCLUSIVE, ERROR)
 
 PAPERS = {
     "bn-finite-width": "Joudaki, Daneshmand, Bach — mean field and finite width with batch normalization (ICML 2023)",
@@ -96,6 +97,10 @@ class Verdict:
     negative_control: "Verdict | None" = None
     seconds: float = 0.0
     settings: dict = field(default_factory=dict)
+    hypothesis: str = ""  # with hypotheses-not-met: the name of the declared hypothesis check that failed
+    positive_control: "Verdict | None" = None
+    resolution: dict = field(default_factory=dict)  # quantity → smallest |δ| shown to turn the verdict
+    consumed: list = field(default_factory=list)    # the quantities the check consumed (verify.quantities)
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -115,6 +120,9 @@ class Verdict:
             "artefacts": _clean(self.artefacts),
             "tables": _clean(self.tables),
             "negative_control": self.negative_control.to_dict() if self.negative_control else None,
+            "positive_control": self.positive_control.to_dict() if self.positive_control else None,
+            "hypothesis": self.hypothesis or None,
+            "resolution": _clean(self.resolution), "consumed": list(self.consumed),
             "seconds": round(self.seconds, 3), "settings": _clean(self.settings),
         }
 
@@ -192,6 +200,27 @@ class Parameter:
     choices: tuple | None = None
 
 
+class HypothesisNotMet(Exception):
+    """Raised by a check when one of its claim's *declared* hypothesis checks fails for the input.
+
+    Only this, naming a hypothesis the claim declares (``Claim.hypothesis_checks``), yields the status
+    ``hypotheses-not-met``; numerical trouble is ``inconclusive`` and a crash is ``error``."""
+
+    def __init__(self, hypothesis: str, detail: str, evidence: list | None = None):
+        super().__init__(f"{hypothesis}: {detail}")
+        self.hypothesis = hypothesis
+        self.detail = detail
+        self.evidence = evidence or []
+
+
+@dataclass(frozen=True)
+class HypothesisCheck:
+    """A hypothesis of the claim that the check tests before judging (shown by ``verify list -v``)."""
+
+    name: str
+    description: str
+
+
 @dataclass
 class Claim:
     paper: str
@@ -207,6 +236,22 @@ class Claim:
     parameters: tuple[Parameter, ...] = ()
     aliases: tuple[str, ...] = ()
     pending_reason: str = ""
+    # the theory quantities (verify.quantities) and printed constants the statement depends on: the negative
+    # control scales each by (1 ± δ) where the check consumes it and must be flagged; --sensitivity measures δ
+    depends_on: tuple[str, ...] = ()
+    # δ of the negative control per budget (quick, standard, full) — the resolution the claim promises; a
+    # claim whose statistics cannot reach it names its own, per quantity, in ``resolution_override``
+    control_delta: tuple[float, float, float] = (0.10, 0.05, 0.05)
+    resolution_override: dict = field(default_factory=dict)
+    hypothesis_checks: tuple[HypothesisCheck, ...] = ()
+    # for a claim reported violated: the same check on a case where the statement is true must hold
+    positive_control: Callable[[Context], Verdict] | None = None
+    positive_control_description: str = ""
+
+    def control_delta_for(self, quantity: str, budget: str) -> float:
+        i = BUDGETS.index(budget)
+        table = self.resolution_override.get(quantity, self.control_delta)
+        return float(table[i])
 
     @property
     def id(self) -> str:

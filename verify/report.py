@@ -7,9 +7,18 @@ import os
 import re
 import tempfile
 
-from .core import HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Evidence, Verdict
+from .core import ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Evidence, Verdict
 
-_MARK = {HOLDS: "HOLDS", VIOLATED: "VIOLATED", HYPOTHESES_NOT_MET: "HYPOTHESES NOT MET", INCONCLUSIVE: "INCONCLUSIVE"}
+_MARK = {HOLDS: "HOLDS", VIOLATED: "VIOLATED", HYPOTHESES_NOT_MET: "HYPOTHESES NOT MET", INCONCLUSIVE: "INCONCLUSIVE",
+         ERROR: "ERROR (the check crashed)"}
+
+
+def resolution_text(verdict: Verdict) -> str:
+    """'c* ±5%, b* ±5%': the perturbations of the theory side this run showed the check flags."""
+    if not verdict.resolution:
+        return ""
+    return ", ".join(f"{q} ±{100 * d:g}%" if d is not None else f"{q} not flagged even at ±50%"
+                     for q, d in verdict.resolution.items())
 
 
 def fmt(v, digits: int = 6) -> str:
@@ -76,12 +85,24 @@ def render_text(verdict: Verdict, claim: Claim | None = None, verbose: bool = Tr
     for name, path in verdict.artefacts.items():
         if isinstance(path, str):
             lines.append(f"  artefact {name}: {path}")
+    if verdict.resolution:
+        lines.append(f"  resolution (theory-side errors this run flags): {resolution_text(verdict)}")
     nc = verdict.negative_control
     if nc is not None:
+        from .runner import control_description
         flag = "flagged as it must be" if nc.status == VIOLATED else "NOT FLAGGED"
-        desc = claim.control_description if claim else ""
+        desc = control_description(claim) if claim else ""
         lines.append(f"  negative control ({desc}): {_MARK[nc.status]} — {flag}")
         lines.append(f"    {nc.summary}")
+        if verbose and claim is not None and claim.depends_on:
+            for e in nc.evidence:
+                lines.append(f"    · {e.name} (δ = {fmt(e.theory)}): {e.observed}")
+    pc = verdict.positive_control
+    if pc is not None:
+        desc = claim.positive_control_description if claim else ""
+        flag = "holds as it must" if pc.status == HOLDS else "DOES NOT HOLD"
+        lines.append(f"  positive control ({desc}): {_MARK[pc.status]} — {flag}")
+        lines.append(f"    {pc.summary}")
     return "\n".join(lines)
 
 

@@ -1,4 +1,20 @@
-"""Run a claim's check and its negative control, and fold them into one verdict."""
+"""Run a claim's check and its controls, and fold them into one verdict whose status never lies.
+
+Statuses and what produces them:
+
+* ``hypotheses-not-met`` — only a :class:`~verify.core.HypothesisNotMet` naming one of the claim's *declared*
+  hypothesis checks (or a verdict that names one in ``hypothesis``); anything else that claims it is inconclusive;
+* ``inconclusive`` — numerical trouble (a :class:`theory.errors.DeepinitError`: a quadrature that did not
+  converge, an undefined quantity, a diverged simulation), a control that did not demonstrate power, or a claim
+  not yet checked;
+* ``error`` — the check crashed (any other exception): a bug, exit status 4, never a verdict on the claim.
+
+Controls. A claim that declares the quantities its statement depends on (``Claim.depends_on``) is rerun with
+each of them scaled by (1 + δ) and by (1 − δ) — δ the claim's resolution at this budget — through
+:mod:`verify.quantities`, and each perturbed run must be flagged (not ``holds``); the perturbed reruns reuse
+the check's simulations (same seed, same numbers), so only the theory side changes. A claim reported
+``violated`` must have a positive control (the same check where the statement is true) that holds.
+"""
 from __future__ import annotations
 
 import time
@@ -6,48 +22,147 @@ import traceback
 
 from theory.errors import DeepinitError
 
-from .core import HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Context, Verdict
+from . import quantities as Q
+from .core import (ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Context, Evidence,
+                   HypothesisNotMet, Verdict)
+
+SENSITIVITY_LADDER = (0.005, 0.01, 0.02, 0.05, 0.10, 0.20, 0.50)
 
 
-def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool = False) -> Verdict:
+def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool = False,
+              sensitivity: bool = False) -> Verdict:
     if not claim.checked:
         return Verdict(claim.id, INCONCLUSIVE,
                        f"not yet checked by this package{': ' + claim.pending_reason if claim.pending_reason else ''}")
     start = time.monotonic()
-    verdict = _guarded(claim.check, claim, ctx, debug)
-    if with_control and claim.negative_control is not None and verdict.status in (HOLDS, VIOLATED):
-        control = _guarded(claim.negative_control, claim, ctx, debug)
+    memo: dict = {}
+    verdict, consumed = _run(claim.check, claim, ctx, debug, {}, memo)
+    verdict.consumed = sorted(consumed)
+    if with_control and verdict.status == HOLDS:
+        if claim.depends_on:
+            control = perturbation_control(claim, ctx, debug, memo)
+        elif claim.negative_control is not None:
+            control, _ = _run(claim.negative_control, claim, ctx, debug, {}, memo)
+        else:
+            control = None
         verdict.negative_control = control
-        if control.status != VIOLATED:
-            verdict.summary += (f" — BUT the negative control ({claim.control_description}) came out "
+        if control is not None and control.status != VIOLATED:
+            verdict.summary += (f" — BUT the negative control ({control_description(claim)}) came out "
                                 f"'{control.status}', not 'violated': the check has no demonstrated power")
             verdict.status = INCONCLUSIVE
+        elif control is not None and claim.depends_on:
+            verdict.resolution = dict(control.artefacts.get("delta", {}))
+    if with_control and verdict.status == VIOLATED:
+        if claim.positive_control is None:
+            verdict.summary += " — and no positive control shows that this check can say 'holds'"
+            verdict.status = INCONCLUSIVE
+        else:
+            pos, _ = _run(claim.positive_control, claim, ctx, debug, {}, memo)
+            verdict.positive_control = pos
+            if pos.status != HOLDS:
+                verdict.summary += (f" — BUT the positive control ({claim.positive_control_description}) came out "
+                                    f"'{pos.status}', not 'holds': a check that always says 'violated' looks the same")
+                verdict.status = INCONCLUSIVE
+    if sensitivity and verdict.status in (HOLDS, VIOLATED) and claim.depends_on:
+        verdict.resolution = measure_resolution(claim, ctx, verdict.status, debug, memo)
     verdict.seconds = time.monotonic() - start
     verdict.settings = {"budget": ctx.budget, "seed": ctx.seed, "device": ctx.device, "dtype": ctx.dtype,
                         **{f"param.{k}": v for k, v in ctx.params.items()}}
     return verdict
 
 
+def control_description(claim: Claim) -> str:
+    if claim.depends_on:
+        return ("each of " + ", ".join(claim.depends_on) + " scaled by (1 ± δ) where the check consumes it "
+                "(δ: the claim's resolution at this budget) must be flagged")
+    return claim.control_description
+
+
+def perturbation_control(claim: Claim, ctx: Context, debug: bool, memo: dict) -> Verdict:
+    """The negative control: every declared quantity, ±δ, must turn the verdict."""
+    rows = []
+    for q in claim.depends_on:
+        d = claim.control_delta_for(q, ctx.budget)
+        statuses = {}
+        for sign in (+1, -1):
+            v, consumed = _run(claim.check, claim, ctx, debug, {q: sign * d}, memo)
+            statuses[sign] = v.status if Q.canonical(q) in consumed else "not consumed"
+        flagged = all(s not in (HOLDS, "not consumed") for s in statuses.values())
+        rows.append(Evidence(f"{q} ×(1 ± δ)", theory=d,
+                             observed=f"+δ: {statuses[1]}, −δ: {statuses[-1]}", passed=not flagged,
+                             note=Q.describe(q) + ("" if flagged else " — NOT flagged at this δ")))
+    # a control row 'passes' when the claim's statement survives the perturbation: the control is violated iff
+    # every perturbation was flagged
+    st = VIOLATED if all(r.passed is False for r in rows) else HOLDS
+    deltas = {q: claim.control_delta_for(q, ctx.budget) for q in claim.depends_on}
+    return Verdict(claim.id, st, "every declared quantity perturbed by ±δ is flagged" if st == VIOLATED else
+                   "some perturbed quantity is not flagged: " + ", ".join(r.name for r in rows if r.passed), rows,
+                   artefacts={"delta": deltas})
+
+
+def measure_resolution(claim: Claim, ctx: Context, status: str, debug: bool, memo: dict) -> dict:
+    """Per declared quantity, the smallest δ of the ladder at which both (1 + δ) and (1 − δ) turn the verdict
+    away from ``status`` (a monotone response assumed; ``None`` if even 50% does not)."""
+    out = {}
+    for q in claim.depends_on:
+        cache: dict = {}
+
+        def flagged(d):
+            if d not in cache:
+                res = []
+                for sign in (+1, -1):
+                    v, consumed = _run(claim.check, claim, ctx, debug, {q: sign * d}, memo)
+                    res.append(Q.canonical(q) in consumed and v.status != status)
+                cache[d] = all(res)
+            return cache[d]
+        i = SENSITIVITY_LADDER.index(0.05) if 0.05 in SENSITIVITY_LADDER else 0
+        if flagged(SENSITIVITY_LADDER[i]):
+            while i > 0 and flagged(SENSITIVITY_LADDER[i - 1]):
+                i -= 1
+            out[q] = SENSITIVITY_LADDER[i]
+        else:
+            while i + 1 < len(SENSITIVITY_LADDER) and not flagged(SENSITIVITY_LADDER[i + 1]):
+                i += 1
+            out[q] = SENSITIVITY_LADDER[i + 1] if i + 1 < len(SENSITIVITY_LADDER) else None
+        ctx.progress(f"sensitivity {q}: {out[q]}", None)
+    return out
+
+
+def _run(fn, claim: Claim, ctx: Context, debug: bool, perturbation: dict, memo: dict) -> tuple[Verdict, set]:
+    """One guarded call of a check under a perturbation; returns the verdict and the quantities it consumed."""
+    with Q.perturbed(perturbation, memo) as state:
+        verdict = _guarded(fn, claim, ctx, debug)
+    if verdict.status == HYPOTHESES_NOT_MET:
+        declared = {h.name for h in claim.hypothesis_checks}
+        if verdict.hypothesis not in declared:
+            verdict.summary = (f"reported hypotheses-not-met without naming a declared hypothesis check "
+                               f"({verdict.hypothesis or 'none named'}): {verdict.summary}")
+            verdict.status = INCONCLUSIVE
+    return verdict, set(state.consumed)
+
+
 def _guarded(fn, claim: Claim, ctx: Context, debug: bool) -> Verdict:
     try:
         return fn(ctx)
+    except HypothesisNotMet as exc:
+        return Verdict(claim.id, HYPOTHESES_NOT_MET, f"outside the claim's hypotheses — {exc}", exc.evidence,
+                       hypothesis=exc.hypothesis)
     except DeepinitError as exc:
-        return Verdict(claim.id, HYPOTHESES_NOT_MET, f"input outside the claim's hypotheses: {exc}")
-    except KeyboardInterrupt:
+        return Verdict(claim.id, INCONCLUSIVE, f"numerical trouble, no verdict: {exc}")
+    except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as exc:  # a bug in a check must not masquerade as a verdict
         detail = traceback.format_exc() if debug else f"{type(exc).__name__}: {exc}"
-        return Verdict(claim.id, INCONCLUSIVE, f"the check failed to run: {detail}")
+        return Verdict(claim.id, ERROR, f"the check crashed: {detail}")
 
 
-EXIT_CODES = {HOLDS: 0, HYPOTHESES_NOT_MET: 0, VIOLATED: 1, INCONCLUSIVE: 3}
+EXIT_CODES = {HOLDS: 0, HYPOTHESES_NOT_MET: 0, VIOLATED: 1, INCONCLUSIVE: 3, ERROR: 4}
 
 
 def exit_status(verdicts: list[Verdict]) -> int:
-    """0 all hold (or hypotheses not met), 1 some violated, 3 some inconclusive (and none violated)."""
+    """4 some check crashed, else 1 some violated, else 3 some inconclusive, else 0 (hold or hypotheses not met)."""
     statuses = {v.status for v in verdicts}
-    if VIOLATED in statuses:
-        return 1
-    if INCONCLUSIVE in statuses:
-        return 3
+    for st in (ERROR, VIOLATED, INCONCLUSIVE):
+        if st in statuses:
+            return EXIT_CODES[st]
     return 0

@@ -1,0 +1,200 @@
+"""The theory quantities a claim consumes, and the one place where a perturbation is injected.
+
+Every claim declares the quantities its statement depends on (``Claim.depends_on``): the BSB1 fixed point's
+b* (≡ bn-mean-field's q*) and c*, the forward-Jacobian eigenvalues λ_𝕃, λ_𝕄, the gradient-explosion rate
+λ_max, the isometry strength β_σ, the covariance-SDE drift ν, the ReLU chain's μ_ReLU, the explosion
+criterion, the dual kernel σ̂ …, and also the printed constants its check compares with (a predicted exponent,
+a rate). A check obtains each of them through an accessor of this module (``gstar``, ``bsb1_fixed_point``,
+``gradient_explosion_rate``, ``beta`` … or ``constant`` for a printed number). While a perturbation is active
+(``perturbed({"c*": 0.05})``), the accessor returns the quantity scaled by (1 + δ) — exactly where the check
+consumes it, never on the independent route it is compared with (Monte Carlo, a finite-width network,
+the paper's printed form evaluated separately). The runner uses this for the negative controls and for
+``--sensitivity``; the mutation tests use it to prove that a 5% error turns each verdict.
+
+The active state lives in a :class:`contextvars.ContextVar`, so a check never has to pass it around and
+concurrent checks (threads, tasks) do not see each other's perturbations. The state also records which
+quantities a check consumed (a test asserts that this equals what the claim declares) and memoises
+expensive computations that do not depend on any perturbed quantity, so that the perturbed reruns of a
+control or a sensitivity scan reuse the check's simulations exactly (same seed, same numbers).
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import theory
+from theory import bn_meanfield as _tbm
+from theory import covariance_sde as _tcs
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A named theory quantity: its symbol, what it is, the theory function that computes it."""
+
+    name: str
+    symbol: str
+    meaning: str
+    source: str
+    aliases: tuple[str, ...] = ()
+
+
+QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
+    Quantity("b*", "b* (= q*)", "scale of the BSB1 fixed point G* = b*((1−c*)I + c*11ᵀ) (bn-finite-width eq 16; "
+             "bn-mean-field's q*, Theorem 4)", "theory.bsb1_fixed_point", aliases=("q*",)),
+    Quantity("c*", "c*", "correlation of the BSB1 fixed point (bn-finite-width eq 16; bn-mean-field Theorem 4)",
+             "theory.bsb1_fixed_point"),
+    Quantity("lambda_L", "λ_𝕃", "forward-Jacobian eigenvalue on the 𝕃 eigenspace (bn-mean-field Theorem 6)",
+             "theory.bn_jacobian_eigenvalues"),
+    Quantity("lambda_M", "λ_𝕄", "forward-Jacobian eigenvalue on the 𝕄 eigenspace (bn-mean-field Theorem 6)",
+             "theory.bn_jacobian_eigenvalues"),
+    Quantity("lambda_max", "λ_max", "gradient-explosion rate, top eigenvalue of the backward map (bn-mean-field "
+             "Theorem 7)", "theory.gradient_explosion_rate"),
+    Quantity("beta", "β_σ", "isometry strength (isometry Definition 3)", "theory.isometry_strength"),
+    Quantity("dual", "σ̂", "the dual activation / layer-norm mean-field map ρ ↦ σ̄(ρ)/σ̄(1) (isometry eq 10)",
+             "theory.mean_reduced_dual"),
+    Quantity("nu", "ν", "drift of the ReLU-like correlation SDE, ν(ρ) (covariance-sde eq 2.6 / Theorem 3.2)",
+             "theory.covariance_sde.sde_drift_relu_like"),
+    Quantity("mu_relu", "μ_ReLU", "drift of the ReLU Markov chain's correlation (covariance-sde eq 2.10)",
+             "theory.covariance_sde.relu_chain_coefficients"),
+    Quantity("criterion", "(3/4)φ″(0)² + φ‴(0)", "the explosion criterion of Proposition 3.10 (covariance-sde)",
+             "theory.covariance_sde.explosion_criterion"),
+)}
+
+_ALIAS = {a: q.name for q in QUANTITIES.values() for a in q.aliases}
+
+
+def canonical(name: str) -> str:
+    """The registered name of a quantity (``q*`` → ``b*``); a claim-local constant keeps its own name."""
+    return _ALIAS.get(name, name)
+
+
+def describe(name: str) -> str:
+    q = QUANTITIES.get(canonical(name))
+    return f"{q.symbol} — {q.meaning}" if q else f"{name} (a printed constant of the statement)"
+
+
+@dataclass
+class _State:
+    perturbation: dict[str, float] = field(default_factory=dict)
+    consumed: set = field(default_factory=set)
+    memo: dict = field(default_factory=dict)
+
+
+_STATE: contextvars.ContextVar[_State] = contextvars.ContextVar("deepinit_quantities", default=_State())
+
+
+def normalise(perturbation: dict[str, float] | None) -> dict[str, float]:
+    out = {}
+    for k, v in (perturbation or {}).items():
+        v = float(v)
+        if not math.isfinite(v) or v <= -1:
+            raise ValueError(f"a perturbation scales by (1 + δ): δ = {v!r} for {k!r} must be finite and > −1")
+        out[canonical(k)] = v
+    return out
+
+
+@contextlib.contextmanager
+def perturbed(perturbation: dict[str, float] | None = None, memo: dict | None = None):
+    """Run the body with the named quantities scaled by (1 + δ); yields the state (``.consumed``)."""
+    state = _State(normalise(perturbation), set(), memo if memo is not None else {})
+    token = _STATE.set(state)
+    try:
+        yield state
+    finally:
+        _STATE.reset(token)
+
+
+def delta(name: str) -> float:
+    """The active relative perturbation δ of ``name``, recording that the check consumed it."""
+    state = _STATE.get()
+    key = canonical(name)
+    state.consumed.add(key)
+    return state.perturbation.get(key, 0.0)
+
+
+def scaled(name: str, value):
+    """``value × (1 + δ_name)``: numbers, numpy arrays and sympy expressions alike."""
+    d = delta(name)
+    return value if d == 0.0 else value * (1 + d)
+
+
+def constant(name: str, value):
+    """A printed constant of the statement (an exponent, a coefficient) consumed by the check."""
+    return scaled(name, value)
+
+
+def memo(key, compute: Callable[[], Any]):
+    """The value of ``compute()`` for ``key``, computed once per claim run (check, controls, sensitivity share
+    it). Only for computations that consume no perturbable quantity: this is asserted — a computation that
+    consumed one is not cached."""
+    state = _STATE.get()
+    if key in state.memo:
+        return state.memo[key]
+    before = set(state.consumed)
+    value = compute()
+    if state.consumed - before:
+        return value  # it consumed a quantity: its value depends on the perturbation, never cache it
+    state.memo[key] = value
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Accessors: the theory functions the claims use, with the perturbation applied where they consume it
+# ---------------------------------------------------------------------------------------------
+
+def bsb1_fixed_point(act, batch_size: int):
+    """The BSB1 fixed point (b* = q*, c*) of theory.bsb1_fixed_point, with b*, c* perturbed."""
+    fp = theory.bsb1_fixed_point(act, batch_size)
+    db, dc = delta("b*"), delta("c*")
+    if db == 0.0 and dc == 0.0:
+        return fp
+    return replace(fp, q=fp.q * (1 + db), c=fp.c * (1 + dc))
+
+
+gstar = bsb1_fixed_point  # bn-finite-width's name for the same fixed point (G*, eq 16)
+
+
+def bn_jacobian_eigenvalues(act, batch_size: int):
+    """λ_𝔾, λ_𝕃, λ_𝕄 of theory.bn_jacobian_eigenvalues, with λ_𝕃 and λ_𝕄 perturbed."""
+    ev = theory.bn_jacobian_eigenvalues(act, batch_size)
+    dl, dm = delta("lambda_L"), delta("lambda_M")
+    if dl == 0.0 and dm == 0.0:
+        return ev
+    return replace(ev, L=ev.L * (1 + dl), M=ev.M * (1 + dm))
+
+
+def gradient_explosion_rate(act, batch_size: int) -> float:
+    return scaled("lambda_max", theory.gradient_explosion_rate(act, batch_size))
+
+
+def beta(act) -> float:
+    """β_σ (isometry Definition 3) as a float, perturbed."""
+    return scaled("beta", float(theory.isometry_strength(act)))
+
+
+def nu_relu_like(c_plus=_tcs.c_plus, c_minus=_tcs.c_minus):
+    """ν(ρ) of the ReLU-like correlation SDE (sympy), perturbed."""
+    return scaled("nu", _tcs.sde_drift_relu_like(c_plus, c_minus))
+
+
+def relu_chain_coefficients():
+    """(μ_ReLU, σ²_ReLU, …) of the ReLU Markov chain (sympy), with μ_ReLU perturbed."""
+    coeffs = _tcs.relu_chain_coefficients()
+    return (scaled("mu_relu", coeffs[0]), *coeffs[1:])
+
+
+def explosion_criterion(act, x0=0):
+    """The criterion (3/4)φ″(0)² + φ‴(0) of theory.explosion_criterion, perturbed."""
+    crit = _tcs.explosion_criterion(act, x0)
+    d = delta("criterion")
+    if d == 0.0:
+        return crit
+    return replace(crit, value=crit.value * (1 + d))
+
+
+__all__ = ["QUANTITIES", "Quantity", "beta", "bn_jacobian_eigenvalues", "bsb1_fixed_point", "canonical",
+           "constant", "delta", "describe", "explosion_criterion", "gradient_explosion_rate", "gstar", "memo",
+           "normalise", "nu_relu_like", "perturbed", "relu_chain_coefficients", "scaled", "_tbm"]
