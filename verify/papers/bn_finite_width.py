@@ -736,10 +736,10 @@ register(Claim(
 # =============================================================================================
 
 def _figure2_rows(ctx: Context, ratio_factor: float = 1.0, acts=("relu", "selu", "celu", "tanh", "sin", "sigmoid"),
-                  batchnorm: bool = True) -> list[Evidence]:
+                  batchnorm: bool = True, ell: int = 10) -> list[Evidence]:
     """KS distance to MP(y = ratio_factor·n/d) of the pooled, median-normalised bulk eigenvalues."""
     from theory.batchnorm import marchenko_pastur_cdf
-    n, d, ell = 20, 500, 10
+    n, d = 20, 500
     seeds = ctx.pick(100, 300, 1000)
     rng = np.random.default_rng([ctx.seed, 2])
     ref = []
@@ -797,6 +797,12 @@ def control_figure2(ctx: Context) -> Verdict:
                     "the same test on the chain without batch norm (linear)")
 
 
+def positive_figure2(ctx: Context) -> Verdict:
+    return _control("figure2", _figure2_rows(ctx, acts=("identity",), batchnorm=False, ell=0),
+                    "the same test on G_0 = h_0ᵀh_0/d of the chain without BN from input I: a Wishart matrix, so "
+                    "Marchenko–Pastur holds")
+
+
 register(Claim(
     PAPER, "figure2", "Fig 2: eigenvalues of G_ℓ follow the Marchenko–Pastur law (n = 20, d = 500, ℓ = 10)",
     "The median-normalised eigenvalues of G_10 follow Marchenko–Pastur with γ = n/d, for relu, selu, celu, tanh, sin, "
@@ -805,6 +811,8 @@ register(Claim(
     "Pooled bulk eigenvalues over many networks, Kolmogorov–Smirnov distance to the Marchenko–Pastur CDF compared "
     "with that of exact Wishart matrices of the same size.",
     check_figure2, control_figure2, "the same test applied to the chain without batch norm",
+    positive_control=positive_figure2,
+    positive_control_description="the same KS test on G_0 = h_0ᵀh_0/d without BN, input I (exactly Wishart: MP holds)",
     uses=("numerics.simulate_bn_chain", "theory.batchnorm.marchenko_pastur_cdf")))
 
 
@@ -952,7 +960,7 @@ register(Claim(
 # Lemma 5 (eq 13) / Lemma 11 (eq 36) — one step of the chain from μ_0 barely moves it in TV
 # =============================================================================================
 
-def _lemma5_tv(ctx: Context, act: str, n: int, d: int, samples: int):
+def _lemma5_tv(ctx: Context, act: str, n: int, d: int, samples: int, kernel: str = "chain"):
     """A lower bound on ‖T(μ_0) − μ_0‖_tv: the KS distance between the laws of the statistic
     S(h) = ‖G*^{−1/2}(hᵀh/d)G*^{−1/2} − I‖_F² under h ~ μ_0 (rows i.i.d. N(0, G*)) and under one step of the
     chain h' = W σ(φ(h)); any statistic's KS distance is ≤ TV. Returns (KS, 95% DKW lower bound)."""
@@ -967,22 +975,25 @@ def _lemma5_tv(ctx: Context, act: str, n: int, d: int, samples: int):
         return np.linalg.norm(half_inv @ g @ half_inv - np.eye(n), axis=(-2, -1)) ** 2
     h0 = rng.standard_normal((samples, d, n)) @ chol.T
     # h' | h0 has i.i.d. rows N(0, G(h0)), G(h0) the Gram of σ(φ(h0)) (exact in distribution)
-    G0 = numerics.simulate_bn_chain(act, d, n, 0, samples, input_cov=fp.gram, seed=ctx.seed + d,
-                                    device=ctx.device).cpu().numpy()[:, 0]
+    if kernel == "meanfield":  # the mean-field kernel h' = W G*^{1/2}: μ_0 is invariant, the TV is 0
+        G0 = np.broadcast_to(fp.gram, (samples, n, n))
+    else:
+        G0 = numerics.simulate_bn_chain(act, d, n, 0, samples, input_cov=fp.gram, seed=ctx.seed + d,
+                                        device=ctx.device).cpu().numpy()[:, 0]
     h1 = rng.standard_normal((samples, d, n)) @ np.transpose(np.linalg.cholesky(G0), (0, 2, 1))
     a, b = stat(h0), stat(h1)
     ks = float(stats.ks_2samp(a, b).statistic)
     return ks, ks - 2 * math.sqrt(math.log(2 / 0.05) / (2 * samples)), float(a.mean() * d), float(b.mean() * d)
 
 
-def _lemma5_rows(ctx: Context, constant: float = 1.0, widths=None) -> list[Evidence]:
+def _lemma5_rows(ctx: Context, constant: float = 1.0, widths=None, kernel: str = "chain") -> list[Evidence]:
     n, act = 10, "relu"
     fp = theory.bsb1_constants(act, n)
     gam = theory.distortion(act, n).upper
     rows = []
     for d in widths or ctx.pick([1000, 4000], [1000, 4000, 16000], [1000, 4000, 16000, 64000]):
         samples = ctx.pick(200, 400, 1000)
-        ks, lower, ma, mb = _lemma5_tv(ctx, act, n, d, samples)
+        ks, lower, ma, mb = _lemma5_tv(ctx, act, n, d, samples, kernel)
         eps2 = n * n * gam ** 2 * fp.inverse_norm / d
         rows.append(Evidence(f"d = {d}: ‖T(μ_0) − μ_0‖_tv ≥ (95% lower bound) vs {constant:g}·ε² = {constant:g}·n²γ²‖G*⁻¹‖/d",
                              bound=constant * eps2, observed=lower, numeric=ks, slack=constant * eps2 / lower if lower > 0 else None,
@@ -1011,6 +1022,11 @@ def check_lemma5(ctx: Context) -> Verdict:
     return v
 
 
+def positive_lemma5(ctx: Context) -> Verdict:
+    return _control("lemma5", _lemma5_rows(ctx, kernel="meanfield"),
+                    "the same TV lower bound for one step of the mean-field kernel (μ_0 invariant)")
+
+
 def control_lemma5(ctx: Context) -> Verdict:
     rows = _lemma5_rows(ctx, constant=30.0, widths=[16000])
     return _control("lemma5", rows, "the lemma with a generous constant 30ε² at the largest width")
@@ -1024,4 +1040,7 @@ register(Claim(
     "‖G*^{−1/2}(hᵀh/d)G*^{−1/2} − I‖_F² under μ_0 and after one exact step, minus the 95% DKW margin; compared with "
     "ε² across widths (ε² ∝ 1/d, so a width-independent lower bound violates the lemma).",
     check_lemma5, control_lemma5, "the lemma with the constant 30 must still be flagged at the largest width",
+    positive_control=positive_lemma5,
+    positive_control_description="the same TV lower bound for one step of the mean-field kernel h' = W G*^{1/2}, which "
+                                 "leaves μ_0 invariant: it must hold",
     uses=("theory.bsb1_constants", "theory.distortion", "numerics.simulate_bn_chain")))

@@ -766,6 +766,22 @@ def check_proposition3_10(ctx: Context) -> Verdict:
                           "correlation is not constant (erratum); the other regimes hold", errata=[er])
 
 
+def positive_proposition3_10(ctx: Context) -> Verdict:
+    """The same spread-of-ρ_T test where the correlation is constant: two (numerically) identical inputs, ρ₀ = 1 − 10⁻⁶,
+    whose correlation stays at 1 up to O(10⁻⁶) (the correlation diffusion vanishes at ρ = 1)."""
+    ns = ctx.pick((64, 128), (64, 256), (64, 256, 1024))
+    samples, T = ctx.pick(500, 1000, 2000), 0.5
+    rsd = []
+    for n in ns:
+        shape = ncs.Shape("smooth", n, act="tanh", a=1.0, p=0.25)
+        run = ncs.simulate_shaped_network(shape, int(T * n), 2 * np.array([[1.0, 1 - 1e-6], [1 - 1e-6, 1.0]]), samples,
+                                          seed=ctx.seed + 3 * n, layers=[0, int(T * n)])
+        rsd.append(float(run.rho[:, -1].std()))
+    rows = [Evidence(f"(i) tanh, p = 1/4, identical inputs (ρ₀ = 1 − 10⁻⁶): spread of ρ_T at T = {T}", theory="sd 0 (constant)",
+                     numeric=rsd, bound=0.1, observed=rsd[-1], passed=rsd[-1] < 0.1)]
+    return _control("proposition3-10", rows, "the correlation-spread test on identical inputs (ρ ≡ 1)")
+
+
 def control_proposition3_10(ctx: Context) -> Verdict:
     return _control("proposition3-10", _prop310_rows(ctx, flip=True), "tanh and softplus swapped (stable/unstable mislabel)")
 
@@ -779,6 +795,9 @@ register(Claim(
     "diagonals vs n; tanh (stable) — the diagonal's mean and spread, and the spread of the correlation; (ii) KS of ρ_T "
     "between widths at p = 1/2; (iii) KS against the drift-free SDE at p = 3/4.",
     check_proposition3_10, control_proposition3_10, "stable and unstable activations swapped must be caught",
+    positive_control=positive_proposition3_10,
+    positive_control_description="the same spread-of-ρ_T test (sd < 0.1) on two identical inputs, whose correlation is "
+                                 "constant (ρ ≡ 1): it must hold",
     uses=("numerics.covariance_sde.simulate_shaped_network", "numerics.covariance_sde.simulate_covariance_sde")))
 
 
