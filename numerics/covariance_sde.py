@@ -191,12 +191,59 @@ def relu_map(r):
     return (np.sqrt(1 - r * r) + r * np.arccos(-r)) / np.pi
 
 
+def relu_bivariate_moment_quadrature(p: int, q: int, r: float, nodes: int = 48) -> float:
+    """E[relu(x)^p relu(y)^q] for standard (x, y) with correlation r, by quadrature — a route independent of the
+    closed forms in theory.covariance_sde. Polar coordinates: the integrand is r^{p+q}·f(θ) (positively
+    homogeneous), so E = E[R^{p+q}]·(1/2π)∫f(θ)dθ with E[R^k] = 2^{k/2}Γ(1 + k/2) (Rayleigh R); f is analytic on the
+    arc where both factors are positive, integrated there by Gauss–Legendre."""
+    r = float(np.clip(r, -1.0, 1.0))
+    s = math.sqrt(max(1.0 - r * r, 0.0))
+    # x = cos θ > 0 ⇔ θ ∈ (−π/2, π/2); y = r cos θ + s sin θ = cos(θ − ψ) > 0 with ψ = atan2(s, r)
+    psi = math.atan2(s, r)
+    if p > 0 and q > 0:
+        lo, hi = max(-math.pi / 2, psi - math.pi / 2), min(math.pi / 2, psi + math.pi / 2)
+    elif p > 0:
+        lo, hi = -math.pi / 2, math.pi / 2
+    elif q > 0:
+        lo, hi = psi - math.pi / 2, psi + math.pi / 2
+    else:
+        return 1.0
+    if hi <= lo:
+        return 0.0
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    th = 0.5 * (hi - lo) * x + 0.5 * (hi + lo)
+    f = np.clip(np.cos(th), 0, None) ** p * np.clip(np.cos(th - psi), 0, None) ** q
+    k = p + q
+    return float(2 ** (k / 2) * math.gamma(1 + k / 2) * 0.5 * (hi - lo) * np.dot(w, f) / (2 * math.pi))
+
+
+def relu_chain_delta_method(r: float, h: float = 1e-4) -> tuple[float, float]:
+    """(μ_ReLU(ρ), σ²_ReLU(ρ)) of eq (2.10) by a second, numerical route: the moments of Y = (cφ(g^α)φ(g^β),
+    cφ(g^α)², cφ(g^β)²) (c = 2) by quadrature, and the delta method for g(A, P, Q) = A/√(PQ) with the gradient and
+    Hessian by central finite differences: μ = ½ tr(H Cov Y), σ² = ∇gᵀ Cov Y ∇g (per neuron; ×1/n per layer)."""
+    c = 2.0
+    M = lambda p, q: relu_bivariate_moment_quadrature(p, q, r)  # noqa: E731
+    mean = np.array([c * M(1, 1), c * M(2, 0), c * M(0, 2)])
+    second = c * c * np.array([[M(2, 2), M(3, 1), M(1, 3)],
+                               [M(3, 1), M(4, 0), M(2, 2)],
+                               [M(1, 3), M(2, 2), M(0, 4)]])
+    cov = second - np.outer(mean, mean)
+    g = lambda v: v[0] / math.sqrt(v[1] * v[2])  # noqa: E731
+    E = np.eye(3) * h
+    grad = np.array([(g(mean + E[i]) - g(mean - E[i])) / (2 * h) for i in range(3)])
+    H = np.array([[(g(mean + E[i] + E[j]) - g(mean + E[i] - E[j]) - g(mean - E[i] + E[j]) + g(mean - E[i] - E[j]))
+                   / (4 * h * h) for j in range(3)] for i in range(3)])
+    return float(0.5 * np.sum(H * cov)), float(grad @ cov @ grad)
+
+
 def simulate_relu_chain(rho0: float, n: int, depth: int, paths: int, seed: int = 0, infinite_width: bool = False,
-                        drop_corrections: bool = False):
+                        drop_corrections: bool = False, mu_scale: float = 1.0):
     """ρ_{ℓ+1} = cK₁(ρ_ℓ) + μ_ReLU(ρ_ℓ)/n + ξ σ_ReLU(ρ_ℓ)/√n (eq 2.10), ρ clipped to [−1, 1]; [paths, depth+1].
-    ``infinite_width`` (or ``drop_corrections``): the update ρ ← cK₁(ρ) alone."""
+    ``infinite_width`` (or ``drop_corrections``): the update ρ ← cK₁(ρ) alone. ``mu_scale`` multiplies μ_ReLU (the
+    checks pass the scale of the μ_ReLU they consume)."""
     infinite_width = infinite_width or drop_corrections
-    mu, sig2 = tcs.relu_chain_numeric()
+    mu0, sig2 = tcs.relu_chain_numeric()
+    mu = (lambda r: mu_scale * mu0(r)) if mu_scale != 1.0 else mu0
     rng = np.random.default_rng(seed)
     out = np.empty((paths, depth + 1))
     r = np.full(paths, float(rho0))
@@ -231,20 +278,23 @@ class SDEPaths:
 
 def simulate_correlation_sde(c_plus: float, c_minus: float, rho0: float, T: float, dt: float, paths: int, *,
                              scheme: str = "em", seed: int = 0, dW=None, drift_nu: bool = True,
-                             keep: str = "all") -> SDEPaths:
+                             keep: str = "all", nu_scale: float = 1.0) -> SDEPaths:
     """dρ = (ν(ρ) + μ(ρ))dt + σ(ρ)dB with μ = −ρ(1−ρ²)/2, σ = 1 − ρ² (eqs 3.4–3.5).
 
     ``scheme``: "em", "milstein" (adds ½σσ′(ΔW² − dt)), "weak2" (simplified order-2 weak Taylor scheme, Kloeden–
     Platen 14.2.1, with Gaussian increments). ``dW`` [paths, steps] may be given (common random numbers for
-    order measurements). ``drift_nu=False`` drops ν (the linear-network limit, eq 3.6). ``keep``: "all" or "last"."""
+    order measurements). ``drift_nu=False`` drops ν (the linear-network limit, eq 3.6). ``keep``: "all" or "last".
+    ``nu_scale``: ν (and its derivatives in the higher-order schemes) multiplied by this factor — the checks pass the
+    scale of the ν they consume, so that the drift simulated is the drift they judge."""
     if not -1 <= rho0 <= 1:
         raise DeepinitError("ρ₀ must lie in [−1, 1]")
     if not (dt > 0 and T >= 0):
         raise DeepinitError("dt > 0 and T ≥ 0")
     steps = int(round(T / dt))
     rng = np.random.default_rng(seed)
-    nu = nu_numeric(c_plus, c_minus) if drift_nu else (lambda r: 0.0 * r)
-    k = (c_plus - c_minus) ** 2 / (2 * math.pi) if drift_nu else 0.0
+    nu0 = nu_numeric(c_plus, c_minus)
+    nu = (lambda r: nu_scale * nu0(r)) if drift_nu else (lambda r: 0.0 * r)
+    k = nu_scale * (c_plus - c_minus) ** 2 / (2 * math.pi) if drift_nu else 0.0
 
     def a(r):
         return nu(r) - 0.5 * r * (1 - r * r)
@@ -288,10 +338,11 @@ def simulate_correlation_sde(c_plus: float, c_minus: float, rho0: float, T: floa
 
 
 def covariance_drift(kind: str, **kw):
-    """b(V) for a batch V [P, m, m]: kind "relu" (ν(ρ)√(V^{αα}V^{ββ}), eq 3.2), "smooth" (eq 3.10 with
-    phi2, phi3, a), or "none" (the linear-network limit)."""
+    """b(V) for a batch V [P, m, m]: kind "relu" (ν(ρ)√(V^{αα}V^{ββ}), eq 3.2; ``nu_scale`` multiplies ν), "smooth"
+    (eq 3.10 with phi2, phi3, a), or "none" (the linear-network limit)."""
     if kind == "relu":
-        nu = nu_numeric(kw.get("c_plus", 0.0), kw.get("c_minus", -1.0))
+        nu0, scale = nu_numeric(kw.get("c_plus", 0.0), kw.get("c_minus", -1.0)), kw.get("nu_scale", 1.0)
+        nu = nu0 if scale == 1.0 else (lambda r: scale * nu0(r))
 
         def drift(V):
             d = np.sqrt(np.einsum("pii->pi", V))

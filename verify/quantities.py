@@ -170,14 +170,43 @@ def gradient_explosion_rate(act, batch_size: int) -> float:
     return scaled("lambda_max", theory.gradient_explosion_rate(act, batch_size))
 
 
+def isometry_strength(act):
+    """β_σ of theory.isometry_strength (value and exact sympy form), perturbed."""
+    b = theory.isometry_strength(act)
+    d = delta("beta")
+    if d == 0.0:
+        return b
+    import sympy as sp
+    k = sp.nsimplify(1 + d, rational=True)
+    return replace(b, value=b.value * (1 + d), exact=None if b.exact is None else b.exact * k,
+                   method=b.method + f" (perturbed ×{1 + d:g})")
+
+
 def beta(act) -> float:
     """β_σ (isometry Definition 3) as a float, perturbed."""
-    return scaled("beta", float(theory.isometry_strength(act)))
+    return float(isometry_strength(act))
 
 
 def nu_relu_like(c_plus=_tcs.c_plus, c_minus=_tcs.c_minus):
     """ν(ρ) of the ReLU-like correlation SDE (sympy), perturbed."""
     return scaled("nu", _tcs.sde_drift_relu_like(c_plus, c_minus))
+
+
+def nu_scale() -> float:
+    """The factor (1 + δ_ν) by which the drift the SDE simulations use is scaled (numerics' ``nu_scale``)."""
+    return scaled("nu", 1.0)
+
+
+def mu_relu_scale() -> float:
+    """The factor (1 + δ) by which μ_ReLU of the chain (2.10) is scaled (numerics' ``mu_scale``)."""
+    return scaled("mu_relu", 1.0)
+
+
+def relu_chain_numeric():
+    """(μ_ReLU, σ²_ReLU) as numpy functions of ρ (theory.covariance_sde.relu_chain_numeric), μ_ReLU perturbed."""
+    f_mu, f_s2 = _tcs.relu_chain_numeric()
+    k = mu_relu_scale()
+    return (f_mu if k == 1.0 else (lambda r: k * f_mu(r))), f_s2
 
 
 def relu_chain_coefficients():
@@ -196,5 +225,5 @@ def explosion_criterion(act, x0=0):
 
 
 __all__ = ["QUANTITIES", "Quantity", "beta", "bn_jacobian_eigenvalues", "bsb1_fixed_point", "canonical",
-           "constant", "delta", "describe", "explosion_criterion", "gradient_explosion_rate", "gstar", "memo",
-           "normalise", "nu_relu_like", "perturbed", "relu_chain_coefficients", "scaled", "_tbm"]
+           "constant", "delta", "describe", "explosion_criterion", "gradient_explosion_rate", "gstar", "isometry_strength", "memo",
+           "mu_relu_scale", "normalise", "nu_relu_like", "nu_scale", "relu_chain_numeric", "perturbed", "relu_chain_coefficients", "scaled", "_tbm"]

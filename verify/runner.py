@@ -41,6 +41,14 @@ def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool
     if with_control and verdict.status == HOLDS:
         if claim.depends_on:
             control = perturbation_control(claim, ctx, debug, memo)
+            if claim.negative_control is not None:  # a structural control as well: it must be flagged too
+                extra, _ = _run(claim.negative_control, claim, ctx, debug, {}, memo)
+                control.evidence.append(Evidence(f"structural control: {claim.control_description}",
+                                                 observed=extra.status, passed=extra.status != VIOLATED,
+                                                 note=extra.summary))
+                if extra.status != VIOLATED:
+                    control.status = HOLDS
+                    control.summary += f"; the structural control ({claim.control_description}) was not flagged"
         elif claim.negative_control is not None:
             control, _ = _run(claim.negative_control, claim, ctx, debug, {}, memo)
         else:
@@ -74,7 +82,8 @@ def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool
 def control_description(claim: Claim) -> str:
     if claim.depends_on:
         return ("each of " + ", ".join(claim.depends_on) + " scaled by (1 ± δ) where the check consumes it "
-                "(δ: the claim's resolution at this budget) must be flagged")
+                "(δ: the claim's resolution at this budget) must be flagged"
+                + (f"; and {claim.control_description}" if claim.negative_control is not None else ""))
     return claim.control_description
 
 

@@ -31,7 +31,8 @@ from numerics import bn_meanfield as nbm
 from theory import bn_meanfield as tbm
 from theory.errors import DeepinitError, UndefinedQuantityError
 
-from ..core import Claim, Context, Erratum, Evidence, Parameter, Verdict, status_from_rows
+from .. import quantities as Q
+from ..core import Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows
 from ..registry import register
 
 PAPER = "bn-mean-field"
@@ -59,11 +60,18 @@ def _rel(a, b) -> float:
     return abs(a / b - 1) if b != 0 else abs(a - b)
 
 
+H_BSB1_STABLE = HypothesisCheck("BSB1 attracting", "Σ* attracts nearby covariances: |λ_𝕃|, |λ_𝕄| < 1 (else the "
+                                "network breaks the symmetry to BSB2 and the BSB1 results do not apply)")
+H_BATCH = HypothesisCheck("B ≥ 4", "the batch size is at least 4 (the BSB1 sphere integrals are degenerate below)")
+
+
 def _require_bsb1(act, B: int) -> tbm.JacobianEigenvalues:
-    """The forward eigenvalues, or a hypotheses-not-met error when Σ* is not an attractor (BSB2 regime)."""
+    """The forward eigenvalues, or a declared hypothesis failure when Σ* is not an attractor (BSB2 regime).
+    Decided from the core's λ_𝕃, λ_𝕄 (not the perturbable copy): Theorems 6 and constants check those by independent
+    routes (finite differences, Monte Carlo Jacobians)."""
     ev = tbm.bn_jacobian_eigenvalues(act, B)
     if not ev.bsb1_stable:
-        raise UndefinedQuantityError(
+        raise HypothesisNotMet(H_BSB1_STABLE.name,
             f"{theory.activation(act).name} at B = {B}: the BSB1 fixed point is unstable (λ_𝕃 = {ev.L:.4g}, "
             f"λ_𝕄 = {ev.M:.4g}; one exceeds 1 in modulus) — the network does not converge to BSB1 (BSB2 symmetry "
             "breaking, Fig 1c,d), so the BSB1 results do not apply")
@@ -90,7 +98,7 @@ def _rate_row(ctx: Context, act: str, B: int, factor: float = 1.0, method: str =
     st = _fw_settings(ctx)
     N = N or st["N"]
     S = S or st["S"]
-    lam = factor * tbm.gradient_explosion_rate(act, B)
+    lam = factor * Q.gradient_explosion_rate(act, B)
     run = _fw_run(act, B, N, S, st["depth"], ctx.seed * 1000 + B, method, ctx.device)
     lam_hat, ci, slopes = run.growth_rate(st["window"], CONF)
     se = float(slopes.std(ddof=1) / math.sqrt(len(slopes)))
@@ -189,9 +197,9 @@ def _theorem1_rows(ctx: Context, broken: bool = False) -> list[Evidence]:
         return rows
     # the BN Jacobian itself: finite differences of the Laplace-method map (ReLU) — no symmetry assumed
     for B in ctx.pick((5, 6), (5, 6, 8), (5, 6, 8, 10)):
-        fp = tbm.bsb1_fixed_point("relu", B)
+        fp = Q.bsb1_fixed_point("relu", B)
         J = nbm.meanfield_jacobian_fd(fp.sigma)
-        ev = tbm.bn_jacobian_eigenvalues("relu", B)
+        ev = Q.bn_jacobian_eigenvalues("relu", B)
         vals = np.sort(np.linalg.eigvals(J).real)
         groups = _clusters(vals, 1e-6)
         got = sorted((round(float(np.mean(vals[g])), 8), len(g)) for g in groups)
@@ -256,7 +264,7 @@ def _theorem2_rows(ctx: Context, det_power: float = 0.5) -> list[Evidence]:
                              note=f"max |z| over the {k} entries (Bonferroni 99.9% bound {zcrit:.2f})"))
     if det_power == 0.5:
         for B in (5, 32):
-            fp = tbm.bsb1_fixed_point("relu", B)
+            fp = Q.bsb1_fixed_point("relu", B)
             err = float(np.max(np.abs(nbm.bn_meanfield_map_laplace(fp.sigma) - fp.sigma)))
             rows.append(Evidence(f"B = {B}: eq (11) at Σ* (ReLU) returns Σ*", observed=err, bound=1e-12,
                                  passed=err < 1e-12))
@@ -350,7 +358,7 @@ def _theorem4_rows(ctx: Context, c_factor: float = 1.0) -> list[Evidence]:
     for act in acts:
         worst, worst_z = 0.0, 0.0
         for B in Bs:
-            fp = tbm.bsb1_fixed_point(act, B)
+            fp = Q.bsb1_fixed_point(act, B)
             q4, qc4 = tbm.theorem4_fixed_point(act, B)
             worst = max(worst, _rel(q4, fp.q), abs(qc4 - fp.q * fp.c) / fp.q)
             if B <= 32:
@@ -366,7 +374,7 @@ def _theorem4_rows(ctx: Context, c_factor: float = 1.0) -> list[Evidence]:
                              passed=worst_z < zcrit))
     if not ctx.params.get("activation") and ctx.budget != "quick" and c_factor == 1.0:
         mp_q, mp_qc = tbm.theorem4_fixed_point("tanh", 5, dps=30)
-        fp = tbm.bsb1_fixed_point("tanh", 5)
+        fp = Q.bsb1_fixed_point("tanh", 5)
         err = max(_rel(float(mp_q), fp.q), _rel(float(mp_qc), fp.q * fp.c))
         rows.append(Evidence("tanh, B = 5: 30-digit mpmath θ-integrals vs the float route", observed=err, bound=1e-12,
                              passed=err < 1e-12, note=f"q* = {mp_q}, q*c* = {mp_qc}"))
@@ -376,7 +384,7 @@ def _theorem4_rows(ctx: Context, c_factor: float = 1.0) -> list[Evidence]:
         B = 8 if 8 in Bs or not Bs else Bs[0]
         if B < 4:
             continue
-        fp = tbm.bsb1_fixed_point(act, B)
+        fp = Q.bsb1_fixed_point(act, B)
         run = _fw_run(act, B, st["N"], st["S"], st["depth"], ctx.seed * 1000 + B, "exact", ctx.device)
         cov = run.cov[:, st["window"][0]:]
         q_s = np.einsum("slii->sl", cov).mean(axis=1) / B
@@ -426,7 +434,7 @@ def _theorem5_rows(ctx: Context, wrong: bool = False) -> list[Evidence]:
                          note="so q* = 1/2 for every B: E relu(√B u₁)² = B·E[u₁²]/2 = 1/2"))
     worst_q = worst_c = worst_cf = 0.0
     for B in (list(TABLE_B) + [1024]):
-        fp = tbm.bsb1_fixed_point("relu", B)
+        fp = Q.bsb1_fixed_point("relu", B)
         q, c = tbm.theorem5_relu_fixed_point(B)
         if wrong:
             c = float(tbm.arccos_kernel_J(-1.0 / B))
@@ -473,8 +481,8 @@ def _theorem6_rows(ctx: Context, use_v_star: str = "u*") -> list[Evidence]:
     rows = []
     worst = 0.0
     for B in TABLE_B:
-        fp = tbm.bsb1_fixed_point("relu", B)
-        ev = tbm.bn_jacobian_eigenvalues("relu", B)
+        fp = Q.bsb1_fixed_point("relu", B)
+        ev = Q.bn_jacobian_eigenvalues("relu", B)
         v = fp.s if use_v_star == "u*" else fp.q * fp.c
         pr = tbm.theorem6_relu_eigenvalues(B, v)
         worst = max(worst, _rel(pr["L"], ev.L), _rel(pr["M"], ev.M))
@@ -483,8 +491,8 @@ def _theorem6_rows(ctx: Context, use_v_star: str = "u*") -> list[Evidence]:
                          passed=worst < 1e-9))
     # finite differences of the Laplace map (independent of the sphere reduction)
     for B in ctx.pick((6,), (6, 16), (6, 16, 32)):
-        fp = tbm.bsb1_fixed_point("relu", B)
-        ev = tbm.bn_jacobian_eigenvalues("relu", B)
+        fp = Q.bsb1_fixed_point("relu", B)
+        ev = Q.bn_jacobian_eigenvalues("relu", B)
         v = fp.s if use_v_star == "u*" else fp.q * fp.c
         pr = tbm.theorem6_relu_eigenvalues(B, v)
         eps = 1e-5
@@ -508,19 +516,19 @@ def _theorem6_rows(ctx: Context, use_v_star: str = "u*") -> list[Evidence]:
                              passed=err < 1e-6))
     if use_v_star == "u*":
         for B in (4, 8, 32):
-            ev = tbm.bn_jacobian_eigenvalues("identity", B)
+            ev = Q.bn_jacobian_eigenvalues("identity", B)
             err = max(_rel(ev.L, tbm.forward_jacobian_linear(B)), _rel(ev.M, tbm.forward_jacobian_linear(B)))
             rows.append(Evidence(f"linear φ, B = {B}: λ_𝕃 = λ_𝕄 = (B−1)/(B+1) exactly", observed=err, bound=1e-11,
                                  passed=err < 1e-11))
-        S = tbm.bsb1_fixed_point("relu", 8).sigma
+        S = Q.bsb1_fixed_point("relu", 8).sigma
         err = float(np.max(np.abs(nbm.bn_meanfield_map_laplace(3.7 * S + 0.9) - nbm.bn_meanfield_map_laplace(S))))
         rows.append(Evidence("λ_𝔾 = 0: V_φ̃(tΣ* + a11ᵀ) = V_φ̃(Σ*) (scale and shift invariance of BN)", observed=err,
                              bound=1e-12, passed=err < 1e-12))
         for act in ctx.pick(("tanh",), ("tanh", "sin", "gelu"), ("tanh", "sin", "gelu", "selu")):
             B = 5
-            fp = tbm.bsb1_fixed_point(act, B)
+            fp = Q.bsb1_fixed_point(act, B)
             J = nbm.meanfield_jacobian_mc(act, fp.sigma, ctx.pick(200_000, 400_000, 1_000_000), seed=ctx.seed)
-            ev = tbm.bn_jacobian_eigenvalues(act, B)
+            ev = Q.bn_jacobian_eigenvalues(act, B)
             vals = np.sort(np.linalg.eigvals(J).real)
             # multiplicities: 0 × (B+1); λ_𝕃 × (B−1); λ_𝕄 × B(B−3)/2 — compare sorted spectra
             want = np.sort(np.array([0.0] * (B + 1) + [ev.L] * (B - 1) + [ev.M] * (B * (B - 3) // 2)))
@@ -533,9 +541,9 @@ def _theorem6_rows(ctx: Context, use_v_star: str = "u*") -> list[Evidence]:
 
 
 def check_theorem6(ctx: Context) -> Verdict:
-    fp = tbm.bsb1_fixed_point("relu", 32)
+    fp = Q.bsb1_fixed_point("relu", 32)
     wrong = tbm.theorem6_relu_eigenvalues(32, fp.q * fp.c)
-    ev = tbm.bn_jacobian_eigenvalues("relu", 32)
+    ev = Q.bn_jacobian_eigenvalues("relu", 32)
     er = Erratum("Theorem 6, eqs (19)–(20)", "prefactor 1/(2√π v*) with v* undefined (the fixed point also written "
                  "u*I + v*11ᵀ)", "v* must be u* = q*(1 − c*), the coefficient of I (the eigenvalue of Σ* on 1^⊥)",
                  f"ReLU, B = 32: with v* = q*c* (the 11ᵀ coefficient) eq (20) gives λ_𝕃 = {wrong['L']:.6f} and eq (19) "
@@ -582,12 +590,12 @@ def _theorem7_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:
     for act, B in cases:
         tbm._check_batch(B, 4, "Theorem 7")
         _require_bsb1(act, B)
-        tbm.gradient_explosion_rate(act, B)  # raises for a discontinuous φ before any simulation
+        Q.gradient_explosion_rate(act, B)  # raises for a discontinuous φ before any simulation
     if factor == 1.0:
         worst = 0.0
         for act in ("relu", "tanh", "identity", "sin", "gelu", "selu", "exp"):
             for B in TABLE_B:
-                worst = max(worst, _rel(tbm.theorem7_rate(act, B), tbm.gradient_explosion_rate(act, B)))
+                worst = max(worst, _rel(tbm.theorem7_rate(act, B), Q.gradient_explosion_rate(act, B)))
         rows.append(Evidence("eq (24) as printed (integrated over the ellipse Z > 0) vs the backward-map reduction "
                              "(E r⁻² = 1/(s(B−3)), u uniform), 7 activations × B ∈ {4..128}", observed=worst,
                              bound=1e-10, passed=worst < 1e-10))
@@ -636,10 +644,10 @@ def _theorem8_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:
     for alpha in (1.0, 2.0, 2.5, 3.0):
         act = "relu" if alpha == 1 else f"max(x,0)**{alpha:g}"
         for B in TABLE_B:
-            worst = max(worst, _rel(factor * tbm.theorem8_alpha_relu_rate(B, alpha), tbm.gradient_explosion_rate(act, B)))
+            worst = max(worst, _rel(factor * tbm.theorem8_alpha_relu_rate(B, alpha), Q.gradient_explosion_rate(act, B)))
     rows.append(Evidence(f"eq (25){' × %.2f' % factor if factor != 1 else ''} vs the exact integral, α ∈ {{1, 2, 2.5, 3}}, "
                          f"B ∈ {list(TABLE_B)}", observed=worst, bound=1e-9, passed=worst < 1e-9))
-    lams = [tbm.gradient_explosion_rate("relu", B) for B in (8, 32, 128, 512, 2048)]
+    lams = [Q.gradient_explosion_rate("relu", B) for B in (8, 32, 128, 512, 2048)]
     lim = tbm.relu_rate_limit()
     mono = all(a > b for a, b in zip(lams, lams[1:]))
     gaps = [lam - lim for lam in lams]
@@ -649,7 +657,7 @@ def _theorem8_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:
                          observed=gaps[-1], passed=mono and 0 < gaps[-1] < 1e-3 and abs(bg[-1] / bg[-2] - 1) < 0.05,
                          note="λ_max − π/(π−1) at B = 8, 32, 128, 512, 2048: " + ", ".join(f"{g:.3e}" for g in gaps)
                               + f"; B·gap → {bg[-1]:.4f}"))
-    lin = max(_rel(tbm.gradient_explosion_rate("identity", B), (B - 2) / (B - 3)) for B in TABLE_B + (1024,))
+    lin = max(_rel(Q.gradient_explosion_rate("identity", B), (B - 2) / (B - 3)) for B in TABLE_B + (1024,))
     rows.append(Evidence("linear: λ_max = (B−2)/(B−3)", observed=lin, bound=1e-11, passed=lin < 1e-11))
     for B in ctx.pick((8,), (6, 8, 16), (6, 8, 16, 32)):
         rows.append(_rate_row(ctx, "relu", B, factor))
@@ -688,7 +696,7 @@ def _theorem9_rows(ctx: Context, drop_sign: bool = False) -> list[Evidence]:
     below = []
     for act in acts:
         for B in Bs:
-            lam = tbm.gradient_explosion_rate(act, B)
+            lam = Q.gradient_explosion_rate(act, B)
             g = tbm.theorem9_gegenbauer_rate(act, B)
             if drop_sign:  # the control: c_k = 1 − ₂F₁(…) (the (−1)^k dropped)
                 ks = np.arange(len(g.coefficients))
@@ -717,11 +725,11 @@ def _theorem9_rows(ctx: Context, drop_sign: bool = False) -> list[Evidence]:
     ck_max = max(tbm.gegenbauer_c(B, k) for B in Bs for k in range(1, 60))
     rows.append(Evidence("c_k ∈ (0, 2] for k = 1..59 (so every term is non-negative)", observed=(ck, ck_max),
                          passed=ck > 0 and ck_max <= 2 + 1e-12))
-    gap = max(_rel(tbm.gradient_explosion_rate(a, B), (B - 2) / (B - 3)) for a in ("identity", "linear", "he1")
+    gap = max(_rel(Q.gradient_explosion_rate(a, B), (B - 2) / (B - 3)) for a in ("identity", "linear", "he1")
               for B in Bs)
     rows.append(Evidence("equality (B−2)/(B−3) for linear φ (identity, linear, he1)", observed=gap, bound=1e-11,
                          passed=gap < 1e-11))
-    near = min(tbm.gradient_explosion_rate("x + 0.01*x**2", 8) / (6 / 5) - 1, 1.0)
+    near = min(Q.gradient_explosion_rate("x + 0.01*x**2", 8) / (6 / 5) - 1, 1.0)
     rows.append(Evidence("strict: a small even part (φ = x + 0.01x², B = 8) raises λ_max above 6/5", observed=near,
                          passed=near > 0))
     return rows
@@ -759,7 +767,7 @@ def alpha_transition(B: int, lo: float = 1.0, hi: float = 4.0, level: float = 1.
     """α_transition(B): the α at which max(|λ_𝕃|, |λ_𝕄|) of φ = max(x,0)^α crosses ``level`` (1: the BSB1 point
     loses stability); ∞ if not in [lo, hi], ``lo`` if already above at lo."""
     def f(a):
-        ev = tbm.bn_jacobian_eigenvalues(f"max(x,0)**{a:.10f}", B)
+        ev = Q.bn_jacobian_eigenvalues(f"max(x,0)**{a:.10f}", B)
         return max(abs(ev.L), abs(ev.M)) - level
     if f(hi) < 0:
         return math.inf
@@ -778,7 +786,7 @@ def _figure1_rows(ctx: Context, factor: float = 1.0, mislabel: bool = False) -> 
     # small B: the per-layer factor ∝ r⁻² = 1/(s χ²_{B−1}) has infinite variance for B ≤ 5 (heavy tails at B = 6),
     # so the width-1000 rate is biased low; judged by its convergence in width instead
     for B in ctx.pick((), (4, 5, 6), (4, 5, 6)):
-        lam = factor * tbm.gradient_explosion_rate("relu", B)
+        lam = factor * Q.gradient_explosion_rate("relu", B)
         devs = {}
         for N in (1000, 4000):
             run = _fw_run("relu", B, N, S, _fw_settings(ctx)["depth"], ctx.seed * 1000 + B, "exact", ctx.device)
@@ -797,7 +805,7 @@ def _figure1_rows(ctx: Context, factor: float = 1.0, mislabel: bool = False) -> 
     lo, hi = ctx.pick((6, 18), (10, 30), (12, 36))
     y = np.log(run.sq_grad[:, lo:hi]).mean(axis=0)
     r2 = stats.linregress(np.arange(lo, hi), y).rvalue ** 2
-    lam = factor * tbm.gradient_explosion_rate("relu", 32)
+    lam = factor * Q.gradient_explosion_rate("relu", 32)
     lam_hat, ci, slopes = run.growth_rate((lo, hi), CONF)
     t = float(stats.t.ppf(0.5 + CONF / 2, len(slopes) - 1))
     dev = abs(math.log(lam_hat) - math.log(lam))
@@ -815,7 +823,7 @@ def _figure1_rows(ctx: Context, factor: float = 1.0, mislabel: bool = False) -> 
         a_below = alpha_transition(B, level=0.85)
         a_above = alpha_transition(B, hi=6.0, level=1.15)
         res = {}
-        ev_below = tbm.bn_jacobian_eigenvalues(f"max(x,0)**{a_below:.4f}", B)
+        ev_below = Q.bn_jacobian_eigenvalues(f"max(x,0)**{a_below:.4f}", B)
         depth = min(400, int(math.log(1e-8) / math.log(max(abs(ev_below.L), abs(ev_below.M)))) + 30)
         for label, a in (("below", a_below), ("above", a_above)):
             it = nbm.iterate_bn_meanfield(f"max(x,0)**{a:.4f}", S0, depth, method="laplace")
@@ -873,18 +881,18 @@ register(Claim(
 def constants_row(act: str, B: int) -> list:
     """One table row: q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ (strings; '—' where undefined, 'BSB1 unstable' marks)."""
     try:
-        fp = tbm.bsb1_fixed_point(act, B)
+        fp = Q.bsb1_fixed_point(act, B)
     except DeepinitError as exc:
         return [act, "—", "—", "—", "—", "—", "—", "—", str(exc).split(":")[0][:30]]
     cells = [act, f"{fp.q:.10g}", f"{fp.c:.10g}"]
     try:
-        ev = tbm.bn_jacobian_eigenvalues(act, B)
+        ev = Q.bn_jacobian_eigenvalues(act, B)
         cells += [f"{ev.G:.1g}", f"{ev.L:.10g}", f"{ev.M:.10g}"]
     except DeepinitError:
         return cells + ["—", "—", "—", "—", "—", "degenerate Σ*"]
     note = "" if ev.bsb1_stable else "BSB1 unstable"
     try:
-        lam = tbm.gradient_explosion_rate(act, B)
+        lam = Q.gradient_explosion_rate(act, B)
         cells += [f"{lam:.10g}", f"{16 / math.log(lam):.6g}"]
     except DeepinitError:
         cells += ["—", "—"]
@@ -902,7 +910,7 @@ def _constants_rows(ctx: Context, perturb: float = 0.0) -> tuple[list[Evidence],
         tables.append((f"BN mean-field constants, B = {B}", ["φ", "q*", "c*", "λ_𝔾", "λ_𝕃", "λ_𝕄", "λ_max", "16ξ", "note"],
                        body))
         for a in ("relu", "tanh", "sin", "identity"):
-            fp = tbm.bsb1_fixed_point(a, B)
+            fp = Q.bsb1_fixed_point(a, B)
             q4, qc4 = tbm.theorem4_fixed_point(a, B)
             worst = max(worst, _rel(q4, fp.q * (1 + perturb)), abs(qc4 - fp.q * fp.c) / fp.q)
     rows.append(Evidence("table entries q*, c*: two quadratures (θ-integrals vs sphere marginals) agree",

@@ -27,6 +27,7 @@ from numerics import covariance_sde as ncs
 from theory import covariance_sde as tcs
 from theory.errors import DeepinitError
 
+from .. import quantities as Q
 from ..core import Claim, Context, Erratum, Evidence, Verdict, status_from_rows
 from ..registry import register
 
@@ -51,6 +52,52 @@ def _sym_row(label: str, derived: sp.Expr, printed: sp.Expr) -> Evidence:
     diff = sp.simplify(derived - printed)
     return Evidence(label, theory=str(printed), numeric=str(derived), passed=diff == 0,
                     note="derived − printed simplifies to 0" if diff == 0 else f"derived − printed = {diff}")
+
+
+def nu_implementation_row(c_plus: float = 0.0, c_minus: float = -1.0) -> Evidence:
+    """The drift the simulations use (numerics' ν × the ν scale the check consumes) against the sympy ν(ρ) derived
+    from the exact kernel, at 2001 points of [−1, 1]: deterministic, so a 0.1% implementation error turns it."""
+    scale = Q.nu_scale()
+    r = np.linspace(-1.0, 1.0, 2001)
+    sym = sp.lambdify(tcs.rho, tcs.sde_drift_relu_like(sp.nsimplify(c_plus), sp.nsimplify(c_minus)), "numpy")
+    want = np.asarray(sym(r), dtype=float)
+    got = scale * ncs.nu_numeric(c_plus, c_minus)(r)
+    err = float(np.max(np.abs(got - want)))
+    return Evidence(f"ν(ρ) simulated (numerics, c₊ = {c_plus:g}, c₋ = {c_minus:g}) vs the sympy ν derived from the exact "
+                    "kernel, 2001 points of [−1, 1]", theory=float(np.max(np.abs(want))), observed=err, bound=1e-12,
+                    passed=err <= 1e-12, note="max |difference|; deterministic (the SDE statistics alone resolve only "
+                                              "large drift errors)")
+
+
+def mu_relu_implementation_row() -> Evidence:
+    """μ_ReLU and σ²_ReLU as the checks use them against a second route: moments by polar quadrature and the delta
+    method with a finite-difference Hessian (numerics.covariance_sde.relu_chain_delta_method)."""
+    f_mu, f_s2 = Q.relu_chain_numeric()
+    worst = 0.0
+    for r in (-0.9, -0.5, 0.0, 0.3, 0.6, 0.9):
+        m2, s2 = ncs.relu_chain_delta_method(r)
+        worst = max(worst, abs(float(f_mu(np.array(r))) - m2) / (abs(m2) + 1e-3),
+                    abs(float(f_s2(np.array(r))) - s2) / (abs(s2) + 1e-3))
+    return Evidence("μ_ReLU, σ²_ReLU (sympy delta method, closed-form moments) vs quadrature moments + finite-difference "
+                    "delta method, ρ ∈ {−0.9, −0.5, 0, 0.3, 0.6, 0.9}", observed=worst, bound=1e-5, passed=worst <= 1e-5,
+                    note="max relative difference (the finite-difference Hessian limits the second route to ≈1e-6)")
+
+
+def criterion_rows(acts) -> list[Evidence]:
+    """The explosion criterion as the checks use it against the coefficient of V(V − 1)/a² in the diagonal drift
+    (4.1) derived from the Taylor expansion (theory.covariance_sde.smooth_covariance_drift) at the activation's
+    φ″(0), φ‴(0): a second route to the value, so a wrong coefficient (½ for ¾) or scale turns the row."""
+    _, diag = tcs.smooth_covariance_drift()
+    coeff = sp.simplify(diag / (tcs.V11 * (tcs.V11 - 1) / tcs.a_shape ** 2))
+    rows = []
+    for act in acts:
+        c = Q.explosion_criterion(act)
+        derived = float(coeff.subs({tcs.phi2: c.phi2, tcs.phi3: c.phi3}))
+        err = abs(float(c.value) - derived)
+        rows.append(Evidence(f"{act}: criterion vs the derived (4.1) drift coefficient at its φ″(0), φ‴(0)",
+                             theory=derived, numeric=float(c.value), observed=err, bound=1e-12 * max(1.0, abs(derived)),
+                             passed=err <= 1e-12 * max(1.0, abs(derived))))
+    return rows
 
 
 @functools.lru_cache(maxsize=32)
@@ -116,7 +163,8 @@ def _eq210_rows(ctx: Context, drop_corrections: bool = False) -> list[Evidence]:
     # one-step moments of the finite network at fixed ρ vs μ_ReLU/n and σ²_ReLU/n — leading order in 1/n, so where the
     # O(1/n) relative correction is resolved (n = 150, 1.5·10⁵ samples) the check is that it shrinks at n = 600
     samples = ctx.pick(40_000, 150_000, 400_000)
-    f_mu, f_s2 = tcs.relu_chain_numeric()
+    rows.append(mu_relu_implementation_row())
+    f_mu, f_s2 = Q.relu_chain_numeric()
     widths = ctx.pick((150,), (150, 600), (150, 600))
     for r0 in ctx.pick((0.3,), (-0.5, 0.3, 0.9), (-0.5, 0.0, 0.3, 0.9)):
         mu0, s20 = float(f_mu(np.array(r0))), float(f_s2(np.array(r0)))
@@ -147,7 +195,8 @@ def _eq210_rows(ctx: Context, drop_corrections: bool = False) -> list[Evidence]:
     samples = ctx.pick(2048, 8192, 8192)
     net = _network("relu", n, d, 0.3, samples, ctx.seed + 210, c_plus=0.0, c_minus=-math.sqrt(n),
                    layers=tuple(range(0, d + 1, 5)))
-    chain = ncs.simulate_relu_chain(0.3, n, d, samples, seed=ctx.seed + 211, drop_corrections=drop_corrections)
+    chain = ncs.simulate_relu_chain(0.3, n, d, samples, seed=ctx.seed + 211, drop_corrections=drop_corrections,
+                                    mu_scale=Q.mu_relu_scale())
     inf = ncs.simulate_relu_chain(0.3, n, d, 1, infinite_width=True)[0]
     net_r = net.rho
     x_net = np.log(np.clip(1 - net_r[:, -1], 1e-300, None))
@@ -216,7 +265,8 @@ def _theorem32_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
     rows = []
     if not omit_nu:
         rows.append(_sym_row("ν(ρ): n⁻¹ coefficient of cK(ρ) − ρ for s± = 1 + c±/√n (sympy series)",
-                             tcs.sde_drift_relu_like(), tcs.nu_printed()))
+                             Q.nu_relu_like(), tcs.nu_printed()))
+        rows.append(nu_implementation_row())
         S = tcs.covariance_diffusion(2)
         ok = sp.simplify(S - tcs.covariance_diffusion_printed(2)) == sp.zeros(3)
         rows.append(Evidence("Σ(V) = Cov(x_αx_β, x_γx_δ) (Isserlis) equals (3.2), m = 2", passed=bool(ok)))
@@ -224,7 +274,7 @@ def _theorem32_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
         ok3 = sp.simplify(S3 - tcs.covariance_diffusion_printed(3)) == sp.zeros(6)
         rows.append(Evidence("… and for m = 3 (6×6)", passed=bool(ok3)))
     n, d, samples, net = _fig1_data(ctx)
-    drift = ncs.covariance_drift("none" if omit_nu else "relu", c_plus=0.0, c_minus=-1.0)
+    drift = ncs.covariance_drift("none" if omit_nu else "relu", c_plus=0.0, c_minus=-1.0, nu_scale=Q.nu_scale())
     V0 = np.array([[1.0, 0.3], [0.3, 1.0]])
     sde = ncs.simulate_covariance_sde(drift, V0, d / n, 1e-2, samples, scheme="wishart", seed=ctx.seed + 32,
                                       keep="last")
@@ -264,6 +314,7 @@ register(Claim(
 def _theorem33_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
     rows = []
     if not omit_nu:
+        rows.append(nu_implementation_row())
         corr = tcs.correlation_sde_from_ito()
         mu_p = -tcs.rho * (1 - tcs.rho ** 2) / 2
         rows.append(_sym_row("Itô correction of ρ = V¹²/√(V¹¹V²²) (drift − ν) = μ(ρ)", corr.ito_correction, mu_p))
@@ -271,7 +322,7 @@ def _theorem33_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
                              sp.expand((1 - tcs.rho ** 2) ** 2)))
     n, d, samples, net = _fig1_data(ctx)
     sde = ncs.simulate_correlation_sde(0.0, -1.0, 0.3, d / n, 1e-2, samples, scheme="milstein", seed=ctx.seed + 33,
-                                       drift_nu=not omit_nu, keep="last")
+                                       drift_nu=not omit_nu, keep="last", nu_scale=Q.nu_scale())
     rows.append(_ks_row(f"ρ at T = 1: network (n = d = {n}) vs correlation SDE (Milstein, dt = 1e-2)"
                         f"{' with ν omitted' if omit_nu else ''}", net.rho[:, -1], sde.values[:, -1]))
     return rows
@@ -300,11 +351,14 @@ def _figure1_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
     n, d, samples, net = _fig1_data(ctx)
     rows = []
     sde = ncs.simulate_correlation_sde(0.0, -1.0, 0.3, d / n, 1e-2, samples, scheme="milstein", seed=ctx.seed + 34,
-                                       drift_nu=not omit_nu)
+                                       drift_nu=not omit_nu, nu_scale=Q.nu_scale())
+    if not omit_nu:
+        rows.append(nu_implementation_row())
     rows.append(_ks_row(f"final-layer ρ: network vs SDE{' (ν omitted)' if omit_nu else ''} ({samples} samples each)",
                         net.rho[:, -1], sde.values[:, -1]))
     # ODE dρ = ν(ρ)dt by RK4
-    nu = ncs.nu_numeric(0.0, -1.0)
+    nu0, k_nu = ncs.nu_numeric(0.0, -1.0), Q.nu_scale()
+    nu = lambda r: k_nu * nu0(r)  # noqa: E731
     r, h = 0.3, 1e-3
     for _ in range(int(round(d / n / h))):
         k1 = nu(r)
@@ -498,7 +552,7 @@ def _theorem39_rows(ctx: Context, omit_drift: bool = False) -> list[Evidence]:
     n = d = 100
     samples = ctx.pick(2000, 6000, 8192)
     a = 1.0
-    crit = tcs.explosion_criterion("tanh")
+    crit = Q.explosion_criterion("tanh")
     net = _network("smooth", n, d, 0.3, samples, ctx.seed + 39, act="tanh", a=a)
     drift = ncs.covariance_drift("none" if omit_drift else "smooth", phi2=float(crit.phi2), phi3=float(crit.phi3), a=a)
     sde = ncs.simulate_covariance_sde(drift, np.array([[1.0, 0.3], [0.3, 1.0]]), 1.0, 1e-2, samples,
@@ -530,12 +584,12 @@ register(Claim(
 
 
 def check_eq4_1(ctx: Context) -> Verdict:
-    rows = _smooth_drift_rows()[1:]
+    rows = _smooth_drift_rows()[1:] + criterion_rows(("tanh", "softplus", "4*sigmoid(x)-2", "sin", "gelu"))
     # the diagonal of a single-input shaped network vs (4.1)
     n = d = 100
     samples = ctx.pick(2000, 6000, 8192)
     for act, a in (("tanh", 1.0), ("softplus", 1.0)):
-        crit = tcs.explosion_criterion(act)
+        crit = Q.explosion_criterion(act)
         net = _network("smooth", n, d, 0.0, samples, ctx.seed + 41, act=act, a=a, m=1)
         k = float(crit.value)
         drift = ncs.covariance_drift("smooth", phi2=0.0, phi3=k, a=a)   # (φ‴/2a²)V(2V−2) = kV(V−1)/a²
@@ -560,9 +614,9 @@ register(Claim(
 
 
 def _example41_rows(wrong: bool = False) -> list[Evidence]:
-    rows = []
+    rows = [] if wrong else criterion_rows(("4*sigmoid(x)-2", "tanh", "sigmoid", "erf", "atan(x)"))
     for act, p2, p3 in (("4*sigmoid(x)-2", 0, sp.Rational(-1, 2)), ("tanh", 0, -2)):
-        c = tcs.explosion_criterion(act)
+        c = Q.explosion_criterion(act)
         if wrong:
             p3 = -p3
         rows.append(Evidence(f"{act}: φ″(0), φ‴(0), criterion, stable", theory=(str(p2), str(p3)),
@@ -570,7 +624,7 @@ def _example41_rows(wrong: bool = False) -> list[Evidence]:
                              note=f"criterion = {c.value}"))
     if not wrong:
         for act in ("sigmoid", "erf", "atan(x)", "tanh"):
-            c = tcs.explosion_criterion(act)
+            c = Q.explosion_criterion(act)
             rows.append(Evidence(f"CDF-like {act} (recentred): φ″(0) = 0, φ‴(0) < 0", numeric=(str(c.phi2), str(c.phi3)),
                                  passed=c.phi2 == 0 and float(c.phi3) < 0, note=c.recentred or "already meets 3.5"))
     return rows
@@ -658,13 +712,13 @@ register(Claim(
 def _figure2_rows(ctx: Context, swap: bool = False) -> list[Evidence]:
     """Theorem 3.9 converges *locally* (Definition 3.8): compare the processes stopped when V leaves [1/r, r]
     (r = 20) — final stopped values by KS, stopped fractions by a two-proportion z-test."""
-    rows = []
+    rows = [] if swap else criterion_rows(("log(1 + exp(x + 1.0))", "log(1 + exp(x + -1.0))"))
     n = d = 100
     a, r = 1.0, 20.0
     samples = ctx.pick(1000, 4000, 8000)
     for x0, label in ((1.0, "stable"), (-1.0, "unstable")):
         act = f"log(1 + exp(x + {x0}))"
-        crit = tcs.explosion_criterion(act)
+        crit = Q.explosion_criterion(act)
         k = float(crit.value)
         net = _network("smooth", n, d, 0.0, samples, ctx.seed + 52 + int(x0), act=act, a=a, m=1, explode_at=r)
         drift = ncs.covariance_drift("smooth", phi2=0.0, phi3=k, a=a)
@@ -705,7 +759,7 @@ register(Claim(
 
 
 def _prop310_rows(ctx: Context, flip: bool = False) -> list[Evidence]:
-    rows = []
+    rows = [] if flip else criterion_rows(("softplus", "tanh"))
     ns = ctx.pick((64, 128), (64, 256), (64, 256, 1024))
     samples = ctx.pick(500, 1000, 2000)
     T = 0.5
@@ -966,7 +1020,7 @@ def _tables_rows(ctx: Context, perturb: bool = False):
     body, bad = [], []
     for act in _smooth_table_names():
         try:
-            c = tcs.explosion_criterion(act)
+            c = Q.explosion_criterion(act)
         except DeepinitError as exc:
             why = "not C⁴ at 0" if "C⁴" in str(exc) else "σ′(0) = 0" if "σ′" in str(exc) else str(exc)[:30]
             body.append([act, r"\cdot", r"\cdot", "—", why])
@@ -986,7 +1040,7 @@ def _tables_rows(ctx: Context, perturb: bool = False):
     # cross-check: criterion from sympy vs finite differences of the recentred activation
     worst = 0.0
     for act in ("tanh", "softplus", "gelu", "sin"):
-        c = tcs.explosion_criterion(act)
+        c = Q.explosion_criterion(act)
         f = sp.lambdify(tcs.X, c.phi, "mpmath")
         d2 = float(mpmath.diff(f, 0, 2))
         d3 = float(mpmath.diff(f, 0, 3))

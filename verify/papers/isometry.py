@@ -28,6 +28,7 @@ from theory.isometry import isometry_strength_mp
 
 from ..core import (HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Context, Erratum, Evidence,
                     Parameter, Verdict, status_from_rows)
+from .. import quantities as Q
 from ..registry import register
 from ..stats import fit_log_rate, mean_ci
 
@@ -501,7 +502,7 @@ def _definition3_rows(beta_fn, ctx: Context) -> list[Evidence]:
 
 
 def check_definition3(ctx: Context) -> Verdict:
-    rows = _definition3_rows(lambda a: theory.isometry_strength(a), ctx)
+    rows = _definition3_rows(lambda a: Q.isometry_strength(a), ctx)
     st = status_from_rows(rows)
     errata = [Erratum("Definition 3, property (ii)", "β_σ = 1 iff the activation is linear",
                       "β_σ = 1 iff σ is affine (σ(x) = c_0 + c_1 x, c_1 ≠ 0)",
@@ -567,7 +568,7 @@ def _table_rows(table, ctx: Context, numeric_digits: float = 1e-15):
     mc_n = ctx.pick(200_000, 2_000_000, 20_000_000)
     for label, spec, printed in table:
         act = theory.activation(spec)
-        b = theory.isometry_strength(act)
+        b = Q.isometry_strength(act)
         exact_equal = b.exact is not None and sp.simplify(b.exact - printed) == 0
         mp = isometry_strength_mp(act, 40)
         printed_val = float(sp.N(printed, 40))
@@ -850,7 +851,7 @@ def _lemma_a7_acts(ctx: Context) -> list[str]:
 def _lemma_a7_rows(ctx: Context, beta_factor: float = 1.0, acts=None) -> list[Evidence]:
     rows = []
     for nm in acts or _lemma_a7_acts(ctx):
-        b = theory.isometry_strength(nm)
+        b = Q.isometry_strength(nm)
         beta = (b.exact if b.exact is not None else b.value) * beta_factor
         cert = certify_lemma_a7(nm, beta)
         # eq (52): |σ̄(ρ)| ≤ σ̄(|ρ|) on negative ρ (the step that extends the lemma to ρ < 0)
@@ -1002,7 +1003,7 @@ def _theorem_a2_rows(ctx: Context, acts, beta_factor: float = 1.0, kinds=CORR_KI
     rows = []
     for nm in acts:
         dual = theory.numeric_dual(nm)
-        beta = float(theory.isometry_strength(nm)) * beta_factor
+        beta = Q.beta(nm) * beta_factor
         worst, fails = math.inf, 0
         for t in range(trials):
             n = int(rng.integers(3, 9))
@@ -1108,7 +1109,7 @@ def check_corollary_a3(ctx: Context) -> Verdict:
                                                    "elu", "softplus", "silu", "he2"],
                     [n for n in theory.registered_names() if n not in ("he0", "linear", "swish", "identity", "he1")])
     depth = ctx.pick(100, 400, 1000)
-    rows = _corollary_a3_rows(ctx, acts, lambda nm: math.log(float(theory.isometry_strength(nm))), depth)
+    rows = _corollary_a3_rows(ctx, acts, lambda nm: math.log(Q.beta(nm)), depth)
     st = status_from_rows(rows)
     return Verdict(f"{PAPER}:corollary-a3", st, f"γ decays at least as fast as β_σ^(−ℓ) in mean field, ℓ ≤ {depth}"
                    if st == HOLDS else "Corollary A.3 fails in mean field", rows)
@@ -1116,7 +1117,7 @@ def check_corollary_a3(ctx: Context) -> Verdict:
 
 def control_corollary_a3(ctx: Context) -> Verdict:
     def too_fast(nm):  # 5% faster than the true asymptotic contraction (2 − β)^ℓ of small correlations
-        return math.log(1.05 / (2 - float(theory.isometry_strength(nm))))
+        return math.log(1.05 / (2 - Q.beta(nm)))
     rows = _corollary_a3_rows(ctx, ["relu", "tanh"], too_fast, ctx.pick(300, 400, 1000))
     return _control("corollary-a3", rows, "rate 1.05/(2 − β_σ) instead of β_σ")
 
@@ -1170,7 +1171,7 @@ def _theorem4_meanfield_rows(ctx: Context, acts, log_rate_fn, depth: int) -> lis
 def _threshold_evidence(nm: str, n: int, rho0: float, depth: int) -> tuple[Evidence, dict]:
     """Where eq (12)'s proof starts to apply, against the printed ℓ ≳ β⁻¹(−n log 𝓘(G0) + log 4n)."""
     G0 = numerics.equicorrelated_gram(n, rho0)
-    beta = float(theory.isometry_strength(nm))
+    beta = Q.beta(nm)
     C = -n * float(theory.log_isometry(G0)) + math.log(4 * n)
     printed = C / beta
     corrected = C / math.log(beta)
@@ -1211,7 +1212,7 @@ def check_theorem4(ctx: Context) -> Verdict:
                        "duplicated at every layer and the gap stays infinite",
                        [Evidence("isometry of the input Gram", observed=float(theory.isometry(G0)), passed=None)])
     depth = ctx.pick(150, 600, 2000)
-    rows = _theorem4_meanfield_rows(ctx, acts, lambda nm: math.log(float(theory.isometry_strength(nm))), depth)
+    rows = _theorem4_meanfield_rows(ctx, acts, lambda nm: math.log(Q.beta(nm)), depth)
     # asymptotic rate: the gap decays like (2 − β)^{2ℓ}, at least as fast as the bound's β^{−ℓ}
     for nm in acts[:3]:
         tr = numerics.layernorm_meanfield_trajectory(nm, numerics.equicorrelated_gram(10, 0.5), 200)
@@ -1219,7 +1220,7 @@ def check_theorem4(ctx: Context) -> Verdict:
         ok = np.all(gaps > 0) and np.all(np.isfinite(gaps))
         if ok:
             rate, ci = fit_log_rate(np.arange(100, 201, 10), gaps)
-            beta = float(theory.isometry_strength(nm))
+            beta = Q.beta(nm)
             rows.append(Evidence(f"{nm}: fitted asymptotic decay rate of the mean-field gap (ℓ = 100..200)",
                                  theory=-2 * math.log(2 - beta), numeric=math.log(beta), observed=rate, ci=ci,
                                  confidence=CONF, passed=ci[1] >= math.log(beta),
@@ -1259,7 +1260,7 @@ def check_theorem4(ctx: Context) -> Verdict:
 
 def control_theorem4(ctx: Context) -> Verdict:
     def too_fast(nm):  # 3·log(1/(2−β)): above β and 1.5× the true asymptotic decay of the gap
-        return 3 * math.log(1 / (2 - float(theory.isometry_strength(nm))))
+        return 3 * math.log(1 / (2 - Q.beta(nm)))
     rows = _theorem4_meanfield_rows(ctx, ["relu", "tanh"], too_fast, ctx.pick(400, 600, 2000))
     return _control("theorem4", rows, "eq (12) with log β_σ replaced by 3 log(1/(2 − β_σ)) (a rate above β_σ)")
 
@@ -1288,7 +1289,7 @@ def _figure3_runs(ctx: Context) -> dict:
         gaps = theory.isometry_gap(G)  # [seeds, layers]
         mean = gaps.mean(0)
         ci = [mean_ci(gaps[:, l], CONF)[1] for l in range(depth + 1)]
-        beta = float(theory.isometry_strength(nm))
+        beta = Q.beta(nm)
         ell = np.arange(depth + 1)
         bound = np.exp(_log_bound_theorem4(ell, math.log(beta), n, log_iso0))
         mf = theory.isometry_gap(numerics.layernorm_meanfield_trajectory(nm, G0, depth).grams())
@@ -1411,7 +1412,7 @@ def _figure_a1_run(ctx: Context, nm: str, d: int, depth: int, seeds: int, salt: 
     G = numerics.simulate_isometry_mlp(nm, d, G0, depth, seeds, seed=ctx.seed + salt, device=ctx.device,
                                        dtype=ctx.torch_dtype).cpu().numpy()
     gam = theory.gram_potential(G)
-    beta = float(theory.isometry_strength(nm))
+    beta = Q.beta(nm)
     bound = float(gam[0, 0]) * beta ** (-np.arange(depth + 1.0))
     return gam.mean(0), bound
 
