@@ -119,28 +119,44 @@ def dual_quadrature(act, r, nodes: int = 160) -> np.ndarray:
     """σ̂(ρ) = ∫∫ σ(x) σ(ρx + sqrt(1−ρ²) z) φ(x) φ(z) dx dz by nested Gauss–Legendre rules.
 
     The outer rule is split at σ's breakpoints; for each outer node the inner rule is split at
-    the z where ρx + sqrt(1−ρ²) z crosses a breakpoint, so each sub-integrand is smooth.
+    the z where ρx + sqrt(1−ρ²) z crosses a breakpoint, so each sub-integrand is smooth. After the inner
+    integration the outer integrand still has a boundary layer of width s = sqrt(1−ρ²) around x = b/ρ for each
+    breakpoint b (where the inner cut sweeps through the Gaussian bulk: a jump of σ makes it Φ-shaped, a kink
+    smooths less violently): the outer rule is also split at x = (b − t·s)/ρ, t ∈ {0, ±1, ±2, ±4, ±8, ±16}, so
+    each piece is smooth on its own scale and ρ → ±1 keeps full accuracy (sign: 2/π·arcsin ρ to 1e-13 at
+    1 − ρ = 1e-7).
     """
     act = activation(act)
     L = min(integration_radius(act), 40.0)
     bps = [b for b in act.breakpoints if -L < b < L]
     gx, gw = np.polynomial.legendre.leggauss(nodes)
-    cuts = [-L, *bps, L]
-    xs, wx = [], []
-    for lo, hi in zip(cuts[:-1], cuts[1:]):
-        half, mid = (hi - lo) / 2, (hi + lo) / 2
-        xs.append(mid + half * gx)
-        wx.append(half * gw)
-    xs, wx = np.concatenate(xs), np.concatenate(wx)
-    wx = wx * np.exp(-xs ** 2 / 2) / math.sqrt(2 * math.pi)
-    sx = act.numpy(xs)
+    lx, lw = np.polynomial.legendre.leggauss(48)  # the narrow boundary-layer pieces
+
+    def outer_rule(extra=()):
+        cuts = sorted({-L, L, *bps, *(c for c in extra if -L < c < L)})
+        xs, wx = [], []
+        for lo, hi in zip(cuts[:-1], cuts[1:]):
+            half, mid = (hi - lo) / 2, (hi + lo) / 2
+            px, pw = (gx, gw) if hi - lo > 0.5 else (lx, lw)
+            xs.append(mid + half * px)
+            wx.append(half * pw)
+        xs, wx = np.concatenate(xs), np.concatenate(wx)
+        return xs, wx * np.exp(-xs ** 2 / 2) / math.sqrt(2 * math.pi)
+
+    base_x, base_w = outer_rule()
     out = []
     for rv in np.atleast_1d(np.asarray(r, dtype=float)):
         rv = float(np.clip(rv, -1.0, 1.0))
         s = math.sqrt(max(1.0 - rv * rv, 0.0))
         if s < 1e-12:
-            out.append(float(np.dot(wx, sx * act.numpy(rv * xs))))
+            out.append(float(np.dot(base_w, act.numpy(base_x) * act.numpy(rv * base_x))))
             continue
+        if act.breakpoints and abs(rv) > 1e-12:
+            layer = [(b - t * s) / rv for b in act.breakpoints for t in (0, 1, -1, 2, -2, 4, -4, 8, -8, 16, -16)]
+            xs, wx = outer_rule(layer)
+        else:
+            xs, wx = base_x, base_w
+        sx = act.numpy(xs)
         # inner cuts per outer node: z at which the argument hits a breakpoint, clipped to [−L, L]
         zc = [np.full_like(xs, -L)] + [np.clip((b - rv * xs) / s, -L, L) for b in act.breakpoints] + [np.full_like(xs, L)]
         zc = np.sort(np.stack(zc), axis=0)

@@ -234,6 +234,7 @@ register(Claim(
     "the BN forward Jacobian at Σ* by central finite differences of the Laplace-method map (ReLU), eigenvalues "
     "clustered and compared with theory.bn_jacobian_eigenvalues.",
     check_theorem1, control_theorem1, "an operator whose permutation symmetry is broken must fail the structure test",
+    depends_on=('b*', 'c*', 'lambda_L', 'lambda_M'),
     uses=("numerics.bn_meanfield.sym_basis", "numerics.bn_meanfield.meanfield_jacobian_fd",
           "theory.bn_meanfield.bn_jacobian_eigenvalues")))
 
@@ -289,6 +290,7 @@ register(Claim(
     "The map computed by eq (11) (trapezoid in log s, α-ReLU Gaussian moments k_α) against plain Monte Carlo at "
     "random PSD Σ (max |z| over entries, Bonferroni); at Σ* it must return Σ*.",
     check_theorem2, control_theorem2, "eq (11) with the determinant to the power −1 must be rejected",
+    depends_on=('b*', 'c*'),
     uses=("numerics.bn_meanfield.bn_meanfield_map_laplace", "numerics.bn_meanfield.bn_meanfield_map_mc")))
 
 
@@ -418,6 +420,7 @@ register(Claim(
     "2-coordinate marginals of √B·u (theory.bsb1_fixed_point); Monte Carlo on the sphere; mpmath at 30 digits; "
     "the covariance of h^l in N-wide networks at deep layers.",
     check_theorem4, control_theorem4, "a q*c* two percent off must be rejected by Monte Carlo and the networks",
+    depends_on=('b*', 'c*'),
     uses=("theory.bn_meanfield.bsb1_fixed_point", "theory.bn_meanfield.theorem4_fixed_point",
           "theory.bsb1_constants_mc", "numerics.bn_meanfield.simulate_bn_gradients"),
     parameters=(_act_param(""), Parameter("batch_size", int, 0, "one batch size B (default: a grid)"))))
@@ -470,12 +473,48 @@ register(Claim(
     "sympy simplification of q* (= 1/2); c* against the sphere quadrature and against the exact homogeneity "
     "identity (u = g/‖g‖ independent of ‖g‖).",
     check_theorem5, control_theorem5, "the wrong argument J(−1/B) must be rejected",
+    depends_on=('b*', 'c*'),
     uses=("theory.bn_meanfield.theorem5_relu_fixed_point", "theory.bn_meanfield.alpha_relu_fixed_point")))
 
 
 # =============================================================================================
 # Theorem 6 — forward Jacobian eigenvalues (ReLU); general φ by the exact sphere reduction
 # =============================================================================================
+
+def fd_forward_eigenvalues(B: int, alpha: float = 1.0, eps: float = 1e-5) -> dict:
+    """λ_𝕃, λ_𝕄 of φ = max(x,0)^α by central differences of the Laplace map (eq 11) at Σ* along the Theorem 1
+    eigenvectors — independent of the sphere reduction of theory.bn_meanfield. Σ* is the core's fixed point (the base
+    point only; the fixed point is checked by Theorems 4 and 5)."""
+    Sig = tbm.bsb1_fixed_point(f"max(x,0)**{alpha:.10f}" if alpha != 1.0 else "relu", B).sigma
+    D = np.zeros((B, B))
+    D[0, 0], D[1, 1] = 1, -1                    # 𝕃 eigenvector (its second-copy partner is in the kernel)
+    M = np.zeros((B, B))
+    M[0, 2] = M[2, 0] = M[1, 3] = M[3, 1] = 1   # 𝕄 eigenvector
+    M[0, 3] = M[3, 0] = M[1, 2] = M[2, 1] = -1
+    out = {}
+    for key, E in (("M", M), ("L", D)):
+        dV = (nbm.bn_meanfield_map_laplace(Sig + eps * E, alpha) - nbm.bn_meanfield_map_laplace(Sig - eps * E, alpha)) \
+            / (2 * eps)
+        if key == "M":
+            out[key] = float(np.sum(dV * E) / np.sum(E * E))
+        else:  # dV[D] = a D + b O(v): λ_𝕃 = a − 2b with a = dV_11, b = dV_13
+            out[key] = float(dV[0, 0] - 2 * dV[0, 2])
+    return out
+
+
+def forward_eigenvalue_rows(cases, label: str = "") -> list[Evidence]:
+    """λ_𝕃, λ_𝕄 as consumed (verify.quantities) against finite differences of the Laplace map, (B, α) per case."""
+    rows = []
+    for B, alpha in cases:
+        name = "relu" if alpha == 1.0 else f"max(x,0)**{alpha:.10f}"
+        ev = Q.bn_jacobian_eigenvalues(name, B)
+        fd = Q.memo(("fd_forward_eigenvalues", B, alpha), lambda: fd_forward_eigenvalues(B, alpha))
+        err = max(_rel(ev.L, fd["L"]), _rel(ev.M, fd["M"]))
+        rows.append(Evidence(f"{label}α-ReLU α = {alpha:.4g}, B = {B}: λ_𝕃, λ_𝕄 (sphere reduction) vs finite differences "
+                             "of eq (11)", theory=(ev.L, ev.M), numeric=(fd["L"], fd["M"]), observed=err, bound=1e-6,
+                             passed=err < 1e-6))
+    return rows
+
 
 def _theorem6_rows(ctx: Context, use_v_star: str = "u*") -> list[Evidence]:
     rows = []
@@ -567,6 +606,7 @@ register(Claim(
     "integrals; finite differences of eq (11) (ReLU); for smooth φ, common-random-number finite differences of the "
     "Monte Carlo map; linear φ exactly (B−1)/(B+1).",
     check_theorem6, control_theorem6, "eqs (19)–(20) with v* read as the 11ᵀ coefficient q*c* must be rejected",
+    depends_on=('b*', 'c*', 'lambda_L', 'lambda_M'),
     uses=("theory.bn_meanfield.bn_jacobian_eigenvalues", "theory.bn_meanfield.theorem6_relu_eigenvalues",
           "numerics.bn_meanfield.bn_meanfield_map_laplace", "numerics.bn_meanfield.meanfield_jacobian_mc")))
 
@@ -629,6 +669,7 @@ register(Claim(
     "finite-width networks: torch autograd through BN, per-seed slope of log‖∂L/∂h^l‖², t-interval over seeds, "
     "allowance 3/N for the finite-width bias (exact-in-law Gaussian layers, and one dense-weight run).",
     check_theorem7, control_theorem7, "a rate one percent off must be rejected by the finite-width networks",
+    depends_on=('lambda_max',),
     uses=("theory.bn_meanfield.gradient_explosion_rate", "theory.bn_meanfield.theorem7_rate",
           "numerics.bn_meanfield.simulate_bn_gradients"),
     parameters=(_act_param(""), Parameter("batch_size", int, 0, "batch size B with --param activation"))))
@@ -683,6 +724,7 @@ register(Claim(
     "Eq (25) with J = the degree-α arccosine kernel (Gauss–Jacobi; J′ by Price's theorem) against "
     "theory.gradient_explosion_rate; the limit by B up to 2048; ReLU networks.",
     check_theorem8, control_theorem8, "eq (25) one percent too large must be rejected",
+    depends_on=('lambda_max',),
     uses=("theory.bn_meanfield.theorem8_alpha_relu_rate", "theory.bn_meanfield.gradient_explosion_rate",
           "numerics.bn_meanfield.simulate_bn_gradients")))
 
@@ -755,6 +797,7 @@ register(Claim(
     "tail enclosed with Parseval (Σa_k² = q*) and the Dirichlet form (Σk(k+B−3)a_k² = E[(B−1−z²)φ′²]); compared with "
     "eq (24) for every registered activation.",
     check_theorem9, control_theorem9, "c_k with the sign factor (−1)^k dropped must disagree with eq (24)",
+    depends_on=('lambda_max',),
     uses=("theory.bn_meanfield.theorem9_gegenbauer_rate", "theory.bn_meanfield.gradient_explosion_rate"),
     parameters=(_act_param(""),)))
 
@@ -830,6 +873,7 @@ def _figure1_rows(ctx: Context, factor: float = 1.0, mislabel: bool = False) -> 
             res[label] = (a, it)
         a_lo, it_lo = res["below"]
         a_hi, it_hi = res["above"]
+        rows += forward_eigenvalue_rows([(B, round(a_lo, 4)), (B, round(a_hi, 4))], label="(c,d) ")
         # above the transition the limit must be far from any BSB1 matrix (it approaches a two-block BSB2 form,
         # slowly when the symmetry inside a block is only weakly restored)
         broken_hi = it_hi.shape.kind != "BSB1" and it_hi.shape.distance_bsb1 > 0.1
@@ -870,6 +914,7 @@ register(Claim(
     "linear fit of the seed-averaged log gradient norm; (c, d) α_transition(B) by root-finding on the forward "
     "eigenvalues, then the Laplace map iterated from a random covariance on both sides and classified.",
     check_figure1, control_figure1, "λ_max one percent off, and swapped BSB1/BSB2 labels, must be rejected",
+    depends_on=('lambda_L', 'lambda_M', 'lambda_max'),
     uses=("theory.bn_meanfield.gradient_explosion_rate", "theory.bn_meanfield.bn_jacobian_eigenvalues",
           "numerics.bn_meanfield.simulate_bn_gradients", "numerics.bn_meanfield.iterate_bn_meanfield")))
 
@@ -911,10 +956,20 @@ def _constants_rows(ctx: Context, perturb: float = 0.0) -> tuple[list[Evidence],
                        body))
         for a in ("relu", "tanh", "sin", "identity"):
             fp = Q.bsb1_fixed_point(a, B)
-            q4, qc4 = tbm.theorem4_fixed_point(a, B)
+            q4, qc4 = Q.memo(("theorem4_fixed_point", a, B), lambda: tbm.theorem4_fixed_point(a, B))
             worst = max(worst, _rel(q4, fp.q * (1 + perturb)), abs(qc4 - fp.q * fp.c) / fp.q)
     rows.append(Evidence("table entries q*, c*: two quadratures (θ-integrals vs sphere marginals) agree",
                          observed=worst, bound=1e-9, passed=worst < 1e-9))
+    # λ_𝕃, λ_𝕄: finite differences of the Laplace map (α-ReLU); λ_max: eq (24) integrated over its ellipse
+    rows += forward_eigenvalue_rows([(B, 1.0) for B in Bs] + [(8, 1.5)], label="table entries: ")
+    worst_rate = 0.0
+    for a in ("relu", "tanh", "sin", "gelu", "identity"):
+        for B in Bs:
+            printed = Q.memo(("theorem7_rate", a, B), lambda: tbm.theorem7_rate(a, B))
+            worst_rate = max(worst_rate, _rel(Q.gradient_explosion_rate(a, B), printed))
+    rows.append(Evidence("table entries λ_max: backward-map reduction vs eq (24) integrated over its ellipse "
+                         f"(relu, tanh, sin, gelu, identity; B ∈ {list(Bs)})", observed=worst_rate, bound=1e-10,
+                         passed=worst_rate < 1e-10))
     unstable = [f"{r[0]}@{B}" for B, t in zip(Bs, tables) for r in t[2] if r[-1] == "BSB1 unstable"]
     rows.append(Evidence("activations whose BSB1 point is unstable (their λ_max is not a gradient rate)",
                          observed=len(unstable), passed=None, note=", ".join(unstable) or "none"))
@@ -929,7 +984,8 @@ def check_constants(ctx: Context) -> Verdict:
 
 def control_constants(ctx: Context) -> Verdict:
     rows, _ = _constants_rows(ctx, perturb=1e-6)
-    return _control("constants", rows[:1], "q* perturbed by 1e-6 relative")
+    return _control("constants", [r for r in rows if r.name.startswith("table entries q*")],
+                    "q* perturbed by 1e-6 relative")
 
 
 register(Claim(
@@ -939,5 +995,6 @@ register(Claim(
     "Computed by theory.bn_meanfield (12+ digits, each checked at two rule sizes); q*, c* cross-checked against the "
     "θ-integrals of Theorem 4. Activations with an unstable BSB1 point or a discontinuity are marked.",
     check_constants, control_constants, "a q* perturbed by one part in a million must be caught",
+    depends_on=('b*', 'c*', 'lambda_L', 'lambda_M', 'lambda_max'),
     uses=("theory.bn_meanfield.bsb1_fixed_point", "theory.bn_meanfield.bn_jacobian_eigenvalues",
           "theory.bn_meanfield.gradient_explosion_rate")))

@@ -245,6 +245,7 @@ register(Claim(
     "moments) — the appendix is missing; one-layer simulations at fixed ρ give z-scores; the n = d = 150 ensemble "
     "against the chain (KS on log(1 − ρ_d)) and against the infinite-width path (median log-error).",
     check_eq2_10, control_eq2_10, "the chain with μ/n and σ/√n dropped (= infinite width) must fail the KS comparison",
+    depends_on=('mu_relu',),
     uses=("theory.covariance_sde.relu_chain_coefficients", "numerics.covariance_sde.simulate_relu_chain",
           "numerics.covariance_sde.simulate_shaped_network")))
 
@@ -307,6 +308,7 @@ register(Claim(
     "ν from the exact ReLU-like kernel by a sympy series in n^{-1/2}; Σ from Isserlis (m = 2, 3); the n = d = 150 "
     "network ensemble against the SDE (PSD-preserving Wishart scheme), KS on V^{11}, V^{12}.",
     check_theorem3_2, control_theorem3_2, "the SDE with ν omitted must be rejected at the paper's sizes",
+    depends_on=('nu',),
     uses=("theory.covariance_sde.sde_drift_relu_like", "theory.covariance_sde.covariance_diffusion",
           "numerics.covariance_sde.simulate_covariance_sde")))
 
@@ -344,6 +346,7 @@ register(Claim(
     "Definition 3.1 shaping",
     "Itô's formula applied in sympy to ρ = V¹²/√(V¹¹V²²) under (3.1)–(3.2); network ensemble (n = d = 150) vs the "
     "SDE (Milstein), KS.", check_theorem3_3, control_theorem3_3, "the SDE with ν omitted must be rejected",
+    depends_on=('nu',),
     uses=("theory.covariance_sde.correlation_sde_from_ito", "numerics.covariance_sde.simulate_correlation_sde")))
 
 
@@ -401,6 +404,7 @@ register(Claim(
     "2¹³ exact-in-law networks vs 2¹³ Milstein paths (dt = 1e-2): KS on ρ_T with its p-value; medians with the "
     "asymptotic standard error 1.2533·sd/√N; RK4 for the ODE.",
     check_figure1, control_figure1, "the SDE with ν omitted must be rejected by KS at 2¹³ samples",
+    depends_on=('nu',),
     uses=("numerics.covariance_sde.simulate_shaped_network", "numerics.covariance_sde.simulate_correlation_sde")))
 
 
@@ -552,7 +556,7 @@ def _theorem39_rows(ctx: Context, omit_drift: bool = False) -> list[Evidence]:
     n = d = 100
     samples = ctx.pick(2000, 6000, 8192)
     a = 1.0
-    crit = Q.explosion_criterion("tanh")
+    crit = tcs.explosion_criterion("tanh")  # only φ″(0), φ‴(0): the criterion's value is not consumed here
     net = _network("smooth", n, d, 0.3, samples, ctx.seed + 39, act="tanh", a=a)
     drift = ncs.covariance_drift("none" if omit_drift else "smooth", phi2=float(crit.phi2), phi3=float(crit.phi3), a=a)
     sde = ncs.simulate_covariance_sde(drift, np.array([[1.0, 0.3], [0.3, 1.0]]), 1.0, 1e-2, samples,
@@ -610,6 +614,7 @@ register(Claim(
     "The V^{αα} marginal of (3.9) is dV = (¾φ″(0)² + φ‴(0))(V/a²)(V − 1)dt + √2 V dB.",
     "Assumption 3.5", "The diagonal of the derived (3.10); single-input shaped networks (tanh, softplus) vs (4.1), KS.",
     check_eq4_1, control_eq4_1, "a drift with φ‴(0) doubled must differ from the derivation",
+    depends_on=('criterion',),
     uses=("theory.covariance_sde.smooth_covariance_drift", "numerics.covariance_sde.simulate_shaped_network")))
 
 
@@ -645,6 +650,7 @@ register(Claim(
     "densities give φ″(0) = 0, φ‴(0) < 0.", "Assumption 3.5",
     "sympy derivatives of the (recentred) activations; the criterion (3/4)φ″(0)² + φ‴(0).",
     check_example4_1, control_example4_1, "the wrong sign of φ‴(0) must be caught",
+    depends_on=('criterion',),
     uses=("theory.covariance_sde.explosion_criterion",)))
 
 
@@ -755,6 +761,7 @@ register(Claim(
     "The criterion per shift (sympy); n = d = 100 networks vs (4.1) stopped on leaving [1/20, 20] (the local "
     "convergence of Definition 3.8): KS on the stopped values at T = 1 and a z-test on the stopped fractions.",
     check_figure2, control_figure2, "a stable/unstable mislabel must be caught",
+    depends_on=('criterion',),
     uses=("theory.covariance_sde.explosion_criterion", "numerics.covariance_sde.simulate_shaped_network")))
 
 
@@ -1071,5 +1078,5 @@ register(Claim(
     "For each smooth activation the quantities of eq (4.1) and whether (4.1) explodes; for ReLU-like shapes c, σ² "
     "(eq 2.6) and ν, μ, σ, Σ.", "Assumption 3.5 (after recentring)",
     "sympy derivatives, cross-checked by mpmath numerical differentiation.", check_constants, control_constants,
-    "a perturbed criterion must be caught", uses=("theory.covariance_sde.explosion_criterion",
+    "a perturbed criterion must be caught", depends_on=('criterion',), uses=("theory.covariance_sde.explosion_criterion",
                                                   "theory.covariance_sde.relu_like_constants")))

@@ -40,6 +40,13 @@ def _rng(ctx: Context, salt: int) -> np.random.Generator:
     return np.random.default_rng([ctx.seed, salt])
 
 
+def _mf_trajectory(act, G0, depth: int):
+    """numerics.layernorm_meanfield_trajectory, memoised for the claim run: the deterministic mean-field trajectory
+    consumes no perturbable quantity, so the controls and --sensitivity reuse it."""
+    key = ("ln-meanfield", str(act), np.asarray(G0, dtype=float).tobytes(), np.shape(G0), int(depth))
+    return Q.memo(key, lambda: numerics.layernorm_meanfield_trajectory(act, G0, depth))
+
+
 def _control(name: str, rows: list[Evidence], summary: str) -> Verdict:
     """A negative control's verdict: the same evidence rows, judged the same way."""
     return Verdict(f"{PAPER}:{name}", status_from_rows(rows), summary, rows)
@@ -527,6 +534,7 @@ register(Claim(
     "β_σ exactly (sympy) or to 30 digits (mpmath) for every registered activation and sample formulas; "
     "affine-ness decided symbolically.",
     check_definition3, control_definition3, "β computed with c_0² wrongly added to the denominator",
+    depends_on=('beta',),
     uses=("theory.isometry_strength", "theory.activation")))
 
 
@@ -609,6 +617,7 @@ register(Claim(
     "sympy computes β_σ exactly from exact Gaussian moments and proves equality with the printed form; "
     "40-digit mpmath quadrature agrees to 1e-15; Monte Carlo (2·10⁶ samples, delta-method CI) agrees at 95%.",
     check_table2, control_table2, "the ReLU entry replaced by (3π − 4)/(2π − 1)",
+    depends_on=('beta',),
     uses=("theory.isometry_strength",)))
 
 
@@ -874,6 +883,7 @@ def _lemma_a7_rows(ctx: Context, beta_factor: float = 1.0, acts=None) -> list[Ev
 
 def check_lemma_a7(ctx: Context) -> Verdict:
     rows = _lemma_a7_rows(ctx)
+    rows += beta_rows([a for a in _lemma_a7_acts(ctx) if not theory.activation(a).is_affine])
     st = status_from_rows(rows)
     loose = [r for r in rows if r.slack is not None and r.slack > 1.01]
     return Verdict(f"{PAPER}:lemma-a7", st,
@@ -895,6 +905,7 @@ register(Claim(
     "cover of [0, 1] proves the bound on the whole interval (Arb balls for closed-form σ̂, value ± error otherwise); "
     "polynomial σ decided exactly by real-root isolation; ρ < 0 via eq (52), checked on a grid.",
     check_lemma_a7, control_lemma_a7, "β_σ raised by 1% for σ = He_1 + He_2 (tight as ρ → 1) and for tanh",
+    depends_on=('beta',),
     uses=("theory.certify.certify_lemma_a7", "theory.numeric_dual", "theory.isometry_strength")))
 
 
@@ -1034,7 +1045,7 @@ def check_theorem_a2(ctx: Context) -> Verdict:
     acts = ctx.pick(["relu", "tanh", "sin", "step"], ["relu", "tanh", "sigmoid", "sin", "exp", "step", "gelu", "selu",
                                                       "he2", TIGHT_ACTIVATION],
                     [n for n in theory.registered_names() if n not in ("he0", "linear", "swish")] + [TIGHT_ACTIVATION])
-    rows = _theorem_a2_rows(ctx, acts)
+    rows = _theorem_a2_rows(ctx, acts) + beta_rows(acts)
     # the entrywise map is eq (10) itself: Monte Carlo of E φ(σ(h)) φ(σ(h))ᵀ, h ~ N(0, G)
     rng = _rng(ctx, 72)
     samples = ctx.pick(100_000, 1_000_000, 4_000_000)
@@ -1068,6 +1079,7 @@ register(Claim(
     "Random and adversarial correlation matrices (n ≤ 8) through the entrywise dual map for many activations; "
     "the entrywise map itself checked against Monte Carlo of eq (10).",
     check_theorem_a2, control_theorem_a2, "β_σ raised by 1% for σ = He_1 + He_2, on near-degenerate inputs",
+    depends_on=('beta',),
     uses=("theory.numeric_dual", "theory.gram_potential", "numerics.meanfield_map_mc")))
 
 
@@ -1089,7 +1101,7 @@ def _corollary_a3_rows(ctx: Context, acts, rate_fn, depth: int) -> list[Evidence
         log_rate = rate_fn(nm)
         fails, worst = 0, math.inf
         for label, G0 in _mf_inputs(10, rng).items():
-            tr = numerics.layernorm_meanfield_trajectory(nm, G0, depth)
+            tr = _mf_trajectory(nm, G0, depth)
             g = np.abs(tr.offdiag).max(axis=1)
             with np.errstate(divide="ignore"):
                 log_gamma = np.log(g) - np.log1p(-g)
@@ -1109,7 +1121,7 @@ def check_corollary_a3(ctx: Context) -> Verdict:
                                                    "elu", "softplus", "silu", "he2"],
                     [n for n in theory.registered_names() if n not in ("he0", "linear", "swish", "identity", "he1")])
     depth = ctx.pick(100, 400, 1000)
-    rows = _corollary_a3_rows(ctx, acts, lambda nm: math.log(Q.beta(nm)), depth)
+    rows = _corollary_a3_rows(ctx, acts, lambda nm: math.log(Q.beta(nm)), depth) + beta_rows(acts)
     st = status_from_rows(rows)
     return Verdict(f"{PAPER}:corollary-a3", st, f"γ decays at least as fast as β_σ^(−ℓ) in mean field, ℓ ≤ {depth}"
                    if st == HOLDS else "Corollary A.3 fails in mean field", rows)
@@ -1130,6 +1142,7 @@ register(Claim(
     "checked at every layer in log space.",
     check_corollary_a3, control_corollary_a3,
     "the rate replaced by 1.05/(2 − β_σ): 5% faster than the true asymptotic contraction (2 − β_σ) of small correlations",
+    depends_on=('beta',),
     uses=("numerics.layernorm_meanfield_trajectory", "theory.isometry_strength")))
 
 
@@ -1150,7 +1163,7 @@ def _theorem4_meanfield_rows(ctx: Context, acts, log_rate_fn, depth: int) -> lis
         fails, worst, total = 0, math.inf, 0
         for n in (10, 100) if ctx.budget != "quick" else (10,):
             for label, G0 in _mf_inputs(n, rng).items():
-                tr = numerics.layernorm_meanfield_trajectory(nm, G0, depth)
+                tr = _mf_trajectory(nm, G0, depth)
                 gaps = theory.isometry_gap(tr.grams())
                 ell = np.arange(depth + 1)
                 with np.errstate(divide="ignore"):
@@ -1175,7 +1188,7 @@ def _threshold_evidence(nm: str, n: int, rho0: float, depth: int) -> tuple[Evide
     C = -n * float(theory.log_isometry(G0)) + math.log(4 * n)
     printed = C / beta
     corrected = C / math.log(beta)
-    tr = numerics.layernorm_meanfield_trajectory(nm, G0, depth)
+    tr = _mf_trajectory(nm, G0, depth)
     g = np.abs(tr.offdiag).max(axis=1)
     gamma = g / (1 - g)
     hit = np.nonzero(gamma < 1 / (2 * n - 2))[0]
@@ -1212,10 +1225,10 @@ def check_theorem4(ctx: Context) -> Verdict:
                        "duplicated at every layer and the gap stays infinite",
                        [Evidence("isometry of the input Gram", observed=float(theory.isometry(G0)), passed=None)])
     depth = ctx.pick(150, 600, 2000)
-    rows = _theorem4_meanfield_rows(ctx, acts, lambda nm: math.log(Q.beta(nm)), depth)
+    rows = _theorem4_meanfield_rows(ctx, acts, lambda nm: math.log(Q.beta(nm)), depth) + beta_rows(acts[:3])
     # asymptotic rate: the gap decays like (2 − β)^{2ℓ}, at least as fast as the bound's β^{−ℓ}
     for nm in acts[:3]:
-        tr = numerics.layernorm_meanfield_trajectory(nm, numerics.equicorrelated_gram(10, 0.5), 200)
+        tr = _mf_trajectory(nm, numerics.equicorrelated_gram(10, 0.5), 200)
         gaps = theory.isometry_gap(tr.grams(range(100, 201, 10)))
         ok = np.all(gaps > 0) and np.all(np.isfinite(gaps))
         if ok:
@@ -1265,6 +1278,50 @@ def control_theorem4(ctx: Context) -> Verdict:
     return _control("theorem4", rows, "eq (12) with log β_σ replaced by 3 log(1/(2 − β_σ)) (a rate above β_σ)")
 
 
+
+# ---------------------------------------------------------------------------------------------
+# β_σ as a claim consumes it, against two other routes (deterministic: any relative error above ~1e-6 turns them)
+# ---------------------------------------------------------------------------------------------
+
+BETA_RTOL = 1e-6
+
+
+def _contraction_intercept(nm: str, depth: int = 3000):
+    """2 − β_σ measured from the mean-field map itself: small correlations contract by σ̄(ρ)/(σ̄(1)ρ) → c_1²/Var σ per
+    layer; the per-layer ratio regressed on ρ (quadratic) over the layers with 1e-250 < ρ < 0.05 has that intercept."""
+    tr = _mf_trajectory(nm, numerics.equicorrelated_gram(2, 0.5), depth)
+    r = np.abs(tr.offdiag[:, 0])
+    keep = (r[:-1] > 1e-250) & (r[:-1] < 0.05) & (r[1:] > 0)
+    if keep.sum() < 6:
+        return None, int(keep.sum())
+    x, y = r[:-1][keep], r[1:][keep] / r[:-1][keep]
+    coef = np.polynomial.polynomial.polyfit(x, y, 2)
+    return float(coef[0]), int(keep.sum())
+
+
+def beta_rows(acts) -> list[Evidence]:
+    """For each activation: β_σ as consumed (verify.quantities) vs (i) 40-digit mpmath quadrature of Definition 3,
+    (ii) the contraction factor 2 − β_σ of small correlations under the mean-field map (eq 10)."""
+    rows = []
+    for nm in acts:
+        b = Q.beta(nm)
+        mp = float(Q.memo(("beta-mp", nm), lambda: isometry_strength_mp(nm, 40)))
+        err = abs(b - mp) / abs(mp)
+        rows.append(Evidence(f"{nm}: β_σ used here vs 40-digit mpmath quadrature of 2 − c_1²/Var σ", theory=mp,
+                             numeric=b, observed=err, bound=BETA_RTOL, passed=err <= BETA_RTOL))
+        icpt, npts = _contraction_intercept(nm)
+        if icpt is None:
+            rows.append(Evidence(f"{nm}: contraction of small correlations under the mean-field map vs 2 − β_σ",
+                                 theory=2 - b, passed=None, note=f"only {npts} layers in the linear regime (c_1 ≈ 0)"))
+            continue
+        dev = abs(icpt - (2 - b))
+        rows.append(Evidence(f"{nm}: contraction factor of small correlations under the mean-field map (eq 10) vs 2 − β_σ",
+                             theory=2 - b, numeric=icpt, observed=dev, bound=BETA_RTOL * max(1.0, abs(2 - b)),
+                             samples=npts, passed=dev <= BETA_RTOL * max(1.0, abs(2 - b)),
+                             note=f"intercept of ρ_(ℓ+1)/ρ_ℓ regressed on ρ_ℓ over {npts} layers (σ̄(ρ)/σ̄(1) = "
+                                  "Σ c_k² ρ^k / Var σ): the linearisation that makes β_σ the rate of Theorem 4"))
+    return rows
+
 # ---------------------------------------------------------------------------------------------
 # Fig 3 — finite width vs the Theorem 4 bound (n = 100, d = 5000, relu/tanh/sigmoid, 10 seeds)
 # ---------------------------------------------------------------------------------------------
@@ -1275,7 +1332,7 @@ _FIG3_CACHE: dict = {}
 def _figure3_runs(ctx: Context) -> dict:
     key = (ctx.budget, ctx.seed, ctx.device, ctx.dtype)
     if key in _FIG3_CACHE:
-        return _FIG3_CACHE[key]
+        return _figure3_with_bound(_FIG3_CACHE[key])
     n, d, depth, seeds = ctx.pick((30, 1000, 12, 4), (100, 5000, 30, 10), (100, 5000, 30, 10))
     rho0 = 0.5
     G0 = numerics.equicorrelated_gram(n, rho0)
@@ -1289,16 +1346,23 @@ def _figure3_runs(ctx: Context) -> dict:
         gaps = theory.isometry_gap(G)  # [seeds, layers]
         mean = gaps.mean(0)
         ci = [mean_ci(gaps[:, l], CONF)[1] for l in range(depth + 1)]
-        beta = Q.beta(nm)
-        ell = np.arange(depth + 1)
-        bound = np.exp(_log_bound_theorem4(ell, math.log(beta), n, log_iso0))
-        mf = theory.isometry_gap(numerics.layernorm_meanfield_trajectory(nm, G0, depth).grams())
-        runs[nm] = {"beta": beta, "mean": mean, "ci": ci, "bound": bound, "meanfield": mf,
-                    "max_ratio": float(np.max(mean / bound)),
-                    "noise_floor_prediction": n / (2 * d * (1 - (2 - beta) ** 2))}
-    out = {"n": n, "d": d, "depth": depth, "seeds": seeds, "rho0": rho0, "runs": runs}
+        mf = theory.isometry_gap(_mf_trajectory(nm, G0, depth).grams())
+        runs[nm] = {"mean": mean, "ci": ci, "meanfield": mf}
+    out = {"n": n, "d": d, "depth": depth, "seeds": seeds, "rho0": rho0, "runs": runs, "log_iso0": log_iso0}
     _FIG3_CACHE[key] = out
-    return out
+    return _figure3_with_bound(out)
+
+
+def _figure3_with_bound(out: dict) -> dict:
+    """The β_σ-dependent parts, recomputed on every call (β is a perturbable quantity; the cache holds simulations)."""
+    n, d, depth = out["n"], out["d"], out["depth"]
+    runs = {}
+    for nm, r in out["runs"].items():
+        beta = Q.beta(nm)
+        bound = np.exp(_log_bound_theorem4(np.arange(depth + 1), math.log(beta), n, out["log_iso0"]))
+        runs[nm] = {**r, "beta": beta, "bound": bound, "max_ratio": float(np.max(r["mean"] / bound)),
+                    "noise_floor_prediction": n / (2 * d * (1 - (2 - beta) ** 2))}
+    return {**out, "runs": runs}
 
 
 def _maybe_plot(ctx: Context, name: str, series: dict, ylabel: str, logy: bool = True) -> str | None:
@@ -1330,7 +1394,7 @@ def _maybe_plot(ctx: Context, name: str, series: dict, ylabel: str, logy: bool =
 
 def check_figure3(ctx: Context) -> Verdict:
     fw = _figure3_runs(ctx)
-    rows, data, series = [], {}, {}
+    rows, data, series = beta_rows(list(fw["runs"])), {}, {}
     rates = {}
     k = min(8, fw["depth"])
     for nm, r in fw["runs"].items():
@@ -1385,6 +1449,7 @@ register(Claim(
     "(accurate gaps down to 1e-300); fitted asymptotic decay rate with a 95% CI; the Fig 3 finite-width networks "
     "(n = 100, d = 5000, 10 seeds) against the bound; the depth threshold compared with the proof.",
     check_theorem4, control_theorem4, "log β_σ replaced by 3 log(1/(2 − β_σ)), a rate above β_σ and the true decay",
+    depends_on=('beta',),
     uses=("numerics.layernorm_meanfield_trajectory", "numerics.simulate_isometry_mlp", "theory.isometry_gap"),
     parameters=(_acts_param("relu,tanh,sigmoid,…"),
                 Parameter("input", str, "equicorrelated", "input batch: equicorrelated or duplicated",
@@ -1399,6 +1464,7 @@ register(Claim(
     "Exact-in-distribution simulator, 10 seeds, mean ± 95% t-interval per layer; mean-field curve alongside; "
     "fitted early decay rates. Data (and a PNG with --artefacts) are written as artefacts.",
     check_figure3, control_figure3, "the bound gap(0)·β_σ^(−2ℓ), dropping the 4n/det G0 constant",
+    depends_on=('beta',),
     uses=("numerics.simulate_isometry_mlp", "numerics.layernorm_meanfield_trajectory")))
 
 
@@ -1420,7 +1486,7 @@ def _figure_a1_run(ctx: Context, nm: str, d: int, depth: int, seeds: int, salt: 
 def check_figure_a1(ctx: Context) -> Verdict:
     n, d, depth, seeds = ctx.pick((10, 4000, 15, 6), (10, 10000, 30, 10), (10, 10000, 60, 20))
     G0 = numerics.equicorrelated_gram(n, 0.5)
-    rows, data = [], {}
+    rows, data = beta_rows(("relu", "tanh", "sigmoid")), {}
     for i, nm in enumerate(("relu", "tanh", "sigmoid")):
         ctx.progress(f"Fig A.1 network {nm}", i / 3)
         mean, bound = _figure_a1_run(ctx, nm, d, depth, seeds, 100 + i)
@@ -1439,7 +1505,7 @@ def check_figure_a1(ctx: Context) -> Verdict:
                                   f"excess·√d = {excess * math.sqrt(d):.3g} vs {excess4 * math.sqrt(d / 4):.3g}; "
                                   f"floor sqrt(2 log n²/d) = {floor:.3g}; γ at depth {depth}: finite {mean[-1]:.3g}, "
                                   f"bound {bound[-1]:.3g}"))
-        mf = numerics.layernorm_meanfield_trajectory(nm, G0, depth)
+        mf = _mf_trajectory(nm, G0, depth)
         mfg = np.abs(mf.offdiag).max(axis=1)
         data[nm] = {"layer": list(range(depth + 1)), "gamma_mean": mean, "gamma_mean_width_d/4": mean4,
                     "gamma_meanfield": mfg / (1 - mfg), "bound": bound}
@@ -1469,6 +1535,7 @@ register(Claim(
     "Exact simulator at widths d and d/4; where the bound exceeds 3× the floor sqrt(2 log n²/d), the excess of the "
     "mean γ over the bound must shrink like d^(−1/2) (ratio ≤ 0.75 for a 4× width increase) or vanish.",
     check_figure_a1, control_figure_a1, "the bound required at every depth, ignoring the finite-width floor",
+    depends_on=('beta',),
     uses=("numerics.simulate_isometry_mlp", "theory.gram_potential")))
 
 
@@ -1498,7 +1565,7 @@ def _section6_runs(ctx: Context) -> dict:
                 res[(nm, var)] = {"gap": gaps.mean(0), "diverged": None, "grams": G}
             except numerics.SimulationDiverged as exc:
                 res[(nm, var)] = {"gap": None, "diverged": exc.layer, "grams": None}
-    mf = {nm: numerics.layernorm_meanfield_trajectory(nm, G0, depth).grams() for nm in ("relu",)}
+    mf = {nm: _mf_trajectory(nm, G0, depth).grams() for nm in ("relu",)}
     out = {"n": n, "d": d, "depth": depth, "seeds": seeds, "runs": res, "meanfield": mf}
     _S6_CACHE[key] = out
     return out
@@ -1758,8 +1825,8 @@ def _beta_gain_rows(ctx: Context, table=None) -> tuple[list[Evidence], list]:
                              note="max |z| over gains (threshold 4); β(α) = " + ", ".join(f"{v:.4f}" for v in vals)))
     # Fig B.2: for ReLU the normalised dual — hence the whole mean-field trajectory — is independent of α
     G0 = numerics.equicorrelated_gram(10, 0.5)
-    base = numerics.layernorm_meanfield_trajectory("relu", G0, 50).offdiag
-    worst = max(float(np.max(np.abs(numerics.layernorm_meanfield_trajectory(theory.gain_family("relu", a), G0, 50).offdiag - base)))
+    base = _mf_trajectory("relu", G0, 50).offdiag
+    worst = max(float(np.max(np.abs(_mf_trajectory(theory.gain_family("relu", a), G0, 50).offdiag - base)))
                 for a in alphas)
     rows.append(Evidence("Fig B.2: ReLU mean-field trajectory for max(αx, 0) vs α = 1 (50 layers)", theory=0.0,
                          observed=worst, passed=worst < 1e-12,
@@ -1777,9 +1844,9 @@ def check_figure_b1(ctx: Context) -> Verdict:
 
 def control_figure_b1(ctx: Context) -> Verdict:
     G0 = numerics.equicorrelated_gram(10, 0.5)
-    base = numerics.layernorm_meanfield_trajectory("relu", G0, 50).offdiag
-    worst = float(np.max(np.abs(numerics.layernorm_meanfield_trajectory("sin(2*x)", G0, 50).offdiag
-                                - numerics.layernorm_meanfield_trajectory("sin", G0, 50).offdiag)))
+    base = _mf_trajectory("relu", G0, 50).offdiag
+    worst = float(np.max(np.abs(_mf_trajectory("sin(2*x)", G0, 50).offdiag
+                                - _mf_trajectory("sin", G0, 50).offdiag)))
     rows = [Evidence("gain independence claimed for sin(αx) (α = 2 vs 1)", theory=0.0, observed=worst, passed=worst < 1e-12)]
     return _control("figure-b1", rows, "gain independence asserted for sin, which is not homogeneous")
 
