@@ -7,3 +7,15 @@ from hypothesis import settings  # noqa: E402
 
 settings.register_profile("ci", max_examples=60, deadline=None)
 settings.load_profile("ci")
+
+
+def assert_controls(v):
+    """A verdict's controls demonstrate power: a claim that holds has its negative control flagged (every declared
+    quantity perturbed by ±δ turns it), one reported violated has a positive control that holds."""
+    from verify.core import HOLDS, VIOLATED
+    if v.status == HOLDS:
+        assert v.negative_control is not None, "a claim that holds has a negative control"
+        assert v.negative_control.status == VIOLATED, v.negative_control.summary
+    elif v.status == VIOLATED:
+        assert v.positive_control is not None, "a claim reported violated has a positive control"
+        assert v.positive_control.status == HOLDS, v.positive_control.summary

@@ -2,6 +2,8 @@
 control, which must come out violated. Values and errata are asserted, not just that code ran."""
 import pytest
 
+from conftest import assert_controls
+
 from verify.core import HOLDS, VIOLATED, Context
 from verify.registry import all_claims, resolve
 from verify.runner import run_claim
@@ -32,8 +34,7 @@ def test_every_checked_isometry_claim_is_covered_here():
 def test_verdict_and_negative_control(name):
     v = verdict(name)
     assert v.status == EXPECTED[name], v.summary
-    assert v.negative_control is not None, "every claim has a negative control"
-    assert v.negative_control.status == VIOLATED, v.negative_control.summary
+    assert_controls(v)
     assert v.evidence, "a verdict carries evidence"
     for e in v.evidence:
         assert e.passed in (True, False, None)
@@ -91,4 +92,4 @@ def test_standard_budget_verdicts(name):
     """The default CLI budget gives the same verdicts (about 3 minutes for all claims)."""
     v = run_claim(resolve(f"isometry:{name}"), Context(budget="standard", seed=0))
     assert v.status == EXPECTED[name], v.summary
-    assert v.negative_control.status == VIOLATED
+    assert_controls(v)

@@ -50,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _list(paper: str | None, verbose: bool) -> int:
+    from .coverage import uncovered
+    listed = {c.id for c in all_claims()}
     for c in all_claims():
         if paper and c.paper != paper:
             continue
@@ -66,6 +68,14 @@ def _list(paper: str | None, verbose: bool) -> int:
                 print(f"{'':40s}   --param {prm.name}=… ({prm.help}; default {prm.default})")
             if c.pending_reason:
                 print(f"{'':40s}   {c.pending_reason}")
+    # every numbered item of the papers that no claim checks (verify/coverage.py), with its reason
+    for p in PAPERS:
+        if paper and p != paper:
+            continue
+        for it in uncovered(p):
+            ident = f"{p}:[{it.item}]"
+            if ident not in listed:
+                print(f"{ident:40s} {'not yet':8s} {it.note}")
     return 0
 
 

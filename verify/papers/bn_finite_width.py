@@ -131,6 +131,8 @@ def gstar_mc_rows(ctx: Context, act: str, n: int, fp: BSB1, label: str = "") -> 
     b_mc, c_mc, b_se, bc_se = Q.memo(("bsb1_mc", act, n, samples, ctx.seed), lambda: theory.bsb1_constants_mc(
         act, n, samples, ctx.seed + 3))
     zcrit = float(stats.norm.ppf(0.5 + MEAN_CONF / 2))
+    # floating-point floor: for linear σ the normalisation fixes both averages exactly (zero spread)
+    b_se, bc_se = max(b_se, 1e-12 * abs(b_mc)), max(bc_se, 1e-12 * abs(b_mc))
     zb = abs(b_mc - fp.b) / b_se
     zc = abs(b_mc * c_mc - fp.b * fp.c) / bc_se
     return [Evidence(f"{label}{act}: b* by quadrature vs Monte Carlo on the sphere (n = {n})", theory=fp.b, numeric=b_mc,

@@ -63,6 +63,8 @@ def _rel(a, b) -> float:
 H_BSB1_STABLE = HypothesisCheck("BSB1 attracting", "Σ* attracts nearby covariances: |λ_𝕃|, |λ_𝕄| < 1 (else the "
                                 "network breaks the symmetry to BSB2 and the BSB1 results do not apply)")
 H_BATCH = HypothesisCheck("B ≥ 4", "the batch size is at least 4 (the BSB1 sphere integrals are degenerate below)")
+H_DIFFERENTIABLE = HypothesisCheck("φ′ a function", "φ is continuous and piecewise differentiable, so the backward map "
+                                   "E[φ′φ′] exists (a jump makes φ′ a Dirac mass and λ_max undefined; a constant φ too)")
 
 
 def _require_bsb1(act, B: int) -> tbm.JacobianEigenvalues:
@@ -628,9 +630,13 @@ def _theorem7_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:
     rows = []
     cases = _rate_cases(ctx)
     for act, B in cases:
-        tbm._check_batch(B, 4, "Theorem 7")
+        if B < 4:
+            raise HypothesisNotMet(H_BATCH.name, f"B = {B} < 4: the BSB1 sphere integrals are degenerate")
         _require_bsb1(act, B)
-        Q.gradient_explosion_rate(act, B)  # raises for a discontinuous φ before any simulation
+        try:
+            tbm.gradient_explosion_rate(act, B)  # before any simulation
+        except UndefinedQuantityError as exc:
+            raise HypothesisNotMet(H_DIFFERENTIABLE.name, str(exc)) from None
     if factor == 1.0:
         worst = 0.0
         for act in ("relu", "tanh", "identity", "sin", "gelu", "selu", "exp"):
@@ -669,6 +675,7 @@ register(Claim(
     "finite-width networks: torch autograd through BN, per-seed slope of log‖∂L/∂h^l‖², t-interval over seeds, "
     "allowance 3/N for the finite-width bias (exact-in-law Gaussian layers, and one dense-weight run).",
     check_theorem7, control_theorem7, "a rate one percent off must be rejected by the finite-width networks",
+    hypothesis_checks=(H_BATCH, H_BSB1_STABLE, H_DIFFERENTIABLE),
     depends_on=('lambda_max',),
     uses=("theory.bn_meanfield.gradient_explosion_rate", "theory.bn_meanfield.theorem7_rate",
           "numerics.bn_meanfield.simulate_bn_gradients"),

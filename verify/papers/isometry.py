@@ -27,6 +27,7 @@ from theory.hermite import hermite_polynomial, hermite_values
 from theory.isometry import isometry_strength_mp
 
 from ..core import (HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Context, Erratum, Evidence,
+                    HypothesisCheck, HypothesisNotMet,
                     Parameter, Verdict, status_from_rows)
 from .. import quantities as Q
 from ..registry import register
@@ -1205,25 +1206,29 @@ def _threshold_evidence(nm: str, n: int, rho0: float, depth: int) -> tuple[Evide
     return ev, info
 
 
+H_NONLINEAR = HypothesisCheck("σ nonlinear", "σ is not affine, so β_σ > 1 (an affine σ has β_σ = 1 and no decay)")
+H_INPUT = HypothesisCheck("G_*^0 non-degenerate", "the input Gram matrix is non-degenerate (no duplicated sample)")
+
+
 def check_theorem4(ctx: Context) -> Verdict:
-    acts = _act_list(ctx.params.get("activations", "")) if ctx.params.get("activations") else ctx.pick(
+    requested = _act_list(ctx.params.get("activations", "")) if ctx.params.get("activations") else ctx.pick(
         ["relu", "tanh", "sigmoid"], ["relu", "tanh", "sigmoid", "sin", "exp", "step", "gelu", "selu", "he2"],
         [n for n in theory.registered_names() if n not in ("he0", "linear", "swish", "identity", "he1")])
-    for nm in acts:
-        if theory.activation(nm).is_affine:
-            return Verdict(f"{PAPER}:theorem4", HYPOTHESES_NOT_MET,
-                           f"{nm} is affine: β_σ = 1 and eq (12) predicts no decay (Theorem 4 needs a nonlinear σ)")
-    G0_param = ctx.params.get("input")
-    if G0_param == "duplicated":
+    if ctx.params.get("input") == "duplicated":
         G0 = numerics.equicorrelated_gram(10, 0.5)
         G0[-1, :] = G0[0, :]
         G0[:, -1] = G0[:, 0]
         G0[-1, -1] = 1.0
-        return Verdict(f"{PAPER}:theorem4", HYPOTHESES_NOT_MET,
-                       "the input batch has a duplicated sample: G_*^0 is degenerate (𝓘(G0) = "
-                       f"{float(theory.isometry(G0)):.3g}), so Theorem 4 does not apply; the duplicate stays "
-                       "duplicated at every layer and the gap stays infinite",
-                       [Evidence("isometry of the input Gram", observed=float(theory.isometry(G0)), passed=None)])
+        raise HypothesisNotMet(H_INPUT.name, "the input batch has a duplicated sample: G_*^0 is degenerate (𝓘(G0) = "
+                               f"{float(theory.isometry(G0)):.3g}), so Theorem 4 does not apply; the duplicate stays "
+                               "duplicated at every layer and the gap stays infinite",
+                               [Evidence("isometry of the input Gram", observed=float(theory.isometry(G0)), passed=None)])
+    # each activation is judged on its own: an affine one is outside the hypotheses, the others still decide
+    affine = [nm for nm in requested if theory.activation(nm).is_affine]
+    acts = [nm for nm in requested if nm not in affine]
+    if not acts:
+        raise HypothesisNotMet(H_NONLINEAR.name, f"{', '.join(affine)}: affine, β_σ = 1 and eq (12) predicts no decay "
+                               "(Theorem 4 needs a nonlinear σ)")
     depth = ctx.pick(150, 600, 2000)
     rows = _theorem4_meanfield_rows(ctx, acts, lambda nm: math.log(Q.beta(nm)), depth) + beta_rows(acts[:3])
     # asymptotic rate: the gap decays like (2 − β)^{2ℓ}, at least as fast as the bound's β^{−ℓ}
@@ -1264,10 +1269,13 @@ def check_theorem4(ctx: Context) -> Verdict:
                       + "; ".join(errata_ev), "error"),
               Erratum("Proof of Theorem 4, eq (28)", "det(G_*^ℓ) = (1 − (n−1)γ/(1+γ))^n", "det(G_*^ℓ) ≥ …",
                       "continues the inequality of eq (27)", "typo")]
+    outside = (f"; outside the hypotheses (affine, β_σ = 1): {', '.join(affine)}" if affine else "")
+    rows += [Evidence(f"{nm}: affine σ — outside the hypotheses (β_σ = 1, no decay predicted)", passed=None)
+             for nm in affine]
     return Verdict(f"{PAPER}:theorem4", st,
-                   f"eq (12) holds at every layer in mean field ({len(acts)} activations, depth {depth}) and at finite "
-                   "width, where it is loose by many orders of magnitude; the depth condition is misprinted"
-                   if st == HOLDS else "eq (12) is violated", rows, errata,
+                   (f"eq (12) holds at every layer in mean field ({len(acts)} activations, depth {depth}) and at finite "
+                    "width, where it is loose by many orders of magnitude; the depth condition is misprinted"
+                    if st == HOLDS else "eq (12) is violated") + outside, rows, errata,
                    artefacts={"thresholds": thresholds})
 
 
@@ -1449,6 +1457,7 @@ register(Claim(
     "(accurate gaps down to 1e-300); fitted asymptotic decay rate with a 95% CI; the Fig 3 finite-width networks "
     "(n = 100, d = 5000, 10 seeds) against the bound; the depth threshold compared with the proof.",
     check_theorem4, control_theorem4, "log β_σ replaced by 3 log(1/(2 − β_σ)), a rate above β_σ and the true decay",
+    hypothesis_checks=(H_NONLINEAR, H_INPUT),
     depends_on=('beta',),
     uses=("numerics.layernorm_meanfield_trajectory", "numerics.simulate_isometry_mlp", "theory.isometry_gap"),
     parameters=(_acts_param("relu,tanh,sigmoid,…"),

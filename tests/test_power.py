@@ -1,0 +1,214 @@
+"""Verdict power: a quantity made 5% wrong inside the package turns the verdicts that use it, and the exit
+statuses never lie (issue 9). Mutation tests go through the one perturbation point, verify.quantities."""
+import math
+
+import numpy as np
+import pytest
+
+import theory
+from verify import quantities as Q
+from verify.core import (ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Context, HypothesisCheck,
+                         HypothesisNotMet, Verdict)
+from verify.registry import all_claims, resolve
+from verify.runner import _run, exit_status, run_claim
+
+# one fast claim per quantity (quick budget): each must hold, and stop holding with the quantity 5% off either way
+REPRESENTATIVE = {
+    "b*": "bn-mean-field:theorem5", "c*": "bn-mean-field:theorem5",
+    "lambda_L": "bn-mean-field:theorem1", "lambda_M": "bn-mean-field:theorem1",
+    "lambda_max": "bn-mean-field:theorem8", "beta": "isometry:theorem-a2",
+    "nu": "covariance-sde:theorem3-3", "mu_relu": "covariance-sde:eq2-10",
+    "criterion": "covariance-sde:example4-1",
+}
+
+
+def _statuses(claim_id: str, quantity: str, delta: float, budget: str = "quick"):
+    claim = resolve(claim_id)
+    ctx = Context(budget=budget, seed=0)
+    memo: dict = {}
+    base, consumed = _run(claim.check, claim, ctx, False, {}, memo)
+    assert Q.canonical(quantity) in consumed, f"{claim_id} does not consume {quantity}"
+    out = [base.status]
+    for sign in (+1, -1):
+        v, _ = _run(claim.check, claim, ctx, False, {quantity: sign * delta}, memo)
+        out.append(v.status)
+    return out
+
+
+@pytest.mark.parametrize("quantity", sorted(REPRESENTATIVE))
+def test_five_percent_error_turns_the_verdict(quantity):
+    base, plus, minus = _statuses(REPRESENTATIVE[quantity], quantity, 0.05)
+    assert base == HOLDS
+    assert plus != HOLDS and minus != HOLDS, (plus, minus)
+
+
+def test_headline_theorem1_catches_five_percent_in_gstar():
+    for q in ("b*", "c*"):
+        base, plus, minus = _statuses("bn-finite-width:theorem1", q, 0.05)
+        assert (base, plus, minus) == (HOLDS, VIOLATED, VIOLATED), q
+
+
+def test_every_quantity_named_in_the_issue_is_registered_and_used():
+    used = {q for c in all_claims() for q in c.depends_on}
+    for q in ("b*", "c*", "lambda_L", "lambda_M", "lambda_max", "beta", "nu", "mu_relu", "criterion"):
+        assert q in Q.QUANTITIES and q in used
+    assert Q.canonical("q*") == "b*"
+
+
+def test_declared_quantities_are_exactly_those_consumed():
+    """A claim declares what its check consumes: nothing missing (an unperturbable dependency), nothing extra
+    (a control that could never flag)."""
+    for cid in ("bn-finite-width:theorem1", "bn-mean-field:theorem6", "isometry:table2", "covariance-sde:figure1",
+                "covariance-sde:eq4-1"):
+        claim = resolve(cid)
+        v, consumed = _run(claim.check, claim, Context(budget="quick"), False, {}, {})
+        assert consumed == {Q.canonical(q) for q in claim.depends_on}, cid
+
+
+def test_perturbation_is_scoped_and_exact():
+    fp = theory.bsb1_fixed_point("relu", 8)
+    with Q.perturbed({"c*": 0.05, "q*": -0.02}) as state:
+        p = Q.gstar("relu", 8)
+        assert p.c == pytest.approx(fp.c * 1.05, rel=1e-15) and p.b == pytest.approx(fp.q * 0.98, rel=1e-15)
+        assert p.eigenvalue_bulk == pytest.approx(fp.q * 0.98 * (1 - fp.c * 1.05), rel=1e-14)
+        assert state.consumed == {"b*", "c*"}
+    assert Q.gstar("relu", 8) is fp  # outside the context: the core value itself
+    with pytest.raises(ValueError):
+        with Q.perturbed({"beta": -1.5}):
+            pass
+
+
+def test_memo_never_caches_a_value_that_consumed_a_quantity():
+    memo = {}
+    with Q.perturbed({"beta": 0.1}, memo):
+        a = Q.memo("k", lambda: Q.beta("relu"))
+    with Q.perturbed({}, memo):
+        b = Q.memo("k", lambda: Q.beta("relu"))
+    assert a == pytest.approx(1.1 * b) and "k" not in memo
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim_id", sorted(c.id for c in all_claims() if c.depends_on))
+def test_every_declared_quantity_five_percent(claim_id):
+    """Every claim that declares quantities, each quantity ±5% (quick budget): the verdict turns."""
+    claim = resolve(claim_id)
+    ctx = Context(budget="quick", seed=0)
+    memo: dict = {}
+    base, _ = _run(claim.check, claim, ctx, False, {}, memo)
+    assert base.status == HOLDS, base.summary
+    for q in claim.depends_on:
+        for sign in (+1, -1):
+            v, _ = _run(claim.check, claim, ctx, False, {q: sign * 0.05}, memo)
+            assert v.status != HOLDS, f"{claim_id}: {q} × (1 {'+' if sign > 0 else '−'} 5%) still holds"
+
+
+# ------------------------------------------------------------------ exit statuses that never lie
+
+def _claim(check, **kw):
+    return Claim("isometry", "test-only", "t", "s", check=check, **kw)
+
+
+def test_numerical_trouble_is_inconclusive_never_hypotheses():
+    def check(ctx):
+        raise theory.QuadratureError("did not converge")
+    v = run_claim(_claim(check), Context())
+    assert v.status == INCONCLUSIVE and exit_status([v]) == 3
+
+
+def test_crash_is_its_own_status_exit_4():
+    def check(ctx):
+        return {}["missing"]
+    v = run_claim(_claim(check), Context())
+    assert v.status == ERROR and exit_status([v]) == 4
+    assert exit_status([v, Verdict("x", VIOLATED, "")]) == 4
+
+
+def test_only_declared_hypotheses_give_hypotheses_not_met():
+    H = HypothesisCheck("n ≥ 4", "batch size")
+
+    def declared(ctx):
+        raise HypothesisNotMet("n ≥ 4", "n = 3")
+
+    def undeclared(ctx):
+        raise HypothesisNotMet("something else", "n = 3")
+
+    def bare(ctx):
+        return Verdict("isometry:test-only", HYPOTHESES_NOT_MET, "claims it without naming a check")
+    assert run_claim(_claim(declared, hypothesis_checks=(H,)), Context()).status == HYPOTHESES_NOT_MET
+    assert run_claim(_claim(undeclared, hypothesis_checks=(H,)), Context()).status == INCONCLUSIVE
+    assert run_claim(_claim(bare, hypothesis_checks=(H,)), Context()).status == INCONCLUSIVE
+
+
+def test_violated_needs_a_positive_control():
+    def check(ctx):
+        return Verdict("isometry:test-only", VIOLATED, "always violated")
+    assert run_claim(_claim(check), Context()).status == INCONCLUSIVE  # no positive control: no power shown
+    v = run_claim(_claim(check, positive_control=check), Context())
+    assert v.status == INCONCLUSIVE  # a positive control that also says 'violated' proves nothing
+    ok = run_claim(_claim(check, positive_control=lambda ctx: Verdict("x", HOLDS, "")), Context())
+    assert ok.status == VIOLATED
+
+
+def test_quadrature_failure_exits_3_and_crash_in_report_exits_4(monkeypatch, capsys):
+    from verify import cli
+    code = cli.main(["bn-mean-field:theorem4", "--param", "activation=sign(x)*abs(x)**0.01", "--param",
+                     "batch_size=8", "--budget", "quick", "-q"])
+    assert code == 3
+    monkeypatch.setattr(cli, "render_text", lambda *a, **k: 1 / 0)
+    code = cli.main(["bn-mean-field:theorem5", "--budget", "quick", "--no-control"])
+    assert code == 4 and "crashed" in capsys.readouterr().err
+
+
+def test_one_affine_activation_does_not_drop_the_others():
+    v = run_claim(resolve("isometry:theorem4"), Context(budget="quick", params={"activations": "tanh,identity"}),
+                  with_control=False)
+    assert v.status == HOLDS and "identity" in v.summary and any(r.name.startswith("tanh") for r in v.evidence)
+
+
+# ------------------------------------------------------------------ formula activations with jumps (item 7)
+
+@pytest.mark.parametrize("formula,closed", [
+    ("sign(x)", lambda r: 2 / np.pi * np.arcsin(r)),
+    ("2*step(x)-1", lambda r: 2 / np.pi * np.arcsin(r)),
+    ("step(x)", lambda r: 0.25 + np.arcsin(r) / (2 * np.pi)),
+    ("abs(x)", lambda r: 2 / np.pi * (np.sqrt(1 - r * r) + r * np.arcsin(r))),
+])
+def test_jump_formulas_as_accurate_as_builtins(formula, closed):
+    r = np.array([1.0, 1 - 1e-7, 1 - 1e-4, 0.9, 0.5, 0.0, -0.5, -1 + 1e-7, -1.0])
+    act = theory.activation(formula)
+    assert np.max(np.abs(theory.dual_quadrature(act, r) - closed(r))) < 1e-12
+    assert np.max(np.abs(theory.numeric_dual(act).hat(r) - closed(r))) < 1e-12
+
+
+def test_sign_layernorm_map_near_one():
+    """1 − σ̄(ρ)/σ̄(1) at 1 − ρ₀ = 1e-7 (34% wrong before the boundary-layer cuts)."""
+    rho = 1 - 1e-7
+    got = 1 - float(theory.numeric_dual("sign(x)").normalised(np.array([rho]))[0])
+    want = 1 - 2 / math.pi * math.asin(rho)
+    assert abs(got / want - 1) < 1e-6
+
+
+# ------------------------------------------------------------------ coverage of printed formulas (item 6)
+
+def test_coverage_tables_name_real_claims_and_cover_every_checked_claim():
+    from verify.coverage import COVERAGE
+    from verify.core import PAPERS
+    claims = {c.id: c for c in all_claims()}
+    assert set(COVERAGE) == set(PAPERS)
+    for paper, items in COVERAGE.items():
+        named = {n for it in items for n in it.claims}
+        for n in named:
+            assert f"{paper}:{n}" in claims and claims[f"{paper}:{n}"].checked, (paper, n)
+        for c in claims.values():
+            if c.paper == paper and c.checked and c.name not in ("sde-schemes", "sde-step-size"):
+                assert c.name in named, f"{c.id} checks no numbered item?"
+        for it in items:
+            assert it.claims or it.note, f"{paper} {it.item}: neither a claim nor a reason"
+
+
+def test_list_shows_uncovered_items():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "verify", "list", "--paper", "bn-finite-width"], capture_output=True,
+                         text=True, check=True).stdout
+    assert "bn-finite-width:[Lemma 9]" in out and "not yet" in out

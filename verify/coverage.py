@@ -1,0 +1,162 @@
+"""Coverage of printed formulas: every numbered item of the four papers → the claims that check it, or why none does.
+
+One row per numbered equation, theorem, lemma, corollary, proposition, definition, assumption, example, table and
+figure (for bn-mean-field: of shared/papers/yang2019-equations.md and the paper text). ``claims`` empty means the item
+is not checked; ``note`` says why (a definition implemented and tested elsewhere, a proof step whose conclusion is
+checked, a training experiment that needs data this package cannot download). ``python -m verify list`` shows the
+unchecked items as "not yet"; ``python -m verify.docs`` renders the table into docs/papers/<paper>.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Item:
+    item: str                   # as printed: "Theorem 1", "eq (13)", "Fig 2", "Table B.1"
+    claims: tuple[str, ...]     # claim names of this paper (without the paper prefix)
+    note: str = ""
+
+    @property
+    def covered(self) -> bool:
+        return bool(self.claims)
+
+
+def _eqs(numbers, claims=(), note=""):
+    return [Item(f"eq ({k})", tuple(claims), note) for k in numbers]
+
+
+PROOF = "a step of a proof; its conclusion is what the listed claim checks"
+
+COVERAGE: dict[str, list[Item]] = {
+    "bn-finite-width": [
+        *_eqs([1], ["theorem1"], "the informal rate e^{−α·depth/2} + width^{−1/2} (abstract)"),
+        *_eqs([2, 3], [], "definition of the chain and of G_ℓ: implemented by numerics.simulate_bn_chain (exact vs dense "
+                          "KS test in tests/test_bn_finite_width.py)"),
+        *_eqs([4, 5], ["corollary8", "theorem1"], "the mean-field recursion and its fixed point G*: b*, c* by quadrature "
+                                                  "vs Monte Carlo, and the stationary mean Gram of the networks"),
+        *_eqs([6], ["eq6"]),
+        *_eqs([7], ["assumption1", "lemma5"], "the Markov kernel T of the chain"),
+        Item("Assumption 1", ("assumption1",)),
+        *_eqs([8], ["theorem1"]), Item("Theorem 1", ("theorem1",)),
+        *_eqs([9], ["corollary2"]), Item("Corollary 2", ("corollary2",)),
+        *_eqs([10], ["theorem3"], "the distortion γ, enclosed by a duality certificate"),
+        *_eqs([11], ["theorem3"]), Item("Theorem 3", ("theorem3",)),
+        *_eqs([12], ["corollary4"]), Item("Corollary 4", ("corollary4",)),
+        *_eqs([13], ["lemma5"]), Item("Lemma 5", ("lemma5",)),
+        *_eqs([14, 15], [], "proof sketch of Theorem 3 (TV triangle inequalities); rests on Lemma 5, which is violated "
+                            "— Theorem 3's prediction is checked directly (theorem3)"),
+        *_eqs([16], ["corollary8", "theorem1"]),
+        *_eqs([17], ["corollary6"]), Item("Corollary 6", ("corollary6",)),
+        *_eqs([18], ["corollary7"]), Item("Corollary 7", ("corollary7",)),
+        Item("Corollary 8", ("corollary8",)),
+        Item("Remark 1", (), "remark on the constants of Theorem 1 (no separate statement to check)"),
+        Item("Remark 2", (), "remark on the probability form; see the erratum recorded under theorem1"),
+        Item("Remark 3", (), "remark relating to the mean-field literature (no statement to check)"),
+        *_eqs([19], [], "Lemma 9: TV between Gaussians ≤ (3/2)‖Σ₁⁻¹Σ₂ − I‖_F (a cited bound); not yet checked "
+                        "numerically"),
+        Item("Lemma 9", (), "not yet: a cited Gaussian TV bound (checkable by numerical TV of 2-D Gaussians)"),
+        *_eqs([20], [], "Lemma 10: a matrix Bernstein bound on ‖C⁻¹G − I‖_F; not yet checked (its consequence, the "
+                        "concentration of Theorem 3, is)"),
+        Item("Lemma 10", (), "not yet: the matrix Bernstein tail of eq (20)"),
+        *_eqs(range(21, 31), [], "a step of the proof of Lemma 10, not checked (Lemma 10 itself is not yet)"),
+        *_eqs(range(31, 36), ["lemma5"], "Lemma 11 and its proof: the TV lower bound of lemma5 contradicts it"),
+        *_eqs([36], ["lemma5"]), Item("Lemma 11", ("lemma5",)),
+        *_eqs(range(37, 48), ["lemma5"], PROOF + " (Lemma 11; the step (40)–(41) is the erratum recorded under lemma5)"),
+        *_eqs([48], [], "Lemma 12: ‖μ_ℓ − μ_C‖_tv ≤ e^{−ℓα} + ε²; not yet (it chains Lemma 5, which is violated)"),
+        Item("Lemma 12", (), "not yet: rests on Lemma 5 (violated)"),
+        *_eqs([49], ["assumption1"]),
+        Item("Fig 1", ("eq6", "figure1")), Item("Fig 2", ("figure2",)),
+        Item("Poster Theorem 1", ("theorem1",), "the poster's statement of Theorem 1"),
+        Item("Poster Theorem 2", ("poster-theorem2",)),
+        Item("Poster Figs 1–2", ("eq6", "figure1", "figure2"), "the same figures as the paper's"),
+    ],
+    "bn-mean-field": [
+        *_eqs(range(1, 11), [], "the setting (network, gradients, BN as a map on the sphere): implemented by "
+                                "numerics.bn_meanfield (Laplace/MC/Fourier maps, autograd networks), tested there"),
+        Item("Theorem 1", ("theorem1",)),
+        *_eqs([11], ["theorem2"]), Item("Theorem 2", ("theorem2",)),
+        *_eqs([12], ["theorem3"], "with the missing inverse restored (erratum)"), Item("Theorem 3", ("theorem3",)),
+        *_eqs([13, 14, 15], ["theorem4", "constants"]), Item("Theorem 4", ("theorem4",)),
+        *_eqs([16, 17], ["theorem5"]), Item("Theorem 5", ("theorem5",)),
+        *_eqs([18, 19, 20], ["theorem6"], "with v* = q*(1 − c*) (erratum)"), Item("Theorem 6", ("theorem6",)),
+        *_eqs([21, 22, 23], ["theorem7"], "the backward recursion: autograd through BN in the finite-width networks"),
+        *_eqs([24], ["theorem7", "constants"]), Item("Theorem 7", ("theorem7",)),
+        *_eqs([25], ["theorem8"]), Item("Theorem 8", ("theorem8",)),
+        *_eqs([26, 27], ["theorem9"]), Item("Theorem 9", ("theorem9",)),
+        *_eqs([28], [], "not located in the equations file; the paper text's (28) belongs to the training section"),
+        Item("Fig 1", ("figure1",)),
+        Item("Fig 2", (), "not yet: training on MNIST/CIFAR10 with BN vs depth; no dataset can be downloaded here "
+                          "(scikit-learn digits would be a substitute, not the paper's data)"),
+        Item("Fig 3", (), "not yet: training experiment (as Fig 2)"),
+        Item("Fig 4", (), "not yet: training experiment (as Fig 2)"),
+        Item("Fig A.2", (), "not yet: appendix training curves"),
+        Item("Tables of constants", ("constants",), "q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ (the package's own tables)"),
+    ],
+    "isometry": [
+        *_eqs([1, 2], [], "the network and its Gram matrices: numerics.simulate_isometry_mlp (exact vs dense KS test)"),
+        *_eqs([3], ["lemma-a1"], "the isometry 𝓘(G)"), Item("Definition 1", ("lemma-a1",)),
+        Item("Lemma A.1", ("lemma-a1",)),
+        *_eqs(range(4, 10), ["theorem1"], "Theorem 1 and its proof (norm-variation factor)"),
+        Item("Theorem 1", ("theorem1",)), Item("Fig 1", (), "an illustration (volume of a parallelotope); no claim"),
+        *_eqs([10], ["corollary2"]), Item("Corollary 2", ("corollary2",)), Item("Fig 2", ("corollary2",)),
+        *_eqs([11, 12], ["definition3", "theorem4"]), Item("Definition 2", ("lemma-a6", "definition3"),
+                                                          "Hermite coefficients c_k"),
+        Item("Definition 3", ("definition3",)), Item("Table 2", ("table2",)), Item("Table B.1", ("table-b1",)),
+        *_eqs([13], ["corollary3"]), Item("Corollary 3", ("corollary3",)),
+        Item("Definition 4", ("theorem4", "corollary-a3"), "the potential γ(G)"),
+        Item("Definition 5", ("lemma-a6",), "the dual activation σ̂, σ̄"),
+        Item("Table 1", (), "a summary of the building blocks (definitions implemented in numerics.isometry_mlp)"),
+        *_eqs(range(14, 20), [], "the MLP of Section 6 (eqs 14–19): numerics.simulate_isometry_mlp variants, used by "
+                                 "section6, figure6, figure8, figure9"),
+        Item("Theorem 4", ("theorem4",)), Item("Theorem A.5", ("theorem4",), "the appendix statement of Theorem 4"),
+        Item("Fig 3", ("figure3",)), Item("Fig 4", ("section6",)), Item("Fig 5", ("section6",)),
+        Item("Fig 6", ("figure6",)),
+        Item("Fig 7", (), "not yet: SGD training speed on CIFAR10 (no dataset offline)"),
+        Item("Fig 8", ("figure8",)), Item("Fig 9", ("figure9",)),
+        *_eqs(range(20, 33), ["theorem4"], PROOF + " (Theorem 4; eq (28) recorded as a typo)"),
+        Item("Lemma A.4", ("lemma-a4",)),
+        Item("Theorem A.2", ("theorem-a2",)), Item("Corollary A.3", ("corollary-a3",)),
+        *_eqs(range(33, 43), ["theorem-a2", "lemma-a7"], PROOF + " (Theorem A.2)"),
+        Item("Lemma A.6", ("lemma-a6",)),
+        Item("Lemma A.7", ("lemma-a7",)),
+        *_eqs(range(43, 53), ["lemma-a7"], PROOF + " (Lemma A.7, incl. eq (52) checked numerically)"),
+        Item("Lemma A.8", ("lemma-a8",)),
+        *_eqs(range(53, 62), ["lemma-a8", "lemma-a6"], PROOF + " (Lemma A.8 / Mehler's formula; the series is checked)"),
+        Item("Fig A.1", ("figure-a1",)), Item("Figs B.1–B.2", ("figure-b1",)),
+        Item("Fig B.3", (), "not yet: mean-field gains vs Xavier initialisation"),
+        Item("Fig B.4", (), "not yet: variable-width MLPs on MNIST/CIFAR10 inputs (no dataset offline)"),
+        Item("Fig B.5", (), "not yet: LayerNorm in pre-trained GPT-2 (no weights offline)"),
+        Item("Fig B.6", (), "not yet: Corollary 2 and Theorem 4 during training"),
+        Item("Fig B.7", (), "not yet: the isometry gap during training"),
+    ],
+    "covariance-sde": [
+        *_eqs(["2.1", "2.2"], ["eq2-6", "theorem3-2"], "the network and the ReLU-like activation: "
+                                                       "numerics.covariance_sde.simulate_shaped_network"),
+        *_eqs(["2.3", "2.4", "2.5"], ["eq2-6"], PROOF + " (eq 2.6)"), *_eqs(["2.6"], ["eq2-6"]),
+        *_eqs(["2.7", "2.8", "2.9"], ["eq2-10"], PROOF + " (eq 2.10)"), *_eqs(["2.10"], ["eq2-10"]),
+        Item("Definition 3.1", ("theorem3-2",), "ReLU-like shaping s± = 1 + c±/√n"),
+        *_eqs(["3.1", "3.2"], ["theorem3-2"]), Item("Theorem 3.2", ("theorem3-2",)),
+        *_eqs(["3.3"], ["theorem3-2", "proposition3-4"]),
+        *_eqs(["3.4", "3.5"], ["theorem3-3"]), Item("Theorem 3.3", ("theorem3-3",)),
+        *_eqs(["3.6"], ["proposition3-4"]), Item("Proposition 3.4", ("proposition3-4",)),
+        Item("Assumption 3.5", ("example4-1", "constants"), "φ(0) = 0, φ′(0) = 1, C⁴: explosion_criterion recentres "
+                                                            "and rejects kinks"),
+        Item("Definition 3.6", ("theorem3-9",), "smooth shaping s = a√n"),
+        *_eqs(["3.7"], ["proposition3-7"]), Item("Proposition 3.7", ("proposition3-7",)),
+        *_eqs(["3.8"], ["figure2"], "stopping times: Fig 2 compares the stopped processes"),
+        Item("Definition 3.8", ("figure2",)),
+        *_eqs(["3.9", "3.10", "3.11"], ["theorem3-9"]), Item("Theorem 3.9", ("theorem3-9",)),
+        *_eqs(["3.12"], ["proposition3-10"]), Item("Proposition 3.10", ("proposition3-10",)),
+        *_eqs(["4.1"], ["eq4-1"]),
+        Item("Example 4.1", ("example4-1",)), Item("Example 4.2", ("example4-2",)),
+        Item("Fig 1", ("figure1", "eq2-10")), Item("Fig 2", ("figure2",)),
+        Item("Table 1", (), "notation table (no claim)"),
+        Item("Proposition A.6, Proposition B.8, Theorem 5.5", (), "appendix results cited in the main text; the "
+                                                                  "appendices are not in shared/papers"),
+    ],
+}
+
+
+def uncovered(paper: str) -> list[Item]:
+    return [it for it in COVERAGE.get(paper, []) if not it.covered]
