@@ -3,7 +3,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import torch  # noqa: E402
 from hypothesis import settings  # noqa: E402
+
+# the per-layer work of the tests is small: intra-op threads only contend (with each other and with the other xdist
+# worker), so one thread per test process
+torch.set_num_threads(1)
 
 settings.register_profile("ci", max_examples=60, deadline=None)
 settings.load_profile("ci")

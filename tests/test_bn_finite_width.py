@@ -61,10 +61,15 @@ def test_bn_chain_converges_to_gstar():
 
 
 def test_paired_inputs_and_no_bn():
-    G, G2 = numerics.simulate_bn_chain("relu", 200, 4, 3, 2, paired_input=np.eye(4))
-    assert G.shape == G2.shape == (2, 4, 4, 4)
-    nob = numerics.simulate_bn_chain("identity", 200, 4, 2, 1, batchnorm=False, input_cov=np.eye(4))
-    assert nob.shape == (1, 3, 4, 4)
+    """Values, not shapes: with BN both batches through one network sit at G* after a few layers, whatever their
+    inputs; without BN the linear chain is a martingale, E G_ℓ = the input covariance at every layer."""
+    fp = theory.bsb1_constants("relu", 4)
+    G, G2 = numerics.simulate_bn_chain("relu", 4000, 4, 6, 8, paired_input=np.eye(4), layers=[6])
+    for g in (G, G2):
+        assert np.max(np.abs(g.numpy().mean(axis=(0, 1)) - fp.gram)) < 0.02  # ≈ 5 standard errors
+    nob = numerics.simulate_bn_chain("identity", 2000, 4, 5, 64, batchnorm=False, input_cov=np.eye(4)).numpy()
+    assert nob.shape == (64, 6, 4, 4)
+    assert np.max(np.abs(nob.mean(axis=0) - np.eye(4))) < 0.05
 
 
 def test_degenerate_batch_is_a_clear_error():

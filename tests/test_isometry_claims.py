@@ -35,9 +35,7 @@ def test_verdict_and_negative_control(name):
     v = verdict(name)
     assert v.status == EXPECTED[name], v.summary
     assert_controls(v)
-    assert v.evidence, "a verdict carries evidence"
-    for e in v.evidence:
-        assert e.passed in (True, False, None)
+    assert any(e.passed is not None for e in v.evidence), "a verdict is decided by judged evidence rows"
 
 
 def test_table2_values_and_latex_rows():
