@@ -18,7 +18,7 @@ REPRESENTATIVE = {
     "lambda_L": "bn-mean-field:theorem1", "lambda_M": "bn-mean-field:theorem1",
     "lambda_max": "bn-mean-field:theorem8", "beta": "isometry:theorem-a2",
     "nu": "covariance-sde:theorem3-3", "mu_relu": "covariance-sde:eq2-10",
-    "criterion": "covariance-sde:example4-1",
+    "criterion": "covariance-sde:example4-1", "dual": "isometry:lemma-a6", "sigma2_relu": "covariance-sde:eq2-6",
 }
 
 

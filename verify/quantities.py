@@ -59,6 +59,8 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
              "theory.covariance_sde.sde_drift_relu_like"),
     Quantity("mu_relu", "μ_ReLU", "drift of the ReLU Markov chain's correlation (covariance-sde eq 2.10)",
              "theory.covariance_sde.relu_chain_coefficients"),
+    Quantity("sigma2_relu", "σ²", "variance Var(cφ(g)²) of the log-norm's Brownian motion for ReLU-like φ (covariance-sde "
+             "eq 2.6; ReLU: 5)", "theory.covariance_sde.relu_like_constants"),
     Quantity("criterion", "(3/4)φ″(0)² + φ‴(0)", "the explosion criterion of Proposition 3.10 (covariance-sde)",
              "theory.covariance_sde.explosion_criterion"),
 )}
@@ -187,9 +189,25 @@ def beta(act) -> float:
     return float(isometry_strength(act))
 
 
+def dual_quadrature(act, r):
+    """σ̂(ρ) by theory.dual_quadrature (2-D quadrature split at the kinks), perturbed."""
+    return scaled("dual", theory.dual_quadrature(act, r))
+
+
+def dual_normalised(act, r):
+    """The layer-norm mean-field map ρ ↦ σ̄(ρ)/σ̄(1) (theory.numeric_dual(act).normalised), perturbed."""
+    return scaled("dual", theory.numeric_dual(act).normalised(r))
+
+
 def nu_relu_like(c_plus=_tcs.c_plus, c_minus=_tcs.c_minus):
     """ν(ρ) of the ReLU-like correlation SDE (sympy), perturbed."""
     return scaled("nu", _tcs.sde_drift_relu_like(c_plus, c_minus))
+
+
+def relu_like_constants(s_plus, s_minus):
+    """(c, σ²) of eq (2.6) for φ = s₊max(x,0) + s₋min(x,0) (sympy), σ² perturbed."""
+    c, s2 = _tcs.relu_like_constants(s_plus, s_minus)
+    return c, scaled("sigma2_relu", s2)
 
 
 def nu_scale() -> float:
@@ -225,5 +243,5 @@ def explosion_criterion(act, x0=0):
 
 
 __all__ = ["QUANTITIES", "Quantity", "beta", "bn_jacobian_eigenvalues", "bsb1_fixed_point", "canonical",
-           "constant", "delta", "describe", "explosion_criterion", "gradient_explosion_rate", "gstar", "isometry_strength", "memo",
-           "mu_relu_scale", "normalise", "nu_relu_like", "nu_scale", "relu_chain_numeric", "perturbed", "relu_chain_coefficients", "scaled", "_tbm"]
+           "constant", "delta", "describe", "dual_normalised", "dual_quadrature", "explosion_criterion", "gradient_explosion_rate", "gstar", "isometry_strength", "memo",
+           "mu_relu_scale", "normalise", "nu_relu_like", "nu_scale", "relu_like_constants", "relu_chain_numeric", "perturbed", "relu_chain_coefficients", "scaled", "_tbm"]

@@ -653,7 +653,7 @@ def check_table_b1(ctx: Context, table=None) -> Verdict:
         worst = 0.0
         for a in alphas + ([-a for a in alphas[:3]] if kind == "relu" else []):
             act = theory.gain_family(kind, a)
-            mp = float(isometry_strength_mp(act, 40))
+            mp = Q.scaled("beta", float(isometry_strength_mp(act, 40)))
             pv = float(sp.N(printed.subs(_alpha, sp.nsimplify(abs(a))), 40))  # exact α: no cancellation
             worst = max(worst, abs(mp - pv) / pv)
             latex.append([f"{kind}({a}x)" if kind != "relu" else f"max({a}x, 0)", f"{pv:.15f}", f"{mp:.15f}"])
@@ -684,6 +684,7 @@ register(Claim(
     "sympy derives β(α) with α a positive symbol and proves equality; 40-digit quadrature at a grid of gains "
     "(and negative gains for ReLU).",
     check_table_b1, control_table_b1, "the sin entry with e^{2α²} replaced by e^{3α²}",
+    depends_on=('beta',),
     uses=("theory.gain_family", "theory.isometry_strength"), aliases=("tableb1",)))
 
 
@@ -785,7 +786,7 @@ def _lemma_a6_rows(ctx: Context, square: bool = True) -> list[Evidence]:
         coef = c * c if square else np.abs(c)
         lo_s = np.polynomial.polynomial.polyval(grid, coef)
         t = series.tail_bound(grid)
-        reference = theory.dual_quadrature(act, grid)
+        reference = Q.dual_quadrature(act, grid)
         closed = theory.dual_closed_form(act)
         tol = 1e-11 * max(1.0, series.var + c0 * c0)
         excess = np.maximum(np.abs(reference - lo_s) - t - tol, 0)
@@ -806,7 +807,7 @@ def _lemma_a6_rows(ctx: Context, square: bool = True) -> list[Evidence]:
             ys = r * xs + math.sqrt(1 - r * r) * rng.standard_normal(N)
             p = act.numpy(xs) * act.numpy(ys)
             m, se = float(np.mean(p)), float(np.std(p)) / math.sqrt(N)
-            ref = float(theory.dual_quadrature(act, r))
+            ref = float(Q.dual_quadrature(act, r))
             zmax = max(zmax, abs(m - ref) / se if se > 0 else 0.0)
         passed = worst == 0.0 and zmax < 4.5 and (agree is None or agree < 1e-10)
         rows.append(Evidence(
@@ -842,6 +843,7 @@ register(Claim(
     "against a kink-split nested Gauss–Legendre quadrature of the 2-D integral on a ρ grid including ±1; closed "
     "forms (arc-cosine, arcsine, exp, sinh) compared too; Monte Carlo at three ρ.",
     check_lemma_a6, control_lemma_a6, "the series with |c_k| in place of c_k²",
+    depends_on=('dual',),
     uses=("theory.DualSeries", "theory.dual_quadrature", "theory.dual_activation")))
 
 
@@ -1054,8 +1056,7 @@ def check_theorem_a2(ctx: Context) -> Verdict:
     for nm in acts[:3]:
         G = random_correlation(rng, 5, "wishart")
         est, se, N = numerics.meanfield_map_mc(nm, G, samples, seed=ctx.seed + 5)
-        dual = theory.numeric_dual(nm)
-        pred = dual.normalised(G)
+        pred = np.array(Q.dual_normalised(nm, G))
         np.fill_diagonal(pred, 1.0)
         iu = np.triu_indices(5, 1)
         z = np.abs(est[iu] - pred[iu]) / se[iu]
@@ -1080,7 +1081,7 @@ register(Claim(
     "Random and adversarial correlation matrices (n ≤ 8) through the entrywise dual map for many activations; "
     "the entrywise map itself checked against Monte Carlo of eq (10).",
     check_theorem_a2, control_theorem_a2, "β_σ raised by 1% for σ = He_1 + He_2, on near-degenerate inputs",
-    depends_on=('beta',),
+    depends_on=('beta', 'dual'),
     uses=("theory.numeric_dual", "theory.gram_potential", "numerics.meanfield_map_mc")))
 
 
@@ -1826,7 +1827,7 @@ def _beta_gain_rows(ctx: Context, table=None) -> tuple[list[Evidence], list]:
         for a in alphas:
             expr = theory.activation(nm).expr.subs(_x, a * _x)
             act = theory.activation(expr)
-            b = float(isometry_strength_mp(act, 20))
+            b = Q.scaled("beta", float(isometry_strength_mp(act, 20)))
             mc, se = _beta_mc(act, ctx.pick(100_000, 1_000_000, 4_000_000), ctx.seed + int(a * 100))
             worst_z = max(worst_z, abs(mc - b) / se)
             vals.append(b)
@@ -1870,4 +1871,5 @@ register(Claim(
     "β(α) by 20-digit quadrature and by Monte Carlo with a delta-method CI; ReLU's mean-field trajectory compared "
     "across gains.",
     check_figure_b1, control_figure_b1, "gain independence asserted for sin(αx)",
+    depends_on=('beta',),
     uses=("theory.isometry_strength", "numerics.layernorm_meanfield_trajectory"), aliases=("figure-b2",)))
