@@ -182,3 +182,12 @@ def test_marchenko_pastur_cdf_against_wishart_and_moments():
     assert stats.kstest(ev, lambda v: theory.marchenko_pastur_cdf(v, y)).statistic < 0.03
     with pytest.raises(theory.DeepinitError):
         theory.marchenko_pastur_cdf([1.0], 1.5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_claim_standard_budget(name):
+    """The verdicts recorded in docs/papers/bn-finite-width.md, with their ±5% controls."""
+    v = run_claim(resolve(f"bn-finite-width:{name}"), Context(budget="standard", seed=0))
+    assert v.status == EXPECTED[name], v.summary
+    assert_controls(v)

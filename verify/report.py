@@ -17,8 +17,9 @@ def resolution_text(verdict: Verdict) -> str:
     """'c* ±5%, b* ±5%': the perturbations of the theory side this run showed the check flags."""
     if not verdict.resolution:
         return ""
-    return ", ".join(f"{q} ±{100 * d:g}%" if d is not None else f"{q} not flagged even at ±50%"
-                     for q, d in verdict.resolution.items())
+    from .runner import SENSITIVITY_LADDER
+    return ", ".join((f"{q} {'≤ ' if d <= SENSITIVITY_LADDER[0] else ''}±{100 * d:g}%") if d is not None
+                     else f"{q} not flagged even at ±50%" for q, d in verdict.resolution.items())
 
 
 def fmt(v, digits: int = 6) -> str:
@@ -96,7 +97,8 @@ def render_text(verdict: Verdict, claim: Claim | None = None, verbose: bool = Tr
         lines.append(f"    {nc.summary}")
         if verbose and claim is not None and claim.depends_on:
             for e in nc.evidence:
-                lines.append(f"    · {e.name} (δ = {fmt(e.theory)}): {e.observed}")
+                lines.append(f"    · {e.name}" + (f" (δ = {fmt(e.theory)})" if e.theory is not None else "")
+                             + f": {e.observed}")
     pc = verdict.positive_control
     if pc is not None:
         desc = claim.positive_control_description if claim else ""
