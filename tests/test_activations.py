@@ -1,5 +1,4 @@
 """Activations: registry, whitelist parser (never eval), numeric callables, facts."""
-import math
 
 import numpy as np
 import pytest

@@ -13,7 +13,7 @@ import theory
 from numerics import bn_meanfield as nbm
 from theory import bn_meanfield as tbm
 from theory.errors import DeepinitError, QuadratureError, UndefinedQuantityError
-from verify.core import HOLDS, HYPOTHESES_NOT_MET, VIOLATED, Context
+from verify.core import HOLDS, HYPOTHESES_NOT_MET, Context
 from verify.papers import bn_mean_field as claims
 from verify.registry import resolve
 from verify.runner import run_claim

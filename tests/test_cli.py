@@ -5,7 +5,6 @@ import shutil
 import subprocess
 import sys
 
-import pytest
 
 from verify.report import latex_structure_problems
 

@@ -212,3 +212,11 @@ def test_list_shows_uncovered_items():
     out = subprocess.run([sys.executable, "-m", "verify", "list", "--paper", "bn-finite-width"], capture_output=True,
                          text=True, check=True).stdout
     assert "bn-finite-width:[Lemma 9]" in out and "not yet" in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim_id", sorted(c.id for c in all_claims() if c.checked))
+def test_every_claim_consumes_exactly_what_it_declares(claim_id):
+    claim = resolve(claim_id)
+    v, consumed = _run(claim.check, claim, Context(budget="quick"), False, {}, {})
+    assert consumed == {Q.canonical(q) for q in claim.depends_on}, (claim_id, sorted(consumed))

@@ -7,7 +7,6 @@ violated, 2 usage or input error, 3 inconclusive (numerical trouble, a control w
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from . import __version__

@@ -21,7 +21,7 @@ import numerics
 import theory
 from theory.batchnorm import BSB1
 
-from ..core import (HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Context, Erratum, Evidence,
+from ..core import (HOLDS, INCONCLUSIVE, VIOLATED, Claim, Context, Erratum, Evidence,
                     HypothesisCheck, HypothesisNotMet,
                     Parameter, Verdict, status_from_rows)
 from .. import quantities as Q
@@ -574,7 +574,8 @@ def _assumption1_rows(ctx: Context, batchnorm: bool = True) -> list[Evidence]:
     n, d = 10, ctx.pick(2000, 4000, 8000)
     seeds = ctx.pick(10, 20, 40)
     act = "relu" if batchnorm else "identity"
-    fp = Q.gstar("relu", n) if batchnorm else BSB1("identity", n, 1.0, 0.0)
+    # the reference spectrum only: the decay of D_ℓ − D_∞ towards its floor does not depend on it (not a declared quantity)
+    fp = theory.bsb1_constants("relu", n) if batchnorm else BSB1("identity", n, 1.0, 0.0)
     G = numerics.simulate_bn_chain(act, d, n, 40, seeds, input_cov=_two_cluster(n), batchnorm=batchnorm,
                                    seed=ctx.seed + 5, device=ctx.device).cpu().numpy()
     D = spectral_deviation(G, fp.eigenvalues)
@@ -638,11 +639,11 @@ register(Claim(
 def _corollary2_rows(ctx: Context, batchnorm: bool = True) -> list[Evidence]:
     n = 10
     act = "relu" if batchnorm else "identity"
-    fp = Q.gstar("relu", n)
+    fp = theory.bsb1_constants("relu", n)  # design only (the widths): the statement itself does not involve G*
     C1 = 0.5 * np.eye(n) + 0.5
     C2 = _two_cluster(n)
     widths = _theorem1_widths(ctx, fp, n)
-    x, y, drifts = [], [], []
+    x, y = [], []
     for i, d in enumerate(widths):
         burn = int(math.ceil(3 * math.log(d / n))) + 10
         window = ctx.pick(10, 20, 40)
@@ -988,7 +989,7 @@ def _lemma5_tv(ctx: Context, act: str, n: int, d: int, samples: int, kernel: str
     """A lower bound on ‖T(μ_0) − μ_0‖_tv: the KS distance between the laws of the statistic
     S(h) = ‖G*^{−1/2}(hᵀh/d)G*^{−1/2} − I‖_F² under h ~ μ_0 (rows i.i.d. N(0, G*)) and under one step of the
     chain h' = W σ(φ(h)); any statistic's KS distance is ≤ TV. Returns (KS, 95% DKW lower bound)."""
-    fp = Q.gstar(act, n)
+    fp = theory.bsb1_constants(act, n)  # defines μ_0 = N(0, G*); not a compared quantity
     w, v = np.linalg.eigh(fp.gram)
     half_inv = (v / np.sqrt(w)) @ v.T
     chol = np.linalg.cholesky(fp.gram)
@@ -1012,7 +1013,7 @@ def _lemma5_tv(ctx: Context, act: str, n: int, d: int, samples: int, kernel: str
 
 def _lemma5_rows(ctx: Context, constant: float = 1.0, widths=None, kernel: str = "chain") -> list[Evidence]:
     n, act = 10, "relu"
-    fp = Q.gstar(act, n)
+    fp = theory.bsb1_constants(act, n)  # defines μ_0 = N(0, G*); not a compared quantity
     gam = theory.distortion(act, n).upper
     rows = []
     for d in widths or ctx.pick([1000, 4000], [1000, 4000, 16000], [1000, 4000, 16000, 64000]):
