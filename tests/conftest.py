@@ -16,8 +16,14 @@ settings.load_profile("ci")
 
 def assert_controls(v):
     """A verdict's controls demonstrate power: a claim that holds has its negative control flagged (every declared
-    quantity perturbed by ±δ turns it), one reported violated has a positive control that holds."""
+    quantity perturbed by ±δ — 5% at every budget — turns it), one reported violated has a positive control that
+    holds; and the check consumed exactly the quantities the claim declares."""
+    from verify import quantities as Q
     from verify.core import HOLDS, VIOLATED
+    from verify.registry import resolve
+    claim = resolve(v.claim_id)
+    # the quantities the check consumed are exactly those the claim declares (none unperturbable, none idle)
+    assert set(v.consumed) == {Q.canonical(q) for q in claim.depends_on}, (v.claim_id, v.consumed)
     if v.status == HOLDS:
         assert v.negative_control is not None, "a claim that holds has a negative control"
         assert v.negative_control.status == VIOLATED, v.negative_control.summary

@@ -87,19 +87,8 @@ def test_memo_never_caches_a_value_that_consumed_a_quantity():
     assert a == pytest.approx(1.1 * b) and "k" not in memo
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("claim_id", sorted(c.id for c in all_claims() if c.depends_on))
-def test_every_declared_quantity_five_percent(claim_id):
-    """Every claim that declares quantities, each quantity ±5% (quick budget): the verdict turns."""
-    claim = resolve(claim_id)
-    ctx = Context(budget="quick", seed=0)
-    memo: dict = {}
-    base, _ = _run(claim.check, claim, ctx, False, {}, memo)
-    assert base.status == HOLDS, base.summary
-    for q in claim.depends_on:
-        for sign in (+1, -1):
-            v, _ = _run(claim.check, claim, ctx, False, {q: sign * 0.05}, memo)
-            assert v.status != HOLDS, f"{claim_id}: {q} × (1 {'+' if sign > 0 else '−'} 5%) still holds"
+# The ±5% sweep over every declared quantity of every claim is the negative control itself (δ = 5% at every budget),
+# asserted for each claim by tests/conftest.py::assert_controls in the per-paper verdict tests.
 
 
 # ------------------------------------------------------------------ exit statuses that never lie
@@ -213,10 +202,3 @@ def test_list_shows_uncovered_items():
                          text=True, check=True).stdout
     assert "bn-finite-width:[Lemma 9]" in out and "not yet" in out
 
-
-@pytest.mark.slow
-@pytest.mark.parametrize("claim_id", sorted(c.id for c in all_claims() if c.checked))
-def test_every_claim_consumes_exactly_what_it_declares(claim_id):
-    claim = resolve(claim_id)
-    v, consumed = _run(claim.check, claim, Context(budget="quick"), False, {}, {})
-    assert consumed == {Q.canonical(q) for q in claim.depends_on}, (claim_id, sorted(consumed))
