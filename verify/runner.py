@@ -71,7 +71,7 @@ def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool
                 verdict.summary += (f" — BUT the positive control ({claim.positive_control_description}) came out "
                                     f"'{pos.status}', not 'holds': a check that always says 'violated' looks the same")
                 verdict.status = INCONCLUSIVE
-    if sensitivity and verdict.status in (HOLDS, VIOLATED) and claim.depends_on:
+    if sensitivity and verdict.status == HOLDS and claim.depends_on:
         verdict.resolution = measure_resolution(claim, ctx, verdict.status, debug, memo)
     verdict.seconds = time.monotonic() - start
     verdict.settings = {"budget": ctx.budget, "seed": ctx.seed, "device": ctx.device, "dtype": ctx.dtype,

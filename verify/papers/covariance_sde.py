@@ -870,6 +870,7 @@ register(Claim(
     positive_control=positive_proposition3_10,
     positive_control_description="the same spread-of-ρ_T test (sd < 0.1) on two identical inputs, whose correlation is "
                                  "constant (ρ ≡ 1): it must hold",
+    depends_on=('criterion',),
     uses=("numerics.covariance_sde.simulate_shaped_network", "numerics.covariance_sde.simulate_covariance_sde")))
 
 
