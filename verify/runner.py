@@ -27,6 +27,8 @@ from .core import (ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Cla
                    HypothesisNotMet, Verdict)
 
 SENSITIVITY_LADDER = (0.005, 0.01, 0.02, 0.05, 0.10, 0.20, 0.50)
+# a perturbed rerun "flags" the error when it no longer holds — a crash is not a detection
+_FLAGGED = (VIOLATED, INCONCLUSIVE, HYPOTHESES_NOT_MET)
 
 
 def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool = False,
@@ -96,7 +98,7 @@ def perturbation_control(claim: Claim, ctx: Context, debug: bool, memo: dict) ->
         for sign in (+1, -1):
             v, consumed = _run(claim.check, claim, ctx, debug, {q: sign * d}, memo)
             statuses[sign] = v.status if Q.canonical(q) in consumed else "not consumed"
-        flagged = all(s not in (HOLDS, "not consumed") for s in statuses.values())
+        flagged = all(s in _FLAGGED for s in statuses.values())
         rows.append(Evidence(f"{q} ×(1 ± δ)", theory=d,
                              observed=f"+δ: {statuses[1]}, −δ: {statuses[-1]}", passed=not flagged,
                              note=Q.describe(q) + ("" if flagged else " — NOT flagged at this δ")))
@@ -121,7 +123,7 @@ def measure_resolution(claim: Claim, ctx: Context, status: str, debug: bool, mem
                 res = []
                 for sign in (+1, -1):
                     v, consumed = _run(claim.check, claim, ctx, debug, {q: sign * d}, memo)
-                    res.append(Q.canonical(q) in consumed and v.status != status)
+                    res.append(Q.canonical(q) in consumed and v.status != status and v.status != ERROR)
                 cache[d] = all(res)
             return cache[d]
         i = SENSITIVITY_LADDER.index(0.05) if 0.05 in SENSITIVITY_LADDER else 0
