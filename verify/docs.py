@@ -34,7 +34,7 @@ def render_paper_page(paper: str, verdicts: dict, budget: str) -> str:
             lines.append(f"| `{c.id}` | not yet | {_md(c.pending_reason)} | | | |")
             continue
         nc, pc = v.negative_control, v.positive_control
-        ctl = (f"negative → {nc.status}" if nc else "") + (f"; positive → {pc.status}" if pc else "")
+        ctl = "; ".join(([f"negative → {nc.status}"] if nc else []) + ([f"positive → {pc.status}"] if pc else []))
         lines.append(f"| `{c.id}` | **{v.status}** | {_md(v.summary)} | {', '.join(c.depends_on) or '—'} | "
                      f"{_md(resolution_text(v)) or '—'} | {ctl or '—'} |")
     lines.append("")
