@@ -1304,7 +1304,7 @@ def _contraction_intercept(nm: str, depth: int = 3000):
     if keep.sum() < 6:
         return None, int(keep.sum())
     x, y = r[:-1][keep], r[1:][keep] / r[:-1][keep]
-    coef = np.polynomial.polynomial.polyfit(x, y, 2)
+    coef = np.polynomial.polynomial.polyfit(x / x.max(), y, 2)  # scaled abscissa: well conditioned, same intercept
     return float(coef[0]), int(keep.sum())
 
 
