@@ -5,7 +5,7 @@ b* (≡ bn-mean-field's q*) and c*, the forward-Jacobian eigenvalues λ_𝕃, λ
 λ_max, the isometry strength β_σ, the covariance-SDE drift ν, the ReLU chain's μ_ReLU, the explosion
 criterion, the dual kernel σ̂ …, and also the printed constants its check compares with (a predicted exponent,
 a rate). A check obtains each of them through an accessor of this module (``gstar``, ``bsb1_fixed_point``,
-``gradient_explosion_rate``, ``beta`` … or ``constant`` for a printed number). While a perturbation is active
+``gradient_explosion_rate``, ``beta`` …). While a perturbation is active
 (``perturbed({"c*": 0.05})``), the accessor returns the quantity scaled by (1 + δ) — exactly where the check
 consumes it, never on the independent route it is compared with (Monte Carlo, a finite-width network,
 the paper's printed form evaluated separately). The runner uses this for the negative controls and for
@@ -26,7 +26,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import theory
-from theory import bn_meanfield as _tbm
 from theory import covariance_sde as _tcs
 
 
@@ -121,11 +120,6 @@ def scaled(name: str, value):
     """``value × (1 + δ_name)``: numbers, numpy arrays and sympy expressions alike."""
     d = delta(name)
     return value if d == 0.0 else value * (1 + d)
-
-
-def constant(name: str, value):
-    """A printed constant of the statement (an exponent, a coefficient) consumed by the check."""
-    return scaled(name, value)
 
 
 def memo(key, compute: Callable[[], Any]):
@@ -227,12 +221,6 @@ def relu_chain_numeric():
     return (f_mu if k == 1.0 else (lambda r: k * f_mu(r))), f_s2
 
 
-def relu_chain_coefficients():
-    """(μ_ReLU, σ²_ReLU, …) of the ReLU Markov chain (sympy), with μ_ReLU perturbed."""
-    coeffs = _tcs.relu_chain_coefficients()
-    return (scaled("mu_relu", coeffs[0]), *coeffs[1:])
-
-
 def explosion_criterion(act, x0=0):
     """The criterion (3/4)φ″(0)² + φ‴(0) of theory.explosion_criterion, perturbed."""
     crit = _tcs.explosion_criterion(act, x0)
@@ -242,6 +230,7 @@ def explosion_criterion(act, x0=0):
     return replace(crit, value=crit.value * (1 + d))
 
 
-__all__ = ["QUANTITIES", "Quantity", "beta", "bn_jacobian_eigenvalues", "bsb1_fixed_point", "canonical",
-           "constant", "delta", "describe", "dual_normalised", "dual_quadrature", "explosion_criterion", "gradient_explosion_rate", "gstar", "isometry_strength", "memo",
-           "mu_relu_scale", "normalise", "nu_relu_like", "nu_scale", "relu_like_constants", "relu_chain_numeric", "perturbed", "relu_chain_coefficients", "scaled", "_tbm"]
+__all__ = ["QUANTITIES", "Quantity", "beta", "bn_jacobian_eigenvalues", "bsb1_fixed_point", "canonical", "delta",
+           "describe", "dual_normalised", "dual_quadrature", "explosion_criterion", "gradient_explosion_rate", "gstar",
+           "isometry_strength", "memo", "mu_relu_scale", "normalise", "nu_relu_like", "nu_scale", "perturbed",
+           "relu_chain_numeric", "relu_like_constants", "scaled"]

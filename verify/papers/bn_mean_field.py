@@ -79,14 +79,9 @@ def _mc_forward_eigenvalues(act, B: int, samples: int = 400_000, eps: float = 1e
         gh = (z @ np.linalg.cholesky(M).T) @ Gc
         f = a.numpy(math.sqrt(B) * gh / np.linalg.norm(gh, axis=1, keepdims=True))
         return f.T @ f / samples
-    D = np.zeros((B, B))
-    D[0, 0], D[1, 1] = 1, -1
-    M = np.zeros((B, B))
-    M[0, 2] = M[2, 0] = M[1, 3] = M[3, 1] = 1
-    M[0, 3] = M[3, 0] = M[1, 2] = M[2, 1] = -1
-    dD = (V(Sig + eps * D) - V(Sig - eps * D)) / (2 * eps)
-    dM = (V(Sig + eps * M) - V(Sig - eps * M)) / (2 * eps)
-    return {"L": float(dD[0, 0] - 2 * dD[0, 2]), "M": float(np.sum(dM * M) / np.sum(M * M))}
+    D, M = _theorem1_eigenvectors(B)
+    return _project_eigenvalues((V(Sig + eps * D) - V(Sig - eps * D)) / (2 * eps),
+                                (V(Sig + eps * M) - V(Sig - eps * M)) / (2 * eps), M)
 
 
 def _confirm_unstable(act, B: int, ev) -> None:
@@ -95,8 +90,7 @@ def _confirm_unstable(act, B: int, ev) -> None:
     numerical trouble (inconclusive), never an exemption."""
     import re
     name = theory.activation(act).name
-    m = re.fullmatch(r"(?:Max\(0, x\)|max\(x,\s*0\))\*\*([0-9.]+)", name.replace(" ", "")) or (
-        re.fullmatch(r"max\(x,0\)\*\*([0-9.]+)", str(act).replace(" ", "")))
+    m = re.fullmatch(r"max\(x,0\)\*\*([0-9.]+)", name.replace(" ", ""))
     if name == "relu" or m:
         alpha = 1.0 if name == "relu" else float(m.group(1))
         fd = fd_forward_eigenvalues(B, alpha)
@@ -526,25 +520,32 @@ register(Claim(
 # Theorem 6 — forward Jacobian eigenvalues (ReLU); general φ by the exact sphere reduction
 # =============================================================================================
 
+def _theorem1_eigenvectors(B: int) -> tuple[np.ndarray, np.ndarray]:
+    """An 𝕃 eigenvector D(e1 − e2) (its second-copy partner is in the kernel) and an 𝕄 eigenvector (Theorem 1)."""
+    D = np.zeros((B, B))
+    D[0, 0], D[1, 1] = 1, -1
+    M = np.zeros((B, B))
+    M[0, 2] = M[2, 0] = M[1, 3] = M[3, 1] = 1
+    M[0, 3] = M[3, 0] = M[1, 2] = M[2, 1] = -1
+    return D, M
+
+
+def _project_eigenvalues(dV_D: np.ndarray, dV_M: np.ndarray, M: np.ndarray) -> dict:
+    """λ_𝕃 = a − 2b from dV[D] = a D + b O(v) (a = dV_11, b = dV_13); λ_𝕄 = ⟨dV[M], M⟩/⟨M, M⟩."""
+    return {"L": float(dV_D[0, 0] - 2 * dV_D[0, 2]), "M": float(np.sum(dV_M * M) / np.sum(M * M))}
+
+
 def fd_forward_eigenvalues(B: int, alpha: float = 1.0, eps: float = 1e-5) -> dict:
     """λ_𝕃, λ_𝕄 of φ = max(x,0)^α by central differences of the Laplace map (eq 11) at Σ* along the Theorem 1
     eigenvectors — independent of the sphere reduction of theory.bn_meanfield. Σ* is the core's fixed point (the base
     point only; the fixed point is checked by Theorems 4 and 5)."""
     Sig = tbm.bsb1_fixed_point(f"max(x,0)**{alpha:.10f}" if alpha != 1.0 else "relu", B).sigma
-    D = np.zeros((B, B))
-    D[0, 0], D[1, 1] = 1, -1                    # 𝕃 eigenvector (its second-copy partner is in the kernel)
-    M = np.zeros((B, B))
-    M[0, 2] = M[2, 0] = M[1, 3] = M[3, 1] = 1   # 𝕄 eigenvector
-    M[0, 3] = M[3, 0] = M[1, 2] = M[2, 1] = -1
-    out = {}
-    for key, E in (("M", M), ("L", D)):
-        dV = (nbm.bn_meanfield_map_laplace(Sig + eps * E, alpha) - nbm.bn_meanfield_map_laplace(Sig - eps * E, alpha)) \
-            / (2 * eps)
-        if key == "M":
-            out[key] = float(np.sum(dV * E) / np.sum(E * E))
-        else:  # dV[D] = a D + b O(v): λ_𝕃 = a − 2b with a = dV_11, b = dV_13
-            out[key] = float(dV[0, 0] - 2 * dV[0, 2])
-    return out
+    D, M = _theorem1_eigenvectors(B)
+
+    def dV(E):
+        return (nbm.bn_meanfield_map_laplace(Sig + eps * E, alpha)
+                - nbm.bn_meanfield_map_laplace(Sig - eps * E, alpha)) / (2 * eps)
+    return _project_eigenvalues(dV(D), dV(M), M)
 
 
 def forward_eigenvalue_rows(cases, label: str = "") -> list[Evidence]:
@@ -579,21 +580,7 @@ def _theorem6_rows(ctx: Context, use_v_star: str = "u*") -> list[Evidence]:
         ev = Q.bn_jacobian_eigenvalues("relu", B)
         v = fp.s if use_v_star == "u*" else fp.q * fp.c
         pr = tbm.theorem6_relu_eigenvalues(B, v)
-        eps = 1e-5
-        # 𝕃 eigenvector D(e1 − e2) (its second-copy partner is in the kernel) and 𝕄 eigenvector
-        D = np.zeros((B, B))
-        D[0, 0], D[1, 1] = 1, -1
-        M = np.zeros((B, B))
-        M[0, 2] = M[2, 0] = M[1, 3] = M[3, 1] = 1
-        M[0, 3] = M[3, 0] = M[1, 2] = M[2, 1] = -1
-        fd = {}
-        for key, E in (("M", M), ("L", D)):
-            dV = (nbm.bn_meanfield_map_laplace(fp.sigma + eps * E) - nbm.bn_meanfield_map_laplace(fp.sigma - eps * E)) \
-                / (2 * eps)
-            if key == "M":
-                fd[key] = float(np.sum(dV * E) / np.sum(E * E))
-            else:  # dV[D] = a D + b O(v): λ_𝕃 = a − 2b with a = dV_11, b = dV_13
-                fd[key] = float(dV[0, 0] - 2 * dV[0, 2])
+        fd = Q.memo(("fd_forward_eigenvalues", B, 1.0), lambda: fd_forward_eigenvalues(B, 1.0))
         err = max(_rel(pr["L"], fd["L"]), _rel(pr["M"], fd["M"]))
         rows.append(Evidence(f"ReLU, B = {B}: eqs (19), (20) vs finite differences of eq (11)",
                              theory=(pr["L"], pr["M"]), numeric=(fd["L"], fd["M"]), observed=err, bound=1e-6,
