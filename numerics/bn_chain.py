@@ -7,7 +7,8 @@
 * ``method="exact"``: exact in distribution. Given h_ℓ, the rows of W_ℓ A (A = σ(φ(h_ℓ))) are i.i.d.
   N(0, AᵀA/d) = N(0, G_ℓ), so h_{ℓ+1} has the law of Z R with Z ~ N(0,1)^{d×n} and RᵀR = G_ℓ:
   O(d n²) per layer, never a d×d matrix.
-* ``batchnorm=False``: the chain with σ∘φ = id (the paper's Fig 1a contrast), G_ℓ = h_ℓᵀh_ℓ/d.
+* ``batchnorm=False``: the same chain without batch norm, h_{ℓ+1} = W_ℓ σ(h_ℓ), G_ℓ = σ(h_ℓ)ᵀσ(h_ℓ)/d (with σ = id
+  the paper's Fig 1a contrast, G_ℓ = h_ℓᵀh_ℓ/d).
 * ``paired_input``: a second batch through the *same* weights (Corollaries 2 and 4): both batches are
   simulated jointly (2n columns, batch norm applied to each batch separately).
 
@@ -21,6 +22,7 @@ import numpy as np
 import torch
 
 from theory import activation as _activation
+from theory import validate
 from theory.errors import DeepinitError
 
 from .isometry_mlp import SimulationDiverged, default_device, psd_sqrt
@@ -56,11 +58,14 @@ def simulate_bn_chain(act, width: int, batch_size: int, depth: int, seeds: int =
     act = _activation(act)
     if method not in ("exact", "dense"):
         raise ValueError("method must be 'exact' or 'dense'")
-    n = int(batch_size)
+    width, n, depth, seeds = validate.simulation_sizes(width, batch_size, depth, seeds)
     if n < 2:
         raise DeepinitError("batch norm needs a batch of at least 2 samples")
-    if width < 1 or depth < 0 or seeds < 1:
-        raise DeepinitError("width, seeds must be positive and depth non-negative")
+    itemsize = 8 if dtype == torch.float64 else 4
+    blocks_ = 2 if paired_input is not None else 1
+    # cost model: a few [seeds, width, blocks·n] tensors per layer (exact); dense adds [seeds, width, width] weights
+    validate.memory(itemsize * seeds * (4 * width * n * blocks_ + (width * width if method == "dense" else 0)),
+                    f"simulate_bn_chain (width {width}, n {n}, {seeds} seeds, {method})")
     dev = default_device(device)
     covs = [np.asarray(input_cov if input_cov is not None else 0.5 * np.eye(n) + 0.5, dtype=float)]
     if paired_input is not None:
@@ -71,7 +76,7 @@ def simulate_bn_chain(act, width: int, batch_size: int, depth: int, seeds: int =
     blocks = len(covs)
     layers = list(range(depth + 1)) if layers is None else sorted(set(int(l) for l in layers))
     gen = torch.Generator(device=dev)
-    gen.manual_seed(int(seed))
+    gen.manual_seed(validate.seed(seed))
     sigma = act.torch
 
     if input is not None:
@@ -88,7 +93,7 @@ def simulate_bn_chain(act, width: int, batch_size: int, depth: int, seeds: int =
                    @ psd_sqrt(torch.as_tensor(C, dtype=dtype, device=dev)) for C in covs], dim=-1)
     out = []
     for ell in range(depth + 1):
-        A = sigma(_batch_norm_rows(h, blocks)) if batchnorm else h
+        A = sigma(_batch_norm_rows(h, blocks)) if batchnorm else sigma(h)
         G = A.transpose(-1, -2) @ A / width
         if not bool(torch.isfinite(G).all()):
             partial = torch.stack(out, dim=1) if out else G.new_empty((seeds, 0, n * blocks, n * blocks))

@@ -34,6 +34,7 @@ from scipy import special
 
 from theory import activation as _activation
 from theory.bn_meanfield import alpha_relu_kernel
+from theory import validate
 from theory.errors import DeepinitError
 
 from .bn_chain import DegenerateBatchError
@@ -119,7 +120,7 @@ def bn_meanfield_map_mc(act, Sigma, samples: int = 200_000, seed: int = 0, chunk
     w, v = np.linalg.eigh(S)
     L = v * np.sqrt(np.clip(w, 0, None))
     G = centering(B)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(validate.seed(seed))
     s1 = np.zeros((B, B))
     s2 = np.zeros((B, B))
     done = 0
@@ -278,7 +279,7 @@ class _DenseRegenerated(torch.autograd.Function):
 
 def _draw(seed: int, x: torch.Tensor, n_out: int) -> torch.Tensor:
     gen = torch.Generator(device=x.device)
-    gen.manual_seed(int(seed))
+    gen.manual_seed(validate.seed(seed))
     S, _, n_in = x.shape
     return torch.randn(S, n_out, n_in, generator=gen, dtype=x.dtype, device=x.device) / math.sqrt(n_in)
 
@@ -297,7 +298,7 @@ class _ExactGaussianLayer(torch.autograd.Function):
     def forward(ctx, x, seed: int, n_out: int):
         S, B, n_in = x.shape
         gen = torch.Generator(device=x.device)
-        gen.manual_seed(int(seed))
+        gen.manual_seed(validate.seed(seed))
         K = x @ x.transpose(1, 2) / n_in
         H = psd_sqrt(K) @ torch.randn(S, B, n_out, generator=gen, dtype=x.dtype, device=x.device)
         ctx.save_for_backward(x, H)
@@ -358,9 +359,16 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
     B = int(batch_size)
     if B < 2 or width < 2 or depth < 1 or seeds < 1:
         raise DeepinitError("need batch size ≥ 2, width ≥ 2, depth ≥ 1 and seeds ≥ 1")
+    width, B_, depth_, seeds_ = validate.simulation_sizes(width, batch_size, depth, seeds)
+    # cost model: autograd keeps about 4 [seeds, B, width] tensors per layer for the backward pass
+    validate.memory((8 if dtype == torch.float64 else 4) * 4 * depth_ * seeds_ * B_ * width,
+                    f"simulate_bn_gradients (width {width}, B {B_}, depth {depth_}, {seeds_} seeds)")
+    if act.is_constant:
+        raise DeepinitError(f"{act.name}: a constant φ has identically zero gradients and a degenerate BSB1 fixed "
+                            "point; gradient explosion (Theorem 7) is undefined for it")
     dev = default_device(device)
     gen = torch.Generator(device=dev)
-    gen.manual_seed(int(seed))
+    gen.manual_seed(validate.seed(seed))
     phi = act.torch
     layer = _DenseRegenerated if method == "dense" else _ExactGaussianLayer
     if input is None:
@@ -381,7 +389,8 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
             c = h - h.mean(dim=1, keepdim=True)
             var = (c * c).mean(dim=1, keepdim=True)
             if not bool(torch.isfinite(var).all()):
-                raise SimulationDiverged(l + 1, torch.empty(0), [])
+                bad = ~torch.isfinite(var).flatten(1).all(dim=1)
+                raise SimulationDiverged(l + 1, torch.empty(0), torch.nonzero(bad).flatten().tolist())
             if bool((var <= 0).any()):
                 raise DegenerateBatchError(f"layer {l + 1}: a neuron has zero variance over the batch; BN undefined")
             x = phi(c / torch.sqrt(var))
@@ -391,7 +400,8 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
     sq = torch.stack([(h.grad ** 2).sum(dim=(1, 2)) for h in hs], dim=1)
     cov = torch.stack([(h.detach() @ h.detach().transpose(1, 2)) / width for h in hs], dim=1)
     if not bool(torch.isfinite(sq).all()):
-        raise SimulationDiverged(depth, torch.empty(0), [])
+        bad = ~torch.isfinite(sq).all(dim=1)
+        raise SimulationDiverged(depth, torch.empty(0), torch.nonzero(bad).flatten().tolist())
     return BNGradientRun(sq.cpu().numpy(), cov.cpu().numpy(), width, B, method)
 
 
@@ -494,7 +504,7 @@ def meanfield_jacobian_mc(act, Sigma, samples: int = 400_000, seed: int = 0, eps
     act = _activation(act)
     S = _check_sigma(Sigma)
     B = S.shape[0]
-    z = np.random.default_rng(seed).standard_normal((samples, B))
+    z = np.random.default_rng(validate.seed(seed)).standard_normal((samples, B))
     Gc = centering(B)
 
     def V(M):

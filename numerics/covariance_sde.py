@@ -27,6 +27,7 @@ import numpy as np
 import sympy as sp
 import torch
 
+from theory import validate
 from theory import covariance_sde as tcs
 from theory.errors import DeepinitError
 
@@ -123,6 +124,18 @@ class NetworkRun:
         return np.clip(self.V[..., 0, 1] / d, -1, 1)
 
 
+def _cov_root(V: torch.Tensor) -> torch.Tensor:
+    """A root L (L Lᵀ = V) of each covariance: Cholesky where it exists, the symmetric eigen-root where V is
+    singular (V₀ with two equal inputs, or a sample whose rows have collapsed) — both exact in law."""
+    L, info = torch.linalg.cholesky_ex(V)
+    failed = info != 0
+    if bool(failed.any()):
+        w, Q = torch.linalg.eigh(V[failed])
+        L = L.clone()
+        L[failed] = Q * torch.sqrt(torch.clamp(w, min=0)).unsqueeze(-2)
+    return L
+
+
 def simulate_shaped_network(shape: Shape, depth: int, V0, samples: int, *, method: str = "exact", seed: int = 0,
                             device: str | None = None, dtype=torch.float64, layers=None,
                             explode_at: float = 1e8, chunk: int | None = None) -> NetworkRun:
@@ -139,7 +152,7 @@ def simulate_shaped_network(shape: Shape, depth: int, V0, samples: int, *, metho
     n = shape.n
     layers = list(range(depth + 1)) if layers is None else sorted(set(int(l) for l in layers))
     gen = torch.Generator(device=dev)
-    gen.manual_seed(int(seed))
+    gen.manual_seed(validate.seed(seed))
     phi = shape.torch_fn()
     c = shape.c
     V = torch.as_tensor(V0, dtype=dtype, device=dev).expand(samples, m, m).clone()
@@ -158,7 +171,7 @@ def simulate_shaped_network(shape: Shape, depth: int, V0, samples: int, *, metho
         z = x @ torch.randn(samples, n, n, generator=gen, dtype=dtype, device=dev).transpose(1, 2) / math.sqrt(n)
     for l in range(1, depth + 1):
         if method == "exact":
-            L = torch.linalg.cholesky(V + 1e-300 * eye) if m > 1 else torch.sqrt(V)
+            L = _cov_root(V) if m > 1 else torch.sqrt(torch.clamp(V, min=0))
             z = L @ torch.randn(samples, m, n, generator=gen, dtype=dtype, device=dev)
         else:
             if l > 1:
@@ -244,7 +257,7 @@ def simulate_relu_chain(rho0: float, n: int, depth: int, paths: int, seed: int =
     infinite_width = infinite_width or drop_corrections
     mu0, sig2 = tcs.relu_chain_numeric()
     mu = (lambda r: mu_scale * mu0(r)) if mu_scale != 1.0 else mu0
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(validate.seed(seed))
     out = np.empty((paths, depth + 1))
     r = np.full(paths, float(rho0))
     out[:, 0] = r
@@ -291,7 +304,7 @@ def simulate_correlation_sde(c_plus: float, c_minus: float, rho0: float, T: floa
     if not (dt > 0 and T >= 0):
         raise DeepinitError("dt > 0 and T ≥ 0")
     steps = int(round(T / dt))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(validate.seed(seed))
     nu0 = nu_numeric(c_plus, c_minus)
     nu = (lambda r: nu_scale * nu0(r)) if drift_nu else (lambda r: 0.0 * r)
     k = nu_scale * (c_plus - c_minus) ** 2 / (2 * math.pi) if drift_nu else 0.0
@@ -381,7 +394,7 @@ def simulate_covariance_sde(drift, V0, T: float, dt: float, paths: int, *, schem
     if np.linalg.eigvalsh(V0).min() < -1e-12:
         raise DeepinitError("V0 must be positive semi-definite")
     steps = int(round(T / dt))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(validate.seed(seed))
     V = np.broadcast_to(V0, (paths, m, m)).copy()
     alive = np.ones(paths, dtype=bool)
     when = np.full(paths, np.nan)

@@ -27,6 +27,9 @@ import math
 import numpy as np
 import torch
 
+from theory import validate
+from theory.errors import DeepinitError
+
 from theory import activation as _activation
 from theory.dual import float_moments, variance
 
@@ -39,7 +42,8 @@ class SimulationDiverged(ArithmeticError):
     ``partial`` the Gram tensor [seeds, layers, n, n] of the requested layers before it."""
 
     def __init__(self, layer: int, partial: torch.Tensor, seeds: list[int]):
-        super().__init__(f"the simulation diverged (non-finite values) at layer {layer} for seed(s) {seeds}")
+        which = f"seed(s) {seeds}" if seeds else "every seed"
+        super().__init__(f"the simulation diverged (non-finite values) at layer {layer} for {which}")
         self.layer, self.partial, self.seeds = layer, partial, seeds
 
 
@@ -100,17 +104,22 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
     """
     act = _activation(act)
     if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
+        raise DeepinitError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
     if method not in ("exact", "dense"):
-        raise ValueError("method must be 'exact' or 'dense'")
-    dev = default_device(device)
-    G0 = np.asarray(input_gram, dtype=float)
+        raise DeepinitError("method must be 'exact' or 'dense'")
+    G0 = validate.gram_matrix(input_gram, "input_gram", batched=False, tol=1e-8)
     n = G0.shape[0]
+    width, n, depth, seeds = validate.simulation_sizes(width, n, depth, seeds)
+    itemsize = 8 if dtype == torch.float64 else 4
+    # cost model: exact holds a few [seeds, width, n] tensors; dense also [seeds, width, width] weights
+    validate.memory(itemsize * seeds * (4 * width * n + (width * width if method == "dense" else 0)),
+                    f"simulate_isometry_mlp (width {width}, n {n}, {seeds} seeds, {method})")
+    dev = default_device(device)
     layers = list(range(depth + 1)) if layers is None else sorted(set(int(l) for l in layers))
     if layers and (layers[0] < 0 or layers[-1] > depth):
         raise ValueError("requested layers must lie in 0..depth")
     gen = torch.Generator(device=dev)
-    gen.manual_seed(int(seed))
+    gen.manual_seed(validate.seed(seed))
     cpu_gen = torch.Generator()
     cpu_gen.manual_seed(int(seed) + 7919)
     sigma = act.torch

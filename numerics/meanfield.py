@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from theory import validate
 from theory import activation as _activation
 from theory import numeric_dual
 from theory.dual import float_moments, variance
@@ -69,7 +70,7 @@ def meanfield_map_mc(act, G, samples: int, seed: int = 0, batch: int = 200_000):
     c0, var = float_moments(act)[0], variance(act)
     w, v = np.linalg.eigh(G)
     R = (v * np.sqrt(np.clip(w, 0, None))) @ v.T
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(validate.seed(seed))
     s1 = np.zeros((n, n))
     s2 = np.zeros((n, n))
     done = 0

@@ -50,7 +50,7 @@ def test_user_formula_equals_registry_expression():
     ("lambda: 1", "not allowed"),
     ("[x]", "not allowed"),
     ("x**1000", "too large"),
-    ("exp(x, 2)", "wrong number of arguments"),
+    ("exp(x, 2)", "exp takes 1 argument(s), got 2"),
     ("'x'", "not allowed"),
 ])
 def test_parser_rejects_with_clear_message(bad, fragment):
@@ -70,8 +70,8 @@ def test_not_square_integrable_and_constant():
     with pytest.raises(ActivationError, match="not square-integrable"):
         theory.activation("exp(x**2/4)")
     theory.activation("exp(x**2/5)")  # integrable: E exp(2x²/5) < ∞
-    with pytest.raises(UndefinedQuantityError, match="constant"):
-        theory.isometry_strength("3")
+    with pytest.raises(ActivationError, match="constant"):
+        theory.isometry_strength("3")  # a constant user formula is refused when it is read (README)
     with pytest.raises(UndefinedQuantityError):
         theory.variance("he0")
 

@@ -15,7 +15,6 @@ in :data:`ALLOWED_FUNCTIONS` are accepted. Nothing is ever passed to ``eval`` or
 """
 from __future__ import annotations
 
-import ast
 import difflib
 import functools
 import math
@@ -27,127 +26,11 @@ import numpy as np
 import sympy as sp
 
 from .errors import ActivationError
+from .formula import (ALLOWED_FUNCTIONS, ALLOWED_NAMES, ANALYSIS_SECONDS, GrowsTooFast, NotRealValued, OscillatesTooFast,
+                      growth_probe, parse_formula, quote, split_formulas, time_limit, x)
 
-x = sp.Symbol("x", real=True)
-
-# --------------------------------------------------------------------------------------------
-# the whitelist parser
-# --------------------------------------------------------------------------------------------
-
-
-def _sigmoid(z):
-    return 1 / (1 + sp.exp(-z))
-
-
-def _relu(z):
-    return sp.Max(z, 0)
-
-
-def _softplus(z):
-    return sp.log(1 + sp.exp(z))
-
-
-def _step(z):
-    return sp.Heaviside(z, sp.Rational(1, 2))
-
-
-#: function names a user formula may call, and the sympy function each becomes.
-ALLOWED_FUNCTIONS: dict[str, Callable] = {
-    "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
-    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan,
-    "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh,
-    "atan": sp.atan, "arctan": sp.atan, "asinh": sp.asinh,
-    "erf": sp.erf, "erfc": sp.erfc,
-    "abs": sp.Abs, "sign": sp.sign,
-    "max": sp.Max, "min": sp.Min,
-    "sigmoid": _sigmoid, "relu": _relu, "softplus": _softplus,
-    "step": _step, "heaviside": _step,
-}
-#: names (other than functions) a user formula may use.
-ALLOWED_NAMES = {"x": x, "pi": sp.pi, "e": sp.E}
-
-_MAX_FORMULA_LENGTH = 500
-_MAX_POWER = 64
-
-
-def parse_formula(text: str) -> sp.Expr:
-    """Parse a user formula such as ``"x*erf(x)"`` into a sympy expression in ``x``.
-
-    Only a whitelist of syntax is accepted; anything else raises :class:`ActivationError`
-    with a message naming what is allowed. ``^`` is accepted as a power.
-    """
-    if not isinstance(text, str) or not text.strip():
-        raise ActivationError("an activation formula must be a non-empty string")
-    if len(text) > _MAX_FORMULA_LENGTH:
-        raise ActivationError(f"formula longer than {_MAX_FORMULA_LENGTH} characters")
-    source = text.strip().replace("^", "**")
-    try:
-        tree = ast.parse(source, mode="eval")
-    except SyntaxError as exc:
-        raise ActivationError(f"malformed activation formula {text!r}: {exc.msg}. {_allowed_text()}") from None
-    expr = _build(tree.body, text)
-    expr = sp.sympify(expr)  # already a sympy object: this only normalises numbers
-    if not expr.free_symbols <= {x}:
-        raise ActivationError(f"formula {text!r} must depend on x only")
-    return expr
-
-
-def _allowed_text() -> str:
-    return ("Allowed: numbers, x, pi, e, + - * / ** (or ^), and the functions "
-            + ", ".join(sorted(ALLOWED_FUNCTIONS)) + ".")
-
-
-def _build(node: ast.AST, text: str):
-    if isinstance(node, ast.Constant):
-        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            raise ActivationError(f"constant {node.value!r} not allowed in {text!r}. {_allowed_text()}")
-        if isinstance(node.value, float):
-            if not math.isfinite(node.value):
-                raise ActivationError(f"non-finite constant in {text!r}")
-            return sp.nsimplify(node.value, rational=True) if abs(node.value) < 1e6 else sp.Float(node.value)
-        return sp.Integer(node.value)
-    if isinstance(node, ast.Name):
-        if node.id in ALLOWED_NAMES:
-            return ALLOWED_NAMES[node.id]
-        hint = difflib.get_close_matches(node.id, list(ALLOWED_NAMES) + list(ALLOWED_FUNCTIONS), n=1)
-        extra = f" (did you mean {hint[0]!r}?)" if hint else ""
-        raise ActivationError(f"name {node.id!r} is not allowed in {text!r}{extra}. {_allowed_text()}")
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        operand = _build(node.operand, text)
-        return -operand if isinstance(node.op, ast.USub) else operand
-    if isinstance(node, ast.BinOp):
-        left, right = _build(node.left, text), _build(node.right, text)
-        if isinstance(node.op, ast.Add):
-            return left + right
-        if isinstance(node.op, ast.Sub):
-            return left - right
-        if isinstance(node.op, ast.Mult):
-            return left * right
-        if isinstance(node.op, ast.Div):
-            if right == 0:
-                raise ActivationError(f"division by zero in {text!r}")
-            return left / right
-        if isinstance(node.op, ast.Pow):
-            if right.is_number and abs(float(right)) > _MAX_POWER:
-                raise ActivationError(f"exponent {right} too large in {text!r} (at most {_MAX_POWER})")
-            return left ** right
-        raise ActivationError(f"operator {type(node.op).__name__} not allowed in {text!r}. {_allowed_text()}")
-    if isinstance(node, ast.Call):
-        if not isinstance(node.func, ast.Name) or node.func.id not in ALLOWED_FUNCTIONS:
-            name = getattr(node.func, "id", ast.dump(node.func))
-            hint = difflib.get_close_matches(str(name), list(ALLOWED_FUNCTIONS), n=1)
-            extra = f" (did you mean {hint[0]!r}?)" if hint else ""
-            raise ActivationError(f"function {name!r} is not allowed in {text!r}{extra}. {_allowed_text()}")
-        if node.keywords:
-            raise ActivationError(f"keyword arguments are not allowed in {text!r}")
-        args = [_build(a, text) for a in node.args]
-        fn = ALLOWED_FUNCTIONS[node.func.id]
-        try:
-            return fn(*args)
-        except TypeError:
-            raise ActivationError(f"wrong number of arguments to {node.func.id} in {text!r}") from None
-    raise ActivationError(f"syntax {type(node).__name__} not allowed in {text!r}. {_allowed_text()}")
-
+__all__ = ["ALLOWED_FUNCTIONS", "ALLOWED_NAMES", "Activation", "activation", "gain_family", "parse_formula",
+           "registered_names", "split_formulas", "x"]
 
 # --------------------------------------------------------------------------------------------
 # the Activation object
@@ -223,7 +106,7 @@ class Activation:
             return True
         pts = np.linspace(-4, 4, 41)
         vals = self.numpy(pts)
-        return bool(np.all(np.isfinite(vals)) and np.ptp(vals) == 0.0)
+        return bool(np.all(np.isfinite(vals)) and np.ptp(vals) <= 1e-13 * max(1.0, float(np.max(np.abs(vals)))))
 
     @functools.cached_property
     def polynomial_degree(self) -> int | None:
@@ -306,15 +189,22 @@ def _breakpoints(expr: sp.Expr) -> tuple[float, ...]:
     return tuple(sorted(points))
 
 
+def _cheap_simplify(e: sp.Expr) -> sp.Expr:
+    """sympy's simplify only for small expressions (it can take minutes on e.g. 2**x − sinh(64)); else cancel."""
+    if sp.count_ops(e) <= 12 and not e.has(sp.sinh, sp.cosh, sp.tanh):
+        return sp.simplify(e)
+    return e
+
+
 def _real_roots(e: sp.Expr) -> set:
-    e = sp.simplify(e)
+    e = _cheap_simplify(e)
     if not e.has(x):
         return set()
     try:
         poly = sp.Poly(e, x)
         return {float(r) for r in poly.real_roots()}
-    except sp.PolynomialError:
-        pass
+    except (sp.PolynomialError, NotImplementedError):
+        pass  # not a polynomial, or irrational coefficients (sympy's real_roots works over ℚ only)
     sols = sp.solveset(e, x, sp.S.Reals)
     if isinstance(sols, sp.FiniteSet):
         return {float(r) for r in sols}
@@ -362,7 +252,7 @@ def _pieces(expr: sp.Expr, bps: tuple[float, ...]):
             mid = lo + 1.0
         else:
             mid = 0.5 * (lo + hi)
-        out.append(((lo, hi), sp.simplify(_select_branch(expr, mid)) if bps else expr))
+        out.append(((lo, hi), _cheap_simplify(_select_branch(expr, mid)) if bps else expr))
     return tuple(out)
 
 
@@ -447,56 +337,129 @@ def gain_family(kind: str, alpha) -> Activation:
 def activation(spec: "str | Activation | sp.Expr") -> Activation:
     """Return the :class:`Activation` for a registry name or a user formula.
 
-    Raises :class:`ActivationError` for a malformed formula, a name outside the whitelist, or a
-    function that is not square-integrable under the standard Gaussian.
+    Raises :class:`ActivationError` for a malformed formula, a name outside the whitelist, a formula beyond the
+    limits of :mod:`theory.formula`, a constant formula (β_σ and the Gram dynamics are undefined), a pole or a
+    value that is not real somewhere on the line, or a function that is not square-integrable under the
+    standard Gaussian. Messages quote at most ~80 characters of the input. The analysis of a formula is
+    bounded by :data:`theory.formula.ANALYSIS_SECONDS`.
     """
     if isinstance(spec, Activation):
         return spec
+    if isinstance(spec, str):
+        return _activation_from_text(spec)  # validated once per spelling (refusals are not cached)
+    return _analyse(spec)
+
+
+@functools.lru_cache(maxsize=1024)
+def _activation_from_text(spec: str) -> Activation:
+    return _analyse(spec)
+
+
+def _analyse(spec) -> Activation:
     if isinstance(spec, sp.Basic):
-        expr, name, dual, desc = spec, str(spec), None, "sympy expression"
+        expr, name, dual, desc, user = spec, str(spec), None, "sympy expression", True
     elif isinstance(spec, str):
-        key = spec.strip().lower().replace("-", "_")
+        key = spec.strip().lower()
+        if key.replace("-", "_") in _REGISTRY:  # "leaky-relu" is leaky_relu; "-x" is a formula
+            key = key.replace("-", "_")
         if key in _REGISTRY:
             expr, desc, dual = _REGISTRY[key]
-            name = key
+            name, user = key, False
         else:
             if key.isidentifier() and key not in ALLOWED_NAMES:
                 hint = difflib.get_close_matches(key, registered_names(), n=3)
                 raise ActivationError(
-                    f"unknown activation {spec!r}" + (f"; did you mean {', '.join(hint)}?" if hint else "")
+                    f"unknown activation {quote(spec)}" + (f"; did you mean {', '.join(hint)}?" if hint else "")
                     + f". Registered: {', '.join(registered_names())}; or give a formula in x.")
-            expr = parse_formula(spec)
-            name, dual, desc = spec.strip(), None, "user formula"
+            expr, name, dual, desc, user = None, spec.strip(), None, "user formula", True
     else:
         raise ActivationError(f"an activation is a name or a formula string, not {type(spec).__name__}")
-    act = _build_activation(name, expr, desc, dual)
-    _check_square_integrable(act)
+    if not user:
+        act = _build_activation(name, expr, desc, dual)
+        _check_square_integrable(act)
+        return act
+    with time_limit(ANALYSIS_SECONDS, f"activation {quote(name)}"):
+        if expr is None:
+            expr = parse_formula(spec)
+        if not expr.has(x):
+            raise ActivationError(f"activation {quote(name)} is constant: β_σ, the dual and the Gram dynamics are "
+                                  "undefined for a constant σ (Definition 3 divides by its variance)")
+        try:
+            _check_finite_everywhere(expr, name)
+            # growth, reality and resolution on the bare expression first: the kink analysis below assumes a real σ
+            _check_square_integrable(Activation(name=name, expr=expr))
+            act = _build_activation(name, expr, desc, dual)
+        except ActivationError:
+            raise
+        except (TypeError, ValueError, NotImplementedError, ArithmeticError, RecursionError, AttributeError) as exc:
+            # sympy could not analyse it (kinks of an irrational polynomial, an undecidable sign): refuse, never crash
+            raise ActivationError(f"activation {quote(name)} cannot be analysed ({type(exc).__name__}: "
+                                  f"{quote(str(exc), 60)}); simplify the formula") from None
+        if act.is_constant:
+            raise ActivationError(f"activation {quote(name)} is constant on [-4, 4]: β_σ and the Gram dynamics "
+                                  "are undefined for a constant σ")
     return act
 
 
+def _check_finite_everywhere(expr: sp.Expr, name: str) -> None:
+    """Reject poles and singular points: a negative power of something that vanishes, log of something that
+    vanishes, tan of something that reaches π/2 + kπ (the papers need σ finite on the whole line)."""
+    suspects = []
+    for sub in sp.preorder_traversal(expr):
+        if isinstance(sub, sp.Pow) and sub.base.has(x) and sub.exp.is_number and sub.exp.is_negative:
+            suspects.append((sub.base, "a pole"))
+        elif isinstance(sub, sp.log) and sub.args[0].has(x):
+            suspects.append((sub.args[0], "a logarithmic singularity"))
+        elif isinstance(sub, sp.tan) and sub.args[0].has(x):
+            suspects.append((sp.cos(sub.args[0]), "a pole"))
+    for e, what in suspects:
+        zeros = sp.solveset(e, x, sp.S.Reals)
+        if zeros is sp.S.EmptySet:
+            continue
+        if isinstance(zeros, sp.FiniteSet):
+            where = ", ".join(f"{float(z):.6g}" for z in list(zeros)[:3])
+            raise ActivationError(f"activation {quote(name)} has {what} at x = {where}: σ must be finite on the whole line")
+        if isinstance(zeros, sp.ConditionSet):
+            raise ActivationError(f"activation {quote(name)}: cannot rule out {what} where {quote(str(e), 40)} = 0 "
+                                  "(σ must be finite on the whole line)")
+        raise ActivationError(f"activation {quote(name)} has {what} at infinitely many points: σ must be finite on "
+                              "the whole line")
+
+
 def _check_square_integrable(act: Activation) -> None:
-    """Reject σ with ∫σ(x)² e^{-x²/2} dx = ∞ (checked on the growth of log σ² − x²/2)."""
+    """Reject σ with ∫σ(x)² e^{-x²/2} dx = ∞: log σ(r)² − r²/2 at |r| = 20, 40, 80 must fall, the last step by more
+    than 100 (evaluated by the guarded probe of :mod:`theory.formula`: e^(e^x) is "grows too fast" at once);
+    and σ must be real and finite on a grid of [−8, 8]."""
     def log_weight(r):
         with mpmath.workdps(30):
-            try:
-                v = act.mpmath(mpmath.mpf(r))
-            except (ValueError, ZeroDivisionError, TypeError):
-                return None
-            if isinstance(v, mpmath.mpc):
-                return None
+            v = growth_probe(act.expr, r)
             if v == 0:
                 return -mpmath.inf
             return 2 * mpmath.log(abs(v)) - mpmath.mpf(r) ** 2 / 2
+    too_fast = ActivationError(
+        f"activation {quote(act.name)} is not square-integrable under the standard Gaussian: σ(x)² e^(-x²/2) does "
+        f"not decay as |x| → ∞ (Definition 2 needs ∫σ² e^(-x²/2) < ∞)")
     for sgn in (1, -1):
-        vals = [log_weight(sgn * r) for r in (20, 40, 80)]
-        if any(v is None for v in vals):
-            raise ActivationError(f"activation {act.name!r} is not real-valued on the whole line")
+        try:
+            vals = [log_weight(sgn * r) for r in (20, 40, 80)]
+        except GrowsTooFast:
+            raise too_fast from None
+        except OscillatesTooFast:
+            raise ActivationError(f"activation {quote(act.name)} oscillates too fast at large |x| to be integrated "
+                                  "(sin/cos/tan of an argument beyond e^10000)") from None
+        except (NotRealValued, ValueError, ZeroDivisionError, TypeError):
+            raise ActivationError(f"activation {quote(act.name)} is not real-valued on the whole line") from None
         finite = [v for v in vals if v != -mpmath.inf]
         if len(finite) == 3 and not (finite[2] < finite[1] - 100 and finite[1] < finite[0]):
-            raise ActivationError(
-                f"activation {act.name!r} is not square-integrable under the standard Gaussian: "
-                f"σ(x)² e^(-x²/2) does not decay as |x| → ∞ (Definition 2 needs ∫σ² e^(-x²/2) < ∞)")
+            raise too_fast
     grid = np.linspace(-8, 8, 161)
     vals = act.numpy(grid)
     if not np.all(np.isfinite(vals)):
-        raise ActivationError(f"activation {act.name!r} is not finite on [-8, 8]")
+        raise ActivationError(f"activation {quote(act.name)} is not real and finite everywhere on [-8, 8]")
+    # resolution: the sampled total variation on [−8, 8] must settle when the grid is refined (sin(1000x) or
+    # sin(x**64) change faster than any quadrature of this package resolves)
+    tv = [float(np.sum(np.abs(np.diff(act.numpy(np.linspace(-8, 8, m)))))) for m in (2001, 4001)]
+    if tv[1] > 1.1 * tv[0] + 1e-12 * max(1.0, float(np.max(np.abs(vals)))):
+        raise ActivationError(f"activation {quote(act.name)} oscillates faster than the quadratures resolve: its "
+                              f"sampled variation on [-8, 8] grows from {tv[0]:.3g} to {tv[1]:.3g} when the grid is "
+                              "refined from 2001 to 4001 points")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import validate
 from .activations import activation
 from .bn_meanfield import BSB1FixedPoint, bsb1_fixed_point
 from .errors import DeepinitError
@@ -51,7 +52,7 @@ def bsb1_constants(act, n: int) -> BSB1:
 def bsb1_constants_mc(act, n: int, samples: int, seed: int = 0):
     """(b*, c*) and their standard errors by Monte Carlo: u = Mz/‖Mz‖, z ~ N(0, I_n)."""
     act = activation(act)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(validate.seed(seed))
     z = rng.standard_normal((samples, n))
     z -= z.mean(axis=1, keepdims=True)
     x = math.sqrt(n) * z / np.linalg.norm(z, axis=1, keepdims=True)
@@ -67,7 +68,7 @@ def bsb1_constants_mc(act, n: int, samples: int, seed: int = 0):
 def distortion_lower_bound(act, n: int, samples: int = 20000, seed: int = 0) -> float:
     """A lower bound on γ = sup_{‖x‖=√n} ‖σ(x)‖/‖x‖ (eq 10) from sampled and coordinate points."""
     act = activation(act)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(validate.seed(seed))
     z = rng.standard_normal((samples, n))
     x = math.sqrt(n) * z / np.linalg.norm(z, axis=1, keepdims=True)
     e = np.zeros((2, n))

@@ -37,17 +37,14 @@ import sympy as sp
 from scipy import special
 
 from .activations import Activation, _build_activation, activation, x as _x
+from . import validate
 from .errors import DeepinitError, QuadratureError, UndefinedQuantityError
 
 _NODES = 160  # per piece: 1e-13 relative for the registered activations up to B = 1024 (tests)
 
 
 def _check_batch(B, minimum: int = 4, what: str = "the BSB1 fixed point") -> int:
-    if isinstance(B, bool) or not isinstance(B, (int, np.integer)):
-        raise DeepinitError(f"batch size B must be an integer, not {B!r}")
-    if B < minimum:
-        raise DeepinitError(f"batch size B = {B}: {what} needs B ≥ {minimum} (bn-mean-field, Theorems 4–9)")
-    return int(B)
+    return validate.batch_size(B, minimum, what)
 
 
 def _kinks_at_zero_only(act: Activation) -> None:
@@ -263,14 +260,18 @@ def bsb1_fixed_point(act, batch_size: int, dps: int | None = None) -> BSB1FixedP
     """(q*, c*) of the BSB1 fixed point Σ* = q*((1 − c*)I + c*11ᵀ) (Theorem 4) for B ≥ 4.
 
     Float route: Gauss–Jacobi rules on the sphere marginals (relative accuracy ≈ 1e-13, checked by two
-    rule sizes — :class:`QuadratureError` if they disagree). ``dps``: Theorem 4's θ-integrals in mpmath at that
-    many digits (returns mpf values).
+    rule sizes — :class:`QuadratureError` if they disagree). ``dps`` (15…200): Theorem 4's θ-integrals in mpmath at
+    that many digits, split at the same kinks as the float route (returns mpf values; :class:`QuadratureError` if
+    mpmath's error estimate says fewer digits were delivered).
     """
     B = _check_batch(batch_size)
     a = _act(act)
     if dps is not None:
+        dps = validate.dps(dps)
         q, qc = theorem4_fixed_point(a, B, dps=dps)
-        return BSB1FixedPoint(a.name, B, q, qc / q)
+        with mpmath.workdps(dps):  # the ratio at the same precision (mpmath's default is 15 digits)
+            c = qc / q
+        return BSB1FixedPoint(a.name, B, q, c)
     return _fixed_point_cached(a, B)
 
 
@@ -283,12 +284,19 @@ def theorem4_fixed_point(act, B: int, dps: int | None = None, nodes: int = 200):
     B = _check_batch(B)
     if dps is None:
         return _theorem4_float(act, B, nodes)
-    with mpmath.workdps(dps + 5):
+    dps = validate.dps(dps)
+    with mpmath.workdps(dps + 10):
         f = act.mpmath
         sB = mpmath.sqrt(B)
         c1 = mpmath.gamma(mpmath.mpf(B - 1) / 2) / (mpmath.gamma(mpmath.mpf(B - 2) / 2) * mpmath.sqrt(mpmath.pi))
         z1 = lambda t: -mpmath.sqrt(mpmath.mpf(B - 1) / B) * mpmath.cos(t)  # noqa: E731
-        q = c1 * mpmath.quad(lambda t: mpmath.sin(t) ** (B - 3) * f(sB * z1(t)) ** 2, [0, mpmath.pi / 2, mpmath.pi])
+        errors = []  # absolute error estimates; every integrand is O(q*) in size, so they compare with q*
+
+        def quad(g, pts):
+            v, e = mpmath.quad(g, pts, error=True)
+            errors.append(abs(e))
+            return v
+        q = c1 * quad(lambda t: mpmath.sin(t) ** (B - 3) * f(sB * z1(t)) ** 2, [0, mpmath.pi / 2, mpmath.pi])
 
         def inner(t1):
             a = mpmath.cos(t1) / sB
@@ -300,8 +308,17 @@ def theorem4_fixed_point(act, B: int, dps: int | None = None, nodes: int = 200):
             pts = [0, mpmath.pi]
             if bcoef != 0 and abs(a / bcoef) < 1:
                 pts = [0, mpmath.acos(a / bcoef), mpmath.pi]
-            return mpmath.sin(t1) ** (B - 3) * f(sB * z1(t1)) * mpmath.quad(g, pts)
-        qc = mpmath.mpf(B - 3) / (2 * mpmath.pi) * mpmath.quad(inner, [0, mpmath.pi / 2, mpmath.pi])
+            return mpmath.sin(t1) ** (B - 3) * f(sB * z1(t1)) * quad(g, pts)
+        # the same outer cuts as the float route: θ₁ = π/2 (ζ₁ = 0) and cot θ₁ = ±sqrt(B(B − 2)), where the ζ₂ = 0
+        # point enters (0, π) and the inner integral has a kink
+        t_star = mpmath.atan(1 / mpmath.sqrt(B * (B - 2)))
+        outer = [0, t_star, mpmath.pi / 2, mpmath.pi - t_star, mpmath.pi]
+        qc = mpmath.mpf(B - 3) / (2 * mpmath.pi) * quad(inner, outer)
+        worst = max(errors) / abs(q)
+        if worst > mpmath.mpf(10) ** (-dps + 2):
+            raise QuadratureError(f"Theorem 4's θ-integrals for {act.name} at B = {B}: mpmath's error estimate "
+                                  f"{mpmath.nstr(worst, 3)} does not deliver the {dps} digits asked for")
+    with mpmath.workdps(dps):
         return +q, +qc
 
 

@@ -20,6 +20,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from . import validate
 from .activations import Activation, x
 from .errors import QuadratureError
 
@@ -181,8 +182,11 @@ def integration_radius(act: Activation, k_max: int = 0, tail: float = 1e-40) -> 
 
 
 @functools.lru_cache(maxsize=256)
-def gaussian_rule(breakpoints: tuple, radius: float, nodes_per_piece: int):
-    """Nodes and weights (including the density φ) for E[f(X)], X ~ N(0,1), on [−L, L]."""
+def gaussian_rule(breakpoints: tuple, radius: float, nodes_per_piece: int, density_exponent: float = 0.5):
+    """Nodes and weights (including the density φ) for E[f(X)], X ~ N(0,1), on [−L, L].
+
+    ``density_exponent`` a: the weights carry e^{−a t²}/√(2π) instead (a = 1/4 for Hermite *functions*
+    He_k(t)e^{−t²/4}, whose recurrence does not overflow at large k)."""
     cuts = [-radius] + [b for b in breakpoints if -radius < b < radius] + [radius]
     gx, gw = np.polynomial.legendre.leggauss(nodes_per_piece)
     xs, ws = [], []
@@ -190,7 +194,7 @@ def gaussian_rule(breakpoints: tuple, radius: float, nodes_per_piece: int):
         half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)
         t = mid + half * gx
         xs.append(t)
-        ws.append(half * gw * np.exp(-t * t / 2) / math.sqrt(2 * math.pi))
+        ws.append(half * gw * np.exp(-density_exponent * t * t) / math.sqrt(2 * math.pi))
     return np.concatenate(xs), np.concatenate(ws)
 
 
@@ -210,7 +214,7 @@ def float_expectation(act: Activation, g=None, nodes_per_piece: int = 400) -> fl
 
 def mc_expectation(f, samples: int, seed: int, batch: int = 1 << 20):
     """E[f(X)] by Monte Carlo: returns (mean, standard error, samples). f acts on numpy arrays."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(validate.seed(seed))
     total, total_sq, n = 0.0, 0.0, 0
     while n < samples:
         m = min(batch, samples - n)

@@ -17,26 +17,29 @@ import numpy as np
 import sympy as sp
 
 from .activations import Activation, activation, x
-from .errors import ActivationError
+from . import validate
+from .errors import ActivationError, DeepinitError, QuadratureError
 from .gaussian import (NotExact, exact_expectation, gaussian_rule, integration_radius,
                        mp_expectation, tidy)
 
 
 def hermite_polynomial(k: int) -> sp.Expr:
     """He_k(x) of Definition 2 (probabilists' Hermite polynomial divided by sqrt(k!))."""
-    if k < 0:
-        raise ValueError("Hermite degree must be non-negative")
+    k = validate.integer(k, "Hermite degree k", 0, validate.MAX_HERMITE_DEGREE)
     return sp.expand(sp.hermite_prob(k, x) / sp.sqrt(sp.factorial(k)))
 
 
-def hermite_values(k_max: int, z: np.ndarray) -> np.ndarray:
+def hermite_values(k_max: int, z: np.ndarray, scale=None) -> np.ndarray:
     """[He_0(z), …, He_{k_max}(z)] by the stable three-term recurrence
-    He_{k+1} = (z He_k − sqrt(k) He_{k−1}) / sqrt(k+1); shape (k_max+1, *z.shape)."""
+    He_{k+1} = (z He_k − sqrt(k) He_{k−1}) / sqrt(k+1); shape (k_max+1, *z.shape).
+
+    ``scale`` (an array like z): returns scale·He_k(z) instead, computed in the recurrence itself — with
+    scale = e^{−z²/4} these are the Hermite functions, bounded by ≈1 for every k (no overflow at k = 1000)."""
     z = np.asarray(z, dtype=float)
     out = np.empty((k_max + 1,) + z.shape)
-    out[0] = 1.0
+    out[0] = 1.0 if scale is None else scale
     if k_max >= 1:
-        out[1] = z
+        out[1] = z * out[0]
     for k in range(1, k_max):
         out[k + 1] = (z * out[k] - math.sqrt(k) * out[k - 1]) / math.sqrt(k + 1)
     return out
@@ -58,12 +61,18 @@ def exact_hermite_coefficient(act: Activation, k: int) -> sp.Expr:
 def _float_coefficients(act: Activation, k_max: int) -> np.ndarray:
     L = integration_radius(act, k_max)
     n = max(300, int(2.5 * k_max) + 200)
-    xs, ws = gaussian_rule(tuple(act.breakpoints), L, n)
+    # the Gaussian weight split between the Hermite functions He_k e^{−x²/4} and the rule (e^{−x²/4}): neither
+    # overflows or underflows where σ He_k φ matters, for k up to MAX_HERMITE_DEGREE
+    xs, ws = gaussian_rule(tuple(act.breakpoints), L, n, 0.25)
     vals = act.numpy(xs)
     if not np.all(np.isfinite(vals)):
         raise ActivationError(f"activation {act.name!r} is not finite on [−{L:.0f}, {L:.0f}]")
-    H = hermite_values(k_max, xs)
-    return H @ (ws * vals)
+    H = hermite_values(k_max, xs, scale=np.exp(-xs * xs / 4))
+    out = H @ (ws * vals)
+    if not np.all(np.isfinite(out)):
+        raise QuadratureError(f"Hermite coefficients of {act.name!r} up to k = {k_max}: the float quadrature "
+                              "overflowed (σ grows too fast for this degree); use kind='mpmath'")
+    return out
 
 
 def hermite_coefficients(act, k_max: int, kind: str = "auto", dps: int = 30):
@@ -76,8 +85,17 @@ def hermite_coefficients(act, k_max: int, kind: str = "auto", dps: int = 30):
       * ``"auto"`` — exact when a closed form exists and ``k_max ≤ 40``, else mpmath.
     """
     act = activation(act)
-    if k_max < 0:
-        raise ValueError("k_max must be non-negative")
+    if kind not in ("auto", "mpmath", "exact", "float"):
+        raise DeepinitError(f"unknown kind {kind!r}: exact, mpmath, float or auto")
+    slow = kind in ("mpmath", "exact") or (kind == "auto" and not (k_max <= 40 if isinstance(k_max, int) else False))
+    k_max = validate.integer(k_max, "k_max", 0, validate.MAX_HERMITE_DEGREE_MP if slow else validate.MAX_HERMITE_DEGREE,
+                             "the Hermite degree is bounded: " + (
+                                 f"the mpmath route integrates each coefficient at {dps} digits (kind='float' goes "
+                                 f"to {validate.MAX_HERMITE_DEGREE})" if slow else
+                                 "beyond it He_k on the rule's radius overflows and the float coefficients lose "
+                                 "their relative accuracy"))
+    if kind != "float":
+        dps = validate.dps(dps)
     if kind == "float":
         return _float_coefficients(act, int(k_max)).copy()
     if kind in ("exact", "auto") and (kind == "exact" or k_max <= 40):
@@ -86,8 +104,6 @@ def hermite_coefficients(act, k_max: int, kind: str = "auto", dps: int = 30):
         except NotExact:
             if kind == "exact":
                 raise ActivationError(f"no closed-form Hermite coefficients for {act.name!r}") from None
-    if kind not in ("auto", "mpmath", "exact"):
-        raise ValueError(f"unknown kind {kind!r}: exact, mpmath, float or auto")
     return mp_hermite_coefficients(act, k_max, dps)
 
 

@@ -15,22 +15,25 @@ import numpy as np
 import sympy as sp
 
 from .activations import activation
+from . import validate
 from .errors import DeepinitError, UndefinedQuantityError
 from .gaussian import NotExact, mp_expectation
 
 
-def _as_gram(G) -> np.ndarray:
-    G = np.asarray(G, dtype=float)
-    if G.ndim < 2 or G.shape[-1] != G.shape[-2]:
-        raise DeepinitError(f"a Gram matrix must be square, got shape {G.shape}")
-    if not np.all(np.isfinite(G)):
-        raise DeepinitError("Gram matrix has non-finite entries")
+def _as_gram(G, scaled: bool = False) -> np.ndarray:
+    """A finite, symmetric PSD matrix or stack (:func:`theory.validate.gram_matrix`; symmetric and PSD to 1e-6
+    relative, which admits float32 simulations). ``scaled``: divided by its largest diagonal entry, for the
+    scale-invariant quantities (𝓘(c·G) = 𝓘(G) for every c > 0, up to the float range)."""
+    G = validate.gram_matrix(G, "a Gram matrix", tol=1e-6)
+    if scaled:
+        m = np.max(np.diagonal(G, axis1=-2, axis2=-1), axis=-1)
+        G = G / np.where(m > 0, m, 1.0)[..., None, None]
     return G
 
 
 def log_isometry(G) -> np.ndarray:
-    """log 𝓘(G) (−inf for a singular PSD matrix), batched over leading dimensions."""
-    G = _as_gram(G)
+    """log 𝓘(G) (−inf for a singular PSD matrix), batched over leading dimensions; scale-invariant."""
+    G = _as_gram(G, scaled=True)
     n = G.shape[-1]
     sign, logdet = np.linalg.slogdet(G)
     tr = np.trace(G, axis1=-2, axis2=-1) / n
@@ -49,7 +52,7 @@ def isometry_gap(G) -> np.ndarray:
     With λ_i the eigenvalues, t their mean and μ_i = λ_i/t − 1 (so Σ μ_i = 0):
     −log 𝓘(G) = (1/n) Σ_i (μ_i − log(1 + μ_i)); the μ_i are the eigenvalues of G/t − I.
     """
-    G = _as_gram(G)
+    G = _as_gram(G, scaled=True)
     n = G.shape[-1]
     t = np.trace(G, axis1=-2, axis2=-1) / n
     if np.any(t <= 0):
@@ -65,7 +68,7 @@ def isometry_gap(G) -> np.ndarray:
 
 
 def normalised_gram(G) -> np.ndarray:
-    G = _as_gram(G)
+    G = _as_gram(G, scaled=True)
     d = np.sqrt(np.clip(np.diagonal(G, axis1=-2, axis2=-1), 0, None))
     if np.any(d == 0):
         raise DeepinitError("Gram matrix has a zero diagonal entry (a zero feature vector)")

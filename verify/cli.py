@@ -1,18 +1,26 @@
-"""``python -m verify CLAIM [CLAIM ...] | all | list`` — run checks, print verdicts, set the exit status.
+"""``python -m verify CLAIM [CLAIM ...] | all | list [FILTER ...]`` — run checks, print verdicts, set the exit status.
 
 Exit status: 0 every requested claim holds (or a declared hypothesis is not met), 1 some claim is
-violated, 2 usage or input error, 3 inconclusive (numerical trouble, a control without power),
-4 a check or the report crashed, 130 interrupted.
+violated, 2 usage or input error (decided before any work starts), 3 inconclusive (numerical trouble, a control
+without power), 4 a check or the report crashed, 130 interrupted (Ctrl-C at any moment).
+
+``list`` only lists: anything after it filters by paper or claim (``list isometry``, ``list theorem1``).
+``--json PATH`` is rewritten after every claim, so an interrupted run keeps what it computed; ``--resume PATH``
+reads such a report, skips the claims it already has with the same settings and appends the rest.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 
+import json
+
 from . import __version__
-from .core import BUDGETS, PAPERS, Context, Progress
+from . import params as P
+from .core import BUDGETS, PAPERS, Context, Progress, Verdict, _clean
 from .registry import UsageError, all_claims, resolve
-from .report import render_json, render_latex, render_text, resolution_text, write_atomic
+from .report import (OutputPathError, check_output_dir, check_output_path, render_json, render_latex, render_text,
+                     resolution_text, write_atomic)
 from .runner import exit_status, run_claim
 
 
@@ -26,14 +34,18 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m verify", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("claims", nargs="+", metavar="CLAIM",
-                   help="claim ids (paper:claim; a bare name means bn-finite-width), 'all' or 'list'")
+                   help="claim ids (paper:claim; a bare name means bn-finite-width), 'all', or 'list [FILTER ...]'")
     p.add_argument("--budget", choices=BUDGETS, default="standard", help="sample sizes and grids (default standard)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same numbers on the same machine)")
+    p.add_argument("--seed", type=_argtype(P.seed), default=0,
+                   help=f"random seed in [0, {P.SEED_MAX}] (same seed, same numbers on the same machine)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu", help="torch device (default cpu)")
     p.add_argument("--dtype", choices=("float64", "float32"), default="float64")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="set a claim parameter (see `python -m verify list --verbose`)")
-    p.add_argument("--json", metavar="PATH", help="write the verdicts as JSON to PATH ('-' for stdout)")
+    p.add_argument("--json", metavar="PATH", help="write the verdicts as JSON to PATH ('-' for stdout: only JSON there)")
+    p.add_argument("--resume", metavar="REPORT",
+                   help="read the JSON report REPORT (of an interrupted or earlier run), skip the claims it has with "
+                        "the same settings, run the rest and append them to it (or to --json PATH)")
     p.add_argument("--latex", metavar="PATH", help="write booktabs tables of constants and results to PATH")
     p.add_argument("--artefacts", metavar="DIR", help="write figure data and plots into DIR")
     p.add_argument("--no-control", action="store_true", help="skip the negative and positive controls")
@@ -48,12 +60,36 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _list(paper: str | None, verbose: bool) -> int:
+def _argtype(kind):
+    def conv(text):
+        try:
+            return kind(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    conv.__name__ = kind.__name__
+    return conv
+
+
+def _list_filter(filters: list[str]):
+    """Claims (and uncovered items) matching any filter: a paper name, a claim id, or a substring of one."""
+    fs = [f.strip().lower() for f in filters if f.strip() and f.strip().lower() != "all"]
+
+    def keep(paper: str, ident: str) -> bool:
+        if not fs:
+            return True
+        return any(f == paper or f in ident.lower() for f in fs)
+    return keep
+
+
+def _list(paper: str | None, verbose: bool, filters: list[str] = ()) -> int:
     from .coverage import uncovered
+    keep = _list_filter(list(filters))
     listed = {c.id for c in all_claims()}
+    shown = 0
     for c in all_claims():
-        if paper and c.paper != paper:
+        if (paper and c.paper != paper) or not keep(c.paper, c.id):
             continue
+        shown += 1
         state = "checked" if c.checked else "not yet"
         print(f"{c.id:40s} {state:8s} {c.title}")
         if verbose:
@@ -73,8 +109,12 @@ def _list(paper: str | None, verbose: bool) -> int:
             continue
         for it in uncovered(p):
             ident = f"{p}:[{it.item}]"
-            if ident not in listed:
+            if ident not in listed and keep(p, ident):
+                shown += 1
                 print(f"{ident:40s} {'not yet':8s} {it.note}")
+    if not shown and filters:
+        sys.stderr.write(f"error: nothing matches {' '.join(filters)!r}; papers are: {', '.join(PAPERS)}\n")
+        return 2
     return 0
 
 
@@ -89,6 +129,7 @@ def _parse_params(items: list[str]) -> dict[str, str]:
 
 
 def _bind_params(claim, raw: dict[str, str]) -> dict:
+    from theory.formula import quote
     known = {p.name: p for p in claim.parameters}
     bound = {}
     for k, v in raw.items():
@@ -97,8 +138,10 @@ def _bind_params(claim, raw: dict[str, str]) -> dict:
         prm = known[k]
         try:
             val = prm.kind(v)
-        except (TypeError, ValueError) as exc:
-            raise UsageError(f"--param {k}={v!r} for {claim.id}: {exc}") from None
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # any failure to read a value is the user's input, said in one line
+            raise UsageError(f"--param {k}={quote(v)} for {claim.id}: {exc}") from None
         if prm.choices and val not in prm.choices:
             raise UsageError(f"--param {k} must be one of {', '.join(map(str, prm.choices))}")
         bound[k] = val
@@ -116,7 +159,11 @@ def _safe_streams() -> None:
 
 def main(argv=None) -> int:
     _safe_streams()
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        return 130
     try:
         return _main(args)
     except KeyboardInterrupt:
@@ -131,14 +178,36 @@ def main(argv=None) -> int:
         return 4
 
 
+def _settings(args, ctx: Context) -> dict:
+    """What a verdict depends on besides the code: compared by ``--resume`` (JSON-normalised)."""
+    return _clean({"budget": ctx.budget, "seed": ctx.seed, "device": ctx.device, "dtype": ctx.dtype,
+                   "controls": not args.no_control, "sensitivity": bool(args.sensitivity), "version": __version__,
+                   **{f"param.{k}": v for k, v in sorted(ctx.params.items())}})
+
+
+def _read_report(path: str) -> list[Verdict]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        if not isinstance(doc, dict) or not isinstance(doc.get("verdicts"), list):
+            raise ValueError("no 'verdicts' list")
+        return [Verdict.from_dict(d) for d in doc["verdicts"]]
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise UsageError(f"--resume {path!r}: not a readable deepinit-verify JSON report ({exc})") from None
+
+
 def _main(args) -> int:
     try:
-        if args.claims == ["list"]:
-            return _list(args.paper, args.verbose)
+        if args.claims and args.claims[0] == "list":
+            return _list(args.paper, args.verbose, args.claims[1:])
+        if "list" in args.claims:
+            raise UsageError("'list' must come first: `python -m verify list [PAPER or CLAIM ...]`")
         if "all" in args.claims:
             claims = [c for c in all_claims() if c.checked and (not args.paper or c.paper == args.paper)]
         else:
-            claims = [resolve(s) for s in args.claims]
+            claims = list({c.id: c for c in (resolve(s) for s in args.claims)}.values())
         raw = _parse_params(args.param)
         unknown = set(raw) - {p.name for c in claims for p in c.parameters}
         if unknown:
@@ -148,7 +217,17 @@ def _main(args) -> int:
             if not torch.cuda.is_available():
                 raise UsageError("--device cuda: no CUDA device is available on this machine")
         bound = {c.id: _bind_params(c, raw) for c in claims}
-    except UsageError as exc:
+        json_path = args.json if args.json is not None else args.resume
+        previous = _read_report(args.resume) if args.resume else []
+        # output paths decided before any work: a run never computes for an hour and then fails to write
+        for path, what in ((json_path, "--json"), (args.latex, "--latex")):
+            if path and path != "-":
+                check_output_path(path, what)
+        if args.latex == "-":
+            raise UsageError("--latex needs a file name")
+        if args.artefacts:
+            check_output_dir(args.artefacts, "--artefacts")
+    except (UsageError, OutputPathError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
 
@@ -157,40 +236,64 @@ def _main(args) -> int:
         import torch
         device = "cuda" if torch.cuda.is_available() else "cpu"
     claim_map = {c.id: c for c in claims}
-    verdicts = []
+    to_stdout_json = json_path == "-"
+    verdicts: list[Verdict] = []
+    kept = {v.claim_id: v for v in previous}  # the report's verdicts, in its order; ours replace or extend them
     interrupted = False
+
+    def report(complete: bool) -> str:
+        out = dict(kept)
+        for v in verdicts:
+            out[v.claim_id] = v
+        return render_json(list(out.values()), {"complete": complete, "requested": [c.id for c in claims]})
+
+    def say(line: str) -> None:  # with --json -, stdout carries only the JSON document
+        (sys.stderr if to_stdout_json else sys.stdout).write(line + "\n")
+        (sys.stderr if to_stdout_json else sys.stdout).flush()
+
     try:
         for claim in claims:
             ctx = Context(budget=args.budget, seed=args.seed, device=device, dtype=args.dtype,
                           params=bound[claim.id], progress=Progress(claim.id, enabled=not args.quiet),
                           artefact_dir=args.artefacts)
+            settings = _settings(args, ctx)
+            old = kept.get(claim.id)
+            if old is not None and old.status != "error" and _clean(old.settings) == settings:
+                verdicts.append(old)
+                say(f"{claim.id:40s} {old.status:20s} (from {args.resume}: same settings, not rerun)")
+                continue
             v = run_claim(claim, ctx, with_control=not args.no_control, debug=args.debug,
                           sensitivity=args.sensitivity)
+            v.settings = settings
             ctx.progress.done()
             verdicts.append(v)
             if args.quiet:
                 res = resolution_text(v)
-                print(f"{v.claim_id:40s} {v.status:20s} {v.seconds:7.1f}s  {v.summary[:120]}"
-                      + (f"  [resolution: {res}]" if res else ""), flush=True)
-            elif args.json != "-":
-                print(render_text(v, claim, verbose=True) + "\n", flush=True)
-            if args.json and args.json != "-":  # incremental: an interrupted run keeps what it computed
-                write_atomic(args.json, render_json(verdicts, {"complete": False}))
+                say(f"{v.claim_id:40s} {v.status:20s} {v.seconds:7.1f}s  {v.summary[:120]}"
+                    + (f"  [resolution: {res}]" if res else ""))
+            elif not to_stdout_json:
+                say(render_text(v, claim, verbose=True) + "\n")
+            if json_path and not to_stdout_json:  # incremental: an interrupted run keeps what it computed
+                write_atomic(json_path, report(False))
     except KeyboardInterrupt:
         interrupted = True
         sys.stderr.write(f"\ninterrupted: {len(verdicts)} of {len(claims)} claims finished; "
-                         + (f"their verdicts are in {args.json}\n" if args.json and args.json != "-" else "\n"))
-    extra = {"complete": not interrupted, "requested": [c.id for c in claims]}
-    if args.json == "-":
-        print(render_json(verdicts, extra))
-    elif args.json:
-        write_atomic(args.json, render_json(verdicts, extra))
-    if args.latex and verdicts:
-        write_atomic(args.latex, render_latex(verdicts, claim_map))
+                         + (f"their verdicts are in {json_path} (continue with --resume {json_path})\n"
+                            if json_path and not to_stdout_json else "\n"))
+    try:
+        if to_stdout_json:
+            sys.stdout.write(report(not interrupted) + "\n")
+        elif json_path:
+            write_atomic(json_path, report(not interrupted))
+        if args.latex and verdicts:
+            write_atomic(args.latex, render_latex(verdicts, claim_map))
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted while writing the reports\n")
+        return 130
     if interrupted:
         return 130
     code = exit_status(verdicts)
-    if not args.quiet and args.json != "-" and len(verdicts) > 1:
+    if not args.quiet and not to_stdout_json and len(verdicts) > 1:
         counts = {}
         for v in verdicts:
             counts[v.status] = counts.get(v.status, 0) + 1

@@ -112,6 +112,21 @@ class Verdict:
         st = status_from_rows(rows)
         return cls(claim_id, st, holds if st == HOLDS else fails, rows, **extra)
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "Verdict":
+        """The verdict of a JSON report (:meth:`to_dict`'s inverse up to JSON types: tuples come back as lists).
+        Used by ``--resume``; raises ``ValueError`` on a malformed entry."""
+        if not isinstance(d, dict) or not isinstance(d.get("claim"), str) or d.get("status") not in STATUSES:
+            raise ValueError("not a verdict of a deepinit-verify JSON report")
+        fields = set(Evidence.__dataclass_fields__)
+        ev = [Evidence(**{k: v for k, v in e.items() if k in fields}) for e in d.get("evidence") or []]
+        er = [Erratum(**{k: v for k, v in e.items() if k in Erratum.__dataclass_fields__}) for e in d.get("errata") or []]
+        nc, pc = d.get("negative_control"), d.get("positive_control")
+        return cls(d["claim"], d["status"], str(d.get("summary", "")), ev, er, dict(d.get("artefacts") or {}),
+                   [tuple(t) for t in d.get("tables") or []], cls.from_dict(nc) if nc else None,
+                   float(d.get("seconds") or 0.0), dict(d.get("settings") or {}), d.get("hypothesis") or "",
+                   cls.from_dict(pc) if pc else None, dict(d.get("resolution") or {}), list(d.get("consumed") or []))
+
     def to_dict(self) -> dict:
         return {
             "claim": self.claim_id, "status": self.status, "summary": self.summary,

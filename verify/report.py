@@ -115,14 +115,59 @@ def render_json(verdicts: list[Verdict], extra: dict | None = None) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
+class OutputPathError(OSError):
+    """An output path that cannot be written (a directory, a read-only or special file system, no permission)."""
+
+
+def check_output_path(path: str, what: str) -> str:
+    """Decide before any work whether ``path`` can be written, by writing (and removing) a temporary file next to it.
+    Raises :class:`OutputPathError` with one line saying why not."""
+    ap = os.path.abspath(path)
+    if os.path.isdir(ap):
+        raise OutputPathError(f"{what} {path!r} is a directory; give a file name")
+    if os.path.exists(ap) and not os.path.isfile(ap):
+        raise OutputPathError(f"{what} {path!r} exists and is not a regular file")
+    d = os.path.dirname(ap) or "."
+    try:
+        os.makedirs(d, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".probe")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        raise OutputPathError(f"{what} {path!r} cannot be written: {exc.strerror or exc}") from None
+    return ap
+
+
+def check_output_dir(path: str, what: str) -> str:
+    ap = os.path.abspath(path)
+    if os.path.exists(ap) and not os.path.isdir(ap):
+        raise OutputPathError(f"{what} {path!r} exists and is not a directory")
+    try:
+        os.makedirs(ap, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=ap, prefix=".tmp-", suffix=".probe")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        raise OutputPathError(f"{what} {path!r} cannot be written: {exc.strerror or exc}") from None
+    return ap
+
+
 def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (an interrupted run never leaves a torn file)."""
+    """Write ``text`` to ``path`` atomically (an interrupted run never leaves a torn file, and no temporary file is
+    left behind on any path out, Ctrl-C included)."""
     d = os.path.dirname(os.path.abspath(path)) or "."
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 # --------------------------------------------------------------------------------------------

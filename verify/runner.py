@@ -45,10 +45,12 @@ def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool
             control = perturbation_control(claim, ctx, debug, memo)
             if claim.negative_control is not None:  # a structural control as well: it must be flagged too
                 extra, _ = _run(claim.negative_control, claim, ctx, debug, {}, memo)
+                applies = not (extra.status == INCONCLUSIVE and extra.artefacts.get("not_applicable"))
                 control.evidence.append(Evidence(f"structural control: {claim.control_description}",
-                                                 observed=extra.status, passed=extra.status != VIOLATED,
+                                                 observed=extra.status if applies else "not applicable",
+                                                 passed=(extra.status != VIOLATED) if applies else None,
                                                  note=extra.summary))
-                if extra.status != VIOLATED:
+                if applies and extra.status != VIOLATED:
                     control.status = HOLDS
                     control.summary += f"; the structural control ({claim.control_description}) was not flagged"
         elif claim.negative_control is not None:

@@ -21,6 +21,7 @@ import numerics
 import theory
 from theory.batchnorm import BSB1
 
+from .. import params as P
 from ..core import (HOLDS, INCONCLUSIVE, VIOLATED, Claim, Context, Erratum, Evidence,
                     HypothesisCheck, HypothesisNotMet,
                     Parameter, Verdict, status_from_rows)
@@ -31,29 +32,6 @@ from ..stats import mean_ci
 PAPER = "bn-finite-width"
 CONF = 0.95
 FAMILY_F = ("relu", "tanh", "sigmoid", "sin", "selu", "celu")  # the set 𝓕 of Theorem 1
-
-
-def _activation_list(text: str) -> str:
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    for nm in names:
-        theory.activation(nm)
-    return ",".join(names)
-
-
-def _batch_size(text: str) -> int:
-    n = int(text)
-    if n < 4:
-        raise ValueError("the BSB1 fixed point and Theorem 1 need a batch size n ≥ 4")
-    return n
-
-
-def _width_list(text: str) -> str:
-    if text == "auto":
-        return text
-    ws = [int(w) for w in text.split(",") if w.strip()]
-    if not ws or min(ws) < 2:
-        raise ValueError("widths must be integers ≥ 2")
-    return ",".join(map(str, ws))
 
 
 def _control(name: str, rows: list[Evidence], summary: str) -> Verdict:
@@ -275,7 +253,7 @@ H_WIDTH = HypothesisCheck("d ≳ n²‖G*⁻¹‖", "every simulated width is at
 
 def check_theorem1(ctx: Context) -> Verdict:
     n = int(ctx.params.get("n", 10))
-    acts = [a for a in str(ctx.params.get("activations", "")).split(",") if a] or ctx.pick(
+    acts = P.as_names(ctx.params.get("activations")) or ctx.pick(
         ["relu", "sin"], ["relu", "tanh", "sin", "celu"], list(FAMILY_F))
     rows, outside, judged = [], {}, []
     for act in acts:
@@ -293,11 +271,10 @@ def check_theorem1(ctx: Context) -> Verdict:
             rows.append(Evidence(f"{act}: smallest eigenvalue of G* (outside the hypotheses)", theory=fp.eigenvalue_ones,
                                  observed=float(np.max(lam[:, 0])), passed=None, note=outside[act][1]))
             continue
-        spec = str(ctx.params.get("widths", "auto"))
         # the design (widths) comes from the Monte Carlo estimate of G*, the independent route: a perturbed theory
         # is then compared with the very same simulations
         fp_mc = BSB1(act, n, mc[0].numeric, mc[1].numeric / mc[0].numeric)
-        widths = ([int(w) for w in spec.split(",") if w] if spec != "auto" else []) or _theorem1_widths(ctx, fp_mc, n)
+        widths = P.as_widths(ctx.params.get("widths", "auto")) or _theorem1_widths(ctx, fp_mc, n)
         need = n * n * fp.inverse_norm
         grams = _theorem1_grams(ctx, act, n, widths)
         act_rows = stationary_mean_rows(grams, fp, label=f"{act}: ")
@@ -349,9 +326,11 @@ register(Claim(
     check_theorem1, None, "",
     uses=("verify.quantities.gstar (theory.bsb1_fixed_point)", "theory.bsb1_constants_mc", "numerics.simulate_bn_chain"),
     depends_on=("b*", "c*"), hypothesis_checks=(H_NONDEGENERATE, H_WIDTH),
-    parameters=(Parameter("activations", _activation_list, "relu,tanh,sin,celu", "comma-separated activations"),
-                Parameter("n", _batch_size, 10, "batch size (≥ 4)"),
-                Parameter("widths", _width_list, "auto", "comma-separated widths (below n²‖G*⁻¹‖: outside the hypotheses)"))))
+    parameters=(Parameter("activations", P.activation_names, "relu,tanh,sin,celu",
+                          "comma-separated activation names or formulas"),
+                Parameter("n", P.batch_size(4, P.BATCH_MAX), 10, f"batch size (4 to {P.BATCH_MAX})"),
+                Parameter("widths", P.width_list, "auto",
+                          f"comma-separated widths, 2 to {P.WIDTH_MAX} (below n²‖G*⁻¹‖: outside the hypotheses)"))))
 
 
 # =============================================================================================

@@ -26,6 +26,7 @@ from theory.dual import float_moments
 from theory.hermite import hermite_polynomial, hermite_values
 from theory.isometry import isometry_strength_mp
 
+from .. import params as P
 from ..core import (HOLDS, Claim, Context, Erratum, Evidence,
                     HypothesisCheck, HypothesisNotMet,
                     Parameter, Verdict, status_from_rows)
@@ -53,17 +54,9 @@ def _control(name: str, rows: list[Evidence], summary: str) -> Verdict:
     return Verdict(f"{PAPER}:{name}", status_from_rows(rows), summary, rows)
 
 
-def _act_list(text: str) -> list[str]:
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    for n in names:
-        theory.activation(n)  # raises a clear error for a bad name or formula
-    return names
-
-
 def _acts_param(default: str) -> Parameter:
     # validated when the command line is read: a malformed formula is a usage error (exit 2)
-    return Parameter("activations", lambda s: ",".join(_act_list(s)), default,
-                     "comma-separated activation names or formulas")
+    return Parameter("activations", P.activation_names, default, "comma-separated activation names or formulas")
 
 
 # =============================================================================================
@@ -1211,8 +1204,12 @@ H_NONLINEAR = HypothesisCheck("σ nonlinear", "σ is not affine, so β_σ > 1 (a
 H_INPUT = HypothesisCheck("G_*^0 non-degenerate", "the input Gram matrix is non-degenerate (no duplicated sample)")
 
 
+#: e-folds of the bound β_σ^{−ℓ} before the fitted window (ℓ = 100) for the window to count as asymptotic
+ASYMPTOTIC_EFOLDS = 5.0
+
+
 def check_theorem4(ctx: Context) -> Verdict:
-    requested = _act_list(ctx.params.get("activations", "")) if ctx.params.get("activations") else ctx.pick(
+    requested = P.as_names(ctx.params.get("activations")) or ctx.pick(
         ["relu", "tanh", "sigmoid"], ["relu", "tanh", "sigmoid", "sin", "exp", "step", "gelu", "selu", "he2"],
         [n for n in theory.registered_names() if n not in ("he0", "linear", "swish", "identity", "he1")])
     if ctx.params.get("input") == "duplicated":
@@ -1240,10 +1237,18 @@ def check_theorem4(ctx: Context) -> Verdict:
         if ok:
             rate, ci = fit_log_rate(np.arange(100, 201, 10), gaps)
             beta = Q.beta(nm)
+            # eq (12) bounds the gap, not its local decay rate: only in the asymptotic regime (linearisation at G = I)
+            # must the rate reach log β_σ. The window ℓ = 100..200 is asymptotic when the bound has fallen by e^5
+            # before it, 100·log β_σ ≥ 5 (decided from β_σ, before looking at the trajectory); else informational
+            asymptotic = 100 * math.log(beta) >= ASYMPTOTIC_EFOLDS
             rows.append(Evidence(f"{nm}: fitted asymptotic decay rate of the mean-field gap (ℓ = 100..200)",
                                  theory=-2 * math.log(2 - beta), numeric=math.log(beta), observed=rate, ci=ci,
-                                 confidence=CONF, passed=ci[1] >= math.log(beta),
-                                 note="theory = −2 log(2 − β_σ) (linearisation at G = I); numeric = log β_σ, the bound's rate"))
+                                 confidence=CONF, passed=(ci[1] >= math.log(beta)) if asymptotic else None,
+                                 note="theory = −2 log(2 − β_σ) (linearisation at G = I); numeric = log β_σ, the bound's rate"
+                                      + ("" if asymptotic else
+                                         f"; informational: 100·log β_σ = {100 * math.log(beta):.3g} < "
+                                         f"{ASYMPTOTIC_EFOLDS:g}, the window is not in the asymptotic regime, where "
+                                         "alone eq (12) forces this rate")))
     # finite width: the Fig 3 setting (shared with isometry:figure3)
     fw = _figure3_runs(ctx)
     for nm, res in fw["runs"].items():
@@ -1462,8 +1467,8 @@ register(Claim(
     depends_on=('beta',),
     uses=("numerics.layernorm_meanfield_trajectory", "numerics.simulate_isometry_mlp", "theory.isometry_gap"),
     parameters=(_acts_param("relu,tanh,sigmoid,…"),
-                Parameter("input", str, "equicorrelated", "input batch: equicorrelated or duplicated",
-                          ("equicorrelated", "duplicated"))),
+                Parameter("input", P.choice("equicorrelated", "duplicated"), "equicorrelated",
+                          "input batch: equicorrelated or duplicated")),
     aliases=("theorem-a5",)))
 
 register(Claim(

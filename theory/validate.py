@@ -1,0 +1,118 @@
+"""Validation of the numbers every public function takes, the same way everywhere.
+
+Each raises :class:`DeepinitError` with one line that says the limit and why; nothing is clamped silently.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .errors import DeepinitError
+
+#: digits of a float64 — the mpmath routes (``dps=``) promise at least this many
+MIN_DPS = 15
+#: beyond this the θ-integrals and Hermite recurrences take minutes (mpmath tanh–sinh cost grows like dps²·log dps)
+MAX_DPS = 200
+#: largest Hermite degree: the float route's Gauss–Legendre rule has 2.5·k_max + 200 nodes and k_max + 1
+#: recurrence rows on it (≈ 8 MB at 1000; beyond, He_k of the rule's radius overflows and the coefficients lose
+#: all relative accuracy)
+MAX_HERMITE_DEGREE = 1000
+#: the mpmath route's Hermite degree (each coefficient is one tanh–sinh quadrature at ``dps`` digits)
+MAX_HERMITE_DEGREE_MP = 200
+#: largest batch size of the BSB1 integrals: the Gauss–Jacobi rules (B < 44) and the concentrated Gauss–Legendre
+#: rules (B ≥ 44) are checked at two rule sizes on every call, and the ReLU limit π/(π − 1) is approached to 1e-4
+#: at B = 2048 (Theorem 8)
+MAX_BATCH = 4096
+
+
+def integer(value, name: str, lo: int, hi: int | None = None, why: str = "") -> int:
+    """``value`` as an int in [lo, hi] (bools and non-integral floats refused)."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        if isinstance(value, float) and math.isfinite(value) and value == int(value):
+            value = int(value)
+        else:
+            raise DeepinitError(f"{name} must be an integer, not {_short(value)}")
+    value = int(value)
+    if value < lo or (hi is not None and value > hi):
+        rng = f"≥ {lo}" if hi is None else f"in [{lo}, {hi}]"
+        raise DeepinitError(f"{name} = {_short(value)} must be {rng}" + (f": {why}" if why else ""))
+    return value
+
+
+def dps(value) -> int:
+    """Decimal digits of an mpmath route: at least the float precision (else the 'high-precision' result has
+    fewer digits than the float route), at most :data:`MAX_DPS`."""
+    return integer(value, "dps", MIN_DPS, MAX_DPS,
+                   f"a high-precision route must carry at least the {MIN_DPS} digits of float64 and at most "
+                   f"{MAX_DPS} (cost grows like dps²)")
+
+
+def batch_size(value, minimum: int = 4, what: str = "the BSB1 fixed point") -> int:
+    return integer(value, "batch size B", minimum, MAX_BATCH,
+                   f"{what} needs B ≥ {minimum} (bn-mean-field Theorems 4–9; bn-finite-width eq 16), and the "
+                   f"sphere quadratures are validated up to B = {MAX_BATCH}")
+
+
+def gram_matrix(G, name: str = "G", *, batched: bool = True, psd: bool = True, tol: float = 1e-10) -> np.ndarray:
+    """A finite, symmetric, positive semi-definite matrix (or a stack of them), as float64.
+
+    Symmetry is checked to ``tol`` relative to the largest entry; PSD to −``tol`` times the largest eigenvalue.
+    The scale may be anything in the float range: callers normalise (𝓘 of c·I is 1 for every c > 0)."""
+    try:
+        A = np.asarray(G, dtype=float)
+    except (TypeError, ValueError):
+        raise DeepinitError(f"{name} must be a real matrix, not {_short(G)}") from None
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2] or A.shape[-1] == 0 or (A.ndim > 2 and not batched):
+        raise DeepinitError(f"{name} must be a square matrix{' (or a stack of them)' if batched else ''}; "
+                            f"got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise DeepinitError(f"{name} has non-finite entries")
+    scale = np.max(np.abs(A), axis=(-2, -1), keepdims=True)
+    if np.any(np.abs(A - np.swapaxes(A, -1, -2)) > tol * scale):
+        raise DeepinitError(f"{name} is not symmetric")
+    if psd:
+        safe = np.where(scale > 0, scale, 1.0)
+        lam = np.linalg.eigvalsh(A / safe)
+        if np.any(lam[..., 0] < -tol * np.maximum(lam[..., -1], 1e-300)):
+            raise DeepinitError(f"{name} is not positive semi-definite (smallest eigenvalue "
+                                f"{float(np.min(lam[..., 0] * safe[..., 0, 0])):.3g})")
+    return A
+
+
+def _short(v, limit: int = 60) -> str:
+    s = repr(v)
+    return s if len(s) <= limit else s[: limit - 10] + f"…({len(s)} characters)"
+
+
+#: memory a single simulation may ask for (GiB); DEEPINIT_MEMORY_GB overrides it
+def memory_limit_gb() -> float:
+    import os
+    try:
+        return float(os.environ.get("DEEPINIT_MEMORY_GB", "32"))
+    except ValueError:
+        return 32.0
+
+
+def memory(nbytes: float, what: str) -> None:
+    """Refuse a simulation whose working set (estimated from its cost model) exceeds :func:`memory_limit_gb`,
+    instead of letting the allocator fail mid-run."""
+    gb = nbytes / 2 ** 30
+    if gb > memory_limit_gb():
+        raise DeepinitError(f"{what} needs about {gb:.3g} GiB, above the limit of {memory_limit_gb():g} GiB "
+                            "(set DEEPINIT_MEMORY_GB to raise it); use fewer seeds or a smaller width/batch")
+
+
+def simulation_sizes(width, batch, depth, seeds) -> tuple[int, int, int, int]:
+    """Width ≥ 1, batch ≥ 1, depth ≥ 0 and seeds ≥ 1 as ints (the same message everywhere)."""
+    return (integer(width, "width", 1), integer(batch, "batch size", 1), integer(depth, "depth", 0),
+            integer(seeds, "seeds", 1))
+
+
+#: seeds of the API: non-negative integers below 2⁶³ (torch's generators take 64 bits; checks derive seed·k + j)
+SEED_LIMIT = 2 ** 63 - 1
+
+
+def seed(value) -> int:
+    return integer(value, "seed", 0, SEED_LIMIT, "seeds are non-negative integers below 2⁶³")
