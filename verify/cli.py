@@ -16,7 +16,10 @@ import sys
 import json
 
 from . import __version__
+from . import expectations as expect
 from . import params as P
+from . import provenance
+from . import quantities as Q
 from .core import BUDGETS, PAPERS, Context, Progress, Verdict, _clean
 from .registry import UsageError, all_claims, resolve
 from .report import (OutputPathError, check_output_dir, check_output_path, render_json, render_latex, render_text,
@@ -46,6 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", metavar="REPORT",
                    help="read the JSON report REPORT (of an interrupted or earlier run), skip the claims it has with "
                         "the same settings, run the rest and append them to it (or to --json PATH)")
+    p.add_argument("--perturb", action="append", default=[], metavar="QUANTITY=DELTA",
+                   help="scale a theory quantity by (1 + DELTA) in every check (a mutation test: e.g. beta=0.05 must "
+                        "turn the claims that use β_σ); quantities: see `python -m verify list -v`")
+    p.add_argument("--expect", metavar="FILE",
+                   help="compare every verdict with the expected verdicts of FILE (TOML; 'shipped' for the file of "
+                        "the four papers, verify/data/expected.toml): exit 0 when all match, 1 on a regression or "
+                        "when an expected violation no longer reproduces")
     p.add_argument("--latex", metavar="PATH", help="write booktabs tables of constants and results to PATH")
     p.add_argument("--artefacts", metavar="DIR", help="write figure data and plots into DIR")
     p.add_argument("--no-control", action="store_true", help="skip the negative and positive controls")
@@ -161,6 +171,7 @@ def main(argv=None) -> int:
     _safe_streams()
     try:
         args = build_parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         return 130
@@ -178,10 +189,28 @@ def main(argv=None) -> int:
         return 4
 
 
+def _parse_perturbation(items: list[str]) -> dict[str, float]:
+    out = {}
+    for it in items:
+        name, sep, value = it.partition("=")
+        name = Q.canonical(name.strip())
+        if not sep or name not in Q.QUANTITIES:
+            raise UsageError(f"--perturb takes QUANTITY=DELTA with QUANTITY one of {', '.join(Q.QUANTITIES)}; got {it!r}")
+        try:
+            d = float(value)
+        except ValueError:
+            raise UsageError(f"--perturb {it!r}: DELTA must be a number such as 0.05") from None
+        if not -0.9 <= d <= 10:
+            raise UsageError(f"--perturb {it!r}: DELTA must be in [-0.9, 10]")
+        out[name] = d
+    return out
+
+
 def _settings(args, ctx: Context) -> dict:
     """What a verdict depends on besides the code: compared by ``--resume`` (JSON-normalised)."""
     return _clean({"budget": ctx.budget, "seed": ctx.seed, "device": ctx.device, "dtype": ctx.dtype,
                    "controls": not args.no_control, "sensitivity": bool(args.sensitivity), "version": __version__,
+                   **({"perturb": Q.base_perturbation()} if Q.base_perturbation() else {}),
                    **{f"param.{k}": v for k, v in sorted(ctx.params.items())}})
 
 
@@ -217,6 +246,8 @@ def _main(args) -> int:
             if not torch.cuda.is_available():
                 raise UsageError("--device cuda: no CUDA device is available on this machine")
         bound = {c.id: _bind_params(c, raw) for c in claims}
+        expectations = expect.load(args.expect) if args.expect else None
+        perturbation = _parse_perturbation(args.perturb)
         json_path = args.json if args.json is not None else args.resume
         previous = _read_report(args.resume) if args.resume else []
         # output paths decided before any work: a run never computes for an hour and then fails to write
@@ -227,10 +258,15 @@ def _main(args) -> int:
             raise UsageError("--latex needs a file name")
         if args.artefacts:
             check_output_dir(args.artefacts, "--artefacts")
-    except (UsageError, OutputPathError) as exc:
+    except (UsageError, OutputPathError, expect.ExpectationError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
 
+    Q.set_base_perturbation(perturbation)
+    if perturbation:
+        sys.stderr.write("note: a PERTURBED run (--perturb " + ", ".join(f"{k}×(1{d:+g})" for k, d in perturbation.items())
+                         + "): the theory side is deliberately wrong; verdicts are a mutation test\n")
+    started = provenance.now()
     device = args.device
     if device == "auto":
         import torch
@@ -245,7 +281,11 @@ def _main(args) -> int:
         out = dict(kept)
         for v in verdicts:
             out[v.claim_id] = v
-        return render_json(list(out.values()), {"complete": complete, "requested": [c.id for c in claims]})
+        extra = {"complete": complete, "requested": [c.id for c in claims],
+                 "provenance": provenance.collect(device, args.budget, args.seed, args.dtype, started, args.argv)}
+        if expectations is not None:
+            extra["expectations"] = [vars(c) for c in expect.compare(list(out.values()), expectations)]
+        return render_json(list(out.values()), extra)
 
     def say(line: str) -> None:  # with --json -, stdout carries only the JSON document
         (sys.stderr if to_stdout_json else sys.stdout).write(line + "\n")
@@ -293,9 +333,23 @@ def _main(args) -> int:
     if interrupted:
         return 130
     code = exit_status(verdicts)
+    if expectations is not None:
+        comparisons = expect.compare(verdicts, expectations)
+        (sys.stderr if to_stdout_json else sys.stdout).write(expect.render(comparisons) + "\n")
+        code = expect.exit_code(comparisons)
     if not args.quiet and not to_stdout_json and len(verdicts) > 1:
         counts = {}
         for v in verdicts:
             counts[v.status] = counts.get(v.status, 0) + 1
         print("summary: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + f"; exit status {code}")
     return code
+
+
+def console_main() -> None:
+    """The ``deepinit-verify`` console script: the same as ``python -m verify``."""
+    from ._shadow import message, shadowing_modules
+    found = shadowing_modules()
+    if found:
+        sys.stderr.write(message(found) + "\n")
+        sys.exit(2)
+    sys.exit(main())

@@ -97,10 +97,28 @@ def normalise(perturbation: dict[str, float] | None) -> dict[str, float]:
     return out
 
 
+_BASE: dict[str, float] = {}
+
+
+def set_base_perturbation(perturbation: dict[str, float] | None) -> None:
+    """A perturbation under every check of this process (``python -m verify --perturb beta=0.05``): a mutation test
+    from the command line — the run must go red. Composed multiplicatively with the controls' own perturbations."""
+    global _BASE
+    _BASE = normalise(perturbation)
+
+
+def base_perturbation() -> dict[str, float]:
+    return dict(_BASE)
+
+
 @contextlib.contextmanager
 def perturbed(perturbation: dict[str, float] | None = None, memo: dict | None = None):
-    """Run the body with the named quantities scaled by (1 + δ); yields the state (``.consumed``)."""
-    state = _State(normalise(perturbation), set(), memo if memo is not None else {})
+    """Run the body with the named quantities scaled by (1 + δ) (composed with the base perturbation, if any);
+    yields the state (``.consumed``)."""
+    p = normalise(perturbation)
+    for k, d in _BASE.items():
+        p[k] = (1 + p.get(k, 0.0)) * (1 + d) - 1
+    state = _State(p, set(), memo if memo is not None else {})
     token = _STATE.set(state)
     try:
         yield state

@@ -1,0 +1,126 @@
+"""CI outputs (issue 11): expected verdicts, the pytest plugin's JUnit report, provenance and the report schema,
+packaging (console script, one version, shadowing modules)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import jsonschema
+import pytest
+
+from verify import __version__
+from verify import expectations as E
+from verify.cli import main
+from verify.core import Verdict
+from verify.registry import all_claims
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCHEMA = json.load(open(os.path.join(ROOT, "docs", "report.schema.json"), encoding="utf-8"))
+
+
+def _env():
+    return {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": ROOT}
+
+
+def test_shipped_expectations_name_checked_claims_with_reasons():
+    exp = E.load("shipped")
+    checked = {c.id for c in all_claims() if c.checked}
+    assert set(exp) == {"bn-finite-width:figure2", "bn-finite-width:lemma5", "covariance-sde:proposition3-10",
+                        "isometry:figure6"}
+    for e in exp.values():
+        assert e.claim in checked and e.status == "violated" and "Positive control" in e.reason
+
+
+def test_comparison_outcomes_and_exit_codes():
+    exp = {"p:a": E.Expectation("p:a", "violated", "erratum")}
+    v = lambda c, s: Verdict(c, s, "")  # noqa: E731
+    cmp = E.compare([v("p:a", "violated"), v("p:b", "holds")], exp)
+    assert [c.outcome for c in cmp] == ["match", "match"] and E.exit_code(cmp) == 0
+    cmp = E.compare([v("p:a", "holds"), v("p:b", "holds")], exp)
+    assert cmp[0].outcome == "no longer reproduces" and E.exit_code(cmp) == 1
+    cmp = E.compare([v("p:a", "violated"), v("p:b", "inconclusive")], exp)
+    assert cmp[1].outcome == "regression" and E.exit_code(cmp) == 1
+    cmp = E.compare([v("p:b", "error")], exp)
+    assert E.exit_code(cmp) == 4       # a crash is never a verdict
+    assert "REGRESSION: p:b expected holds, got error" in E.render(cmp)
+
+
+@pytest.mark.parametrize("text,fragment", [("['isometry:nosuch']\nstatus='holds'\n", "unknown claim"),
+                                           ("['isometry:theorem1']\nstatus='fine'\n", "status must be"),
+                                           ("not toml [", "not a readable TOML")])
+def test_malformed_expectations_are_a_usage_error(tmp_path, text, fragment, capsys):
+    f = tmp_path / "e.toml"
+    f.write_text(text)
+    assert main(["isometry:theorem1", "--expect", str(f), "--budget", "quick"]) == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_expect_passes_on_the_known_erratum_and_fails_on_a_perturbed_constant(tmp_path, capsys):
+    path = tmp_path / "r.json"
+    code = main(["isometry:theorem1", "isometry:figure6", "isometry:definition3", "--budget", "quick", "-q",
+                 "--expect", "shipped", "--json", str(path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "3 of 3 claims as expected (1 known errata reproduced)" in out
+    doc = json.loads(path.read_text())
+    jsonschema.validate(doc, SCHEMA, cls=jsonschema.Draft202012Validator)
+    prov = doc["provenance"]
+    assert prov["version"] == __version__ and prov["budget"] == "quick" and prov["seed"] == 0
+    assert prov["libraries"]["torch"] and prov["libraries"]["sympy"] and prov["started"] <= prov["finished"]
+    assert prov["command"][-2:] == ["--json", str(path)]
+    assert {e["outcome"] for e in doc["expectations"]} == {"match"}
+    # the same claim with β_σ 5% too large: the build goes red, and says which claim regressed
+    code = main(["isometry:definition3", "--budget", "quick", "-q", "--expect", "shipped", "--perturb", "beta=0.05"])
+    out = capsys.readouterr()
+    assert code == 1 and "REGRESSION: isometry:definition3 expected holds" in out.out
+    assert "PERTURBED run" in out.err
+
+
+def test_perturb_is_validated(capsys):
+    assert main(["isometry:theorem1", "--perturb", "nonsense=0.1"]) == 2
+    assert main(["isometry:theorem1", "--perturb", "beta=abc"]) == 2
+    assert main(["isometry:theorem1", "--perturb", "beta=-5"]) == 2
+
+
+def test_pytest_plugin_gives_one_junit_case_per_claim_and_strict_xfail_for_errata(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA",
+                        "--verify-claims=isometry:theorem1,isometry:figure6", "--verify-budget=quick",
+                        f"--junitxml={tmp_path / 'r.xml'}"], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 passed, 1 xfailed" in r.stdout
+    cases = list(ET.parse(tmp_path / "r.xml").iter("testcase"))
+    assert [(c.get("classname"), c.get("name")) for c in cases] == [("deepinit-verify.isometry", "theorem1"),
+                                                                    ("deepinit-verify.isometry", "figure6")]
+    props = {p.get("name"): p.get("value") for p in cases[1].iter("property")}
+    assert props["status"] == "violated" and props["expected"] == "violated"
+    # an expectation that is wrong for the code (theorem1 expected violated) fails the build: strict xfail
+    (tmp_path / "e.toml").write_text("['isometry:theorem1']\nstatus = 'violated'\nreason = 'test'\n")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                        "--verify-claims=isometry:theorem1", f"--verify-expect={tmp_path / 'e.toml'}"],
+                       cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=600)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1 and ("XPASS(strict)" in out or "1 failed" in out), out
+
+
+def test_a_local_theory_py_gives_a_clear_error(tmp_path):
+    (tmp_path / "theory.py").write_text("x = 1\n")
+    r = subprocess.run([sys.executable, "-m", "verify", "list"], cwd=tmp_path, env={**_env(), "PYTHONPATH": ""},
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "shadowed" in r.stderr and "theory.py" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_one_version_and_the_console_script():
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
+        text = f.read()
+    assert 'dynamic = ["version"]' in text and "\nversion =" not in text.split("[tool.setuptools.dynamic]")[0]
+    assert "pytest" not in text.split("dependencies = [", 1)[1].split("]", 1)[0]   # runtime deps: no test tools
+    exe = shutil.which("deepinit-verify")
+    if exe is None:
+        pytest.skip("the console script is not installed in this environment (pip install -e . installs it)")
+    r = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=120)
+    assert r.stdout.strip() == f"deepinit-verify {__version__}"

@@ -1,0 +1,105 @@
+"""Expected verdicts for CI: a TOML file of claim → expected status with the reason (the paper's erratum).
+
+``python -m verify all --expect FILE`` (``--expect shipped`` for :data:`SHIPPED`, the file for the four papers) compares
+every verdict with its expectation. A claim not listed is expected to ``hold``. Outcomes per claim:
+
+* ``match`` — the verdict is the expected one;
+* ``regression`` — an expected ``holds`` (or ``hypotheses-not-met``) came out violated, inconclusive or error;
+* ``no longer reproduces`` — an expected violation did not come out ``violated`` (the erratum vanished: a fix in the
+  check, or the check lost its power — either way someone must look);
+* ``changed`` — any other difference.
+
+The run then exits 0 when every claim matches, 4 when a check crashed (a crash is never a verdict), else 1.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .core import ERROR, HOLDS, STATUSES, VIOLATED
+
+try:  # Python ≥ 3.11
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "expected.toml")
+
+
+class ExpectationError(ValueError):
+    """A malformed expectations file (exit status 2)."""
+
+
+@dataclass(frozen=True)
+class Expectation:
+    claim: str
+    status: str
+    reason: str = ""
+
+
+def load(path: str) -> dict[str, Expectation]:
+    """Read an expectations file; ``shipped`` names the file for the four papers. Raises :class:`ExpectationError`."""
+    if path == "shipped":
+        path = SHIPPED
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except FileNotFoundError:
+        raise ExpectationError(f"--expect {path!r}: no such file") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ExpectationError(f"--expect {path!r}: not a readable TOML file ({exc})") from None
+    from .registry import all_claims
+    known = {c.id for c in all_claims()}
+    out = {}
+    for claim, entry in doc.items():
+        if not isinstance(entry, dict) or "status" not in entry:
+            raise ExpectationError(f"--expect {path!r}: [{claim!r}] needs a status")
+        if claim not in known:
+            raise ExpectationError(f"--expect {path!r}: unknown claim {claim!r}")
+        if entry["status"] not in STATUSES or entry["status"] == ERROR:
+            raise ExpectationError(f"--expect {path!r}: [{claim!r}] status must be one of "
+                                   f"{', '.join(s for s in STATUSES if s != ERROR)}")
+        out[claim] = Expectation(claim, entry["status"], str(entry.get("reason", "")).strip())
+    return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    claim: str
+    expected: str
+    observed: str
+    outcome: str  # match | regression | no longer reproduces | changed
+    reason: str = ""
+
+
+def compare(verdicts, expectations: dict[str, Expectation]) -> list[Comparison]:
+    out = []
+    for v in verdicts:
+        e = expectations.get(v.claim_id)
+        expected = e.status if e else HOLDS
+        if v.status == expected:
+            outcome = "match"
+        elif expected == VIOLATED:
+            outcome = "no longer reproduces"
+        elif v.status in (VIOLATED, "inconclusive", ERROR):
+            outcome = "regression"
+        else:
+            outcome = "changed"
+        out.append(Comparison(v.claim_id, expected, v.status, outcome, e.reason if e else ""))
+    return out
+
+
+def exit_code(comparisons: list[Comparison]) -> int:
+    if any(c.observed == ERROR for c in comparisons):
+        return 4
+    return 0 if all(c.outcome == "match" for c in comparisons) else 1
+
+
+def render(comparisons: list[Comparison]) -> str:
+    bad = [c for c in comparisons if c.outcome != "match"]
+    known = [c for c in comparisons if c.outcome == "match" and c.expected != HOLDS]
+    lines = [f"expectations: {len(comparisons) - len(bad)} of {len(comparisons)} claims as expected"
+             + (f" ({len(known)} known errata reproduced)" if known else "")]
+    for c in bad:
+        lines.append(f"  {c.outcome.upper()}: {c.claim} expected {c.expected}, got {c.observed}")
+    return "\n".join(lines)

@@ -1,0 +1,63 @@
+"""What produced a report: package version and commit, Python and library versions, machine, command, times.
+
+Recorded in every JSON report (``provenance``) so that a verdict can be traced to the code and environment that
+produced it; :data:`LIBRARIES` are the libraries whose numerics the verdicts depend on.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import subprocess
+import sys
+from importlib import metadata
+
+from . import __version__
+
+LIBRARIES = ("sympy", "mpmath", "numpy", "scipy", "torch", "python-flint")
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def git_commit() -> dict | None:
+    """The commit of the checkout the package runs from (and whether it has local changes), or None."""
+    if not os.path.isdir(os.path.join(_ROOT, ".git")):
+        return None
+    try:
+        head = subprocess.run(["git", "-C", _ROOT, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+        dirty = subprocess.run(["git", "-C", _ROOT, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if head.returncode != 0:
+        return None
+    return {"commit": head.stdout.strip(), "dirty": bool(dirty.stdout.strip()) if dirty.returncode == 0 else None}
+
+
+def library_versions() -> dict:
+    out = {}
+    for lib in LIBRARIES:
+        try:
+            out[lib] = metadata.version(lib)
+        except metadata.PackageNotFoundError:
+            out[lib] = None
+    return out
+
+
+def collect(device: str, budget: str, seed: int, dtype: str, started: str, argv: list[str] | None = None) -> dict:
+    return {
+        "package": "deepinit-verify", "version": __version__, "git": git_commit(),
+        "python": platform.python_version(), "implementation": platform.python_implementation(),
+        "platform": platform.platform(), "machine": platform.machine(), "cpu_count": os.cpu_count(),
+        "libraries": library_versions(), "device": device, "budget": budget, "seed": seed, "dtype": dtype,
+        "torch_threads": _torch_threads(), "started": started, "finished": now(),
+        "command": [os.path.basename(sys.executable), "-m", "verify", *(sys.argv[1:] if argv is None else argv)],
+    }
+
+
+def _torch_threads():
+    mod = sys.modules.get("torch")
+    return int(mod.get_num_threads()) if mod is not None else None
