@@ -180,6 +180,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         return 130
+    finally:
+        from . import quantities
+        quantities.set_base_perturbation(None)  # --perturb is for this run only (main may be called in-process)
     except Exception as exc:  # a crash outside any check (reporting, writing files): exit 4, one line
         if args.debug:
             import traceback
