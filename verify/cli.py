@@ -180,9 +180,6 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         return 130
-    finally:
-        from . import quantities
-        quantities.set_base_perturbation(None)  # --perturb is for this run only (main may be called in-process)
     except Exception as exc:  # a crash outside any check (reporting, writing files): exit 4, one line
         if args.debug:
             import traceback
@@ -190,6 +187,8 @@ def main(argv=None) -> int:
         sys.stderr.write(f"error: deepinit-verify crashed: {type(exc).__name__}: {exc}"
                          + ("" if args.debug else " (--debug shows the traceback)") + "\n")
         return 4
+    finally:
+        Q.set_base_perturbation(None)  # --perturb is for this run only (main may be called in-process)
 
 
 def _parse_perturbation(items: list[str]) -> dict[str, float]:
