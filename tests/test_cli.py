@@ -81,7 +81,7 @@ def test_hypotheses_not_met_exit_0():
 def test_json_file_and_latex_compile(tmp_path):
     j, t = tmp_path / "v.json", tmp_path / "t.tex"
     code, _, _ = run("isometry:table2", "isometry:corollary3", "--budget", "quick", "--no-control",
-                     "--json", str(j), "--latex", str(t))
+                     "--json", str(j), "--latex", str(t), "--latex-standalone")
     assert code == 0
     doc = json.loads(j.read_text())
     assert [v["claim"] for v in doc["verdicts"]] == ["isometry:table2", "isometry:corollary3"]

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 import json
+import os
 
 from . import __version__
 from . import expectations as expect
@@ -57,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "the four papers, verify/data/expected.toml): exit 0 when all match, 1 on a regression or "
                         "when an expected violation no longer reproduces")
     p.add_argument("--latex", metavar="PATH", help="write booktabs tables of constants and results to PATH")
+    p.add_argument("--latex-standalone", action="store_true",
+                   help="with --latex: a compilable document instead of a fragment to \\input")
+    p.add_argument("--digits", type=_argtype(_digits), default=6, metavar="N",
+                   help="significant digits of the numbers in --latex tables (2 to 17; default 6)")
+    p.add_argument("--csv", metavar="DIR", help="with 'render': every table and evidence list as CSV files in DIR")
+    p.add_argument("--markdown", metavar="PATH", help="with 'render': the report as Markdown (one section per paper)")
     p.add_argument("--artefacts", metavar="DIR", help="write figure data and plots into DIR")
     p.add_argument("--no-control", action="store_true", help="skip the negative and positive controls")
     p.add_argument("--sensitivity", action="store_true",
@@ -78,6 +85,16 @@ def _argtype(kind):
             raise argparse.ArgumentTypeError(str(exc)) from None
     conv.__name__ = kind.__name__
     return conv
+
+
+def _digits(text) -> int:
+    try:
+        n = int(str(text))
+    except ValueError:
+        raise ValueError(f"--digits takes an integer, not {text!r}") from None
+    if not 2 <= n <= 17:
+        raise ValueError(f"--digits {n} must be in [2, 17] (float64 carries 17)")
+    return n
 
 
 def _list_filter(filters: list[str]):
@@ -216,6 +233,63 @@ def _settings(args, ctx: Context) -> dict:
                    **{f"param.{k}": v for k, v in sorted(ctx.params.items())}})
 
 
+def _render(args) -> int:
+    """``python -m verify render REPORT.json --latex t.tex [--latex-standalone] [--markdown m.md] [--csv DIR]``:
+    every output regenerated from a saved report, nothing recomputed."""
+    if len(args.claims) != 2:
+        raise UsageError("usage: python -m verify render REPORT.json [--latex PATH] [--markdown PATH] [--csv DIR]")
+    path = args.claims[1]
+    if not os.path.isfile(path):
+        raise UsageError(f"render: no report file {path!r}")
+    verdicts = _read_report(path)
+    if not verdicts:
+        raise UsageError(f"render: {path!r} holds no verdicts")
+    if not (args.latex or args.markdown or args.csv):
+        raise UsageError("render: say what to write: --latex PATH, --markdown PATH and/or --csv DIR")
+    for out, what in ((args.latex, "--latex"), (args.markdown, "--markdown")):
+        if out:
+            check_output_path(out, what)
+    if args.csv:
+        check_output_dir(args.csv, "--csv")
+    claims = {c.id: c for c in all_claims()}
+    known = [v for v in verdicts if v.claim_id in claims]
+    if args.latex:
+        write_atomic(args.latex, render_latex(known, claims, standalone=args.latex_standalone, digits=args.digits))
+    if args.markdown:
+        from .docs import render_paper_page
+        budgets = {v.settings.get("budget", "?") for v in known}
+        pages = [render_paper_page(p, {v.claim_id: v for v in known if v.claim_id.startswith(p + ":")},
+                                   "/".join(sorted(budgets)))
+                 for p in PAPERS if any(v.claim_id.startswith(p + ":") for v in known)]
+        write_atomic(args.markdown, "\n\n".join(pages))
+    if args.csv:
+        _write_csv(known, args.csv)
+    print(f"rendered {len(known)} verdicts from {path}")
+    return 0
+
+
+def _write_csv(verdicts: list[Verdict], directory: str) -> None:
+    import csv
+    import io
+    import re as _re
+    for v in verdicts:
+        stem = _re.sub(r"[^A-Za-z0-9-]+", "_", v.claim_id)
+        tables = [(f"{stem}_table{k}.csv", list(t[1]), [list(r) for r in t[2]]) for k, t in enumerate(v.tables, 1)]
+        if v.evidence:
+            fields = ["name", "theory", "numeric", "bound", "observed", "slack", "ci_low", "ci_high", "confidence",
+                      "samples", "passed", "note"]
+            rows = [[e.name, e.theory, e.numeric, e.bound, e.observed, e.slack,
+                     e.ci[0] if e.ci else "", e.ci[1] if e.ci else "", e.confidence, e.samples, e.passed, e.note]
+                    for e in v.evidence]
+            tables.append((f"{stem}_evidence.csv", fields, rows))
+        for name, header, rows in tables:
+            buf = io.StringIO()
+            w = csv.writer(buf, lineterminator="\n")
+            w.writerow(header)
+            w.writerows([["" if c is None else c for c in r] for r in rows])
+            write_atomic(os.path.join(directory, name), buf.getvalue())
+
+
 def _read_report(path: str) -> list[Verdict]:
     try:
         with open(path, encoding="utf-8") as f:
@@ -233,6 +307,8 @@ def _main(args) -> int:
     try:
         if args.claims and args.claims[0] == "list":
             return _list(args.paper, args.verbose, args.claims[1:])
+        if args.claims and args.claims[0] == "render":
+            return _render(args)
         if "list" in args.claims:
             raise UsageError("'list' must come first: `python -m verify list [PAPER or CLAIM ...]`")
         if "all" in args.claims:
@@ -328,7 +404,8 @@ def _main(args) -> int:
         elif json_path:
             write_atomic(json_path, report(not interrupted))
         if args.latex and verdicts:
-            write_atomic(args.latex, render_latex(verdicts, claim_map))
+            write_atomic(args.latex, render_latex(verdicts, claim_map, standalone=args.latex_standalone,
+                                                 digits=args.digits))
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted while writing the reports\n")
         return 130

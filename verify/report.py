@@ -174,75 +174,17 @@ def write_atomic(path: str, text: str) -> None:
 # LaTeX
 # --------------------------------------------------------------------------------------------
 
-_UNICODE = [
-    ("σ̄", r"$\bar{\sigma}$"), ("σ̂", r"$\hat{\sigma}$"), ("ā", r"$\bar{a}$"), ("G̃", r"$\tilde{G}$"),
-    ("β", r"$\beta$"), ("σ", r"$\sigma$"), ("ρ", r"$\rho$"), ("γ", r"$\gamma$"), ("φ", r"$\phi$"),
-    ("Φ", r"$\Phi$"), ("θ", r"$\theta$"), ("λ", r"$\lambda$"), ("ξ", r"$\xi$"), ("μ", r"$\mu$"),
-    ("α", r"$\alpha$"), ("δ", r"$\delta$"), ("ε", r"$\varepsilon$"), ("κ", r"$\kappa$"), ("ν", r"$\nu$"),
-    ("π", r"$\pi$"), ("Σ", r"$\Sigma$"), ("≤", r"$\le$"), ("≥", r"$\ge$"), ("≈", r"$\approx$"),
-    ("≠", r"$\ne$"), ("≲", r"$\lesssim$"), ("−", "-"), ("–", "--"), ("—", "---"), ("·", r"$\cdot$"),
-    ("×", r"$\times$"), ("∈", r"$\in$"), ("→", r"$\to$"), ("↦", r"$\mapsto$"), ("∞", r"$\infty$"),
-    ("√", r"$\surd$"), ("𝓘", r"$\mathcal{I}$"), ("ℓ", r"$\ell$"), ("⁻¹", r"$^{-1}$"), ("²", r"$^2$"),
-    ("±", r"$\pm$"), ("≳", r"$\gtrsim$"), ("ᵀ", r"$^\top$"), ("₀", r"$_0$"), ("ℝ", r"$\mathbb{R}$"),
-    ("⟺", r"$\iff$"), ("⇔", r"$\iff$"), ("⇒", r"$\Rightarrow$"), ("∖", r"$\setminus$"),
-    ("𝔾", r"$\mathbb{G}$"), ("𝕃", r"$\mathbb{L}$"), ("𝕄", r"$\mathbb{M}$"), ("ζ", r"$\zeta$"), ("ψ", r"$\psi$"),
-    ("‴", "'''"), ("¾", r"$\tfrac34$"), ("₊", r"$_+$"), ("⁴", r"$^4$"), ("₋", r"$_-$"), ("⁺", r"$^+$"), ("₁", r"$_1$"), ("₂", r"$_2$"), ("⊥", r"$\perp$"), ("′", "'"), ("″", "''"), ("ᵢ", r"$_i$"),
-    ("ĉ", "c"), ("⌈", ""), ("⌉", ""), ("∑", r"$\Sigma$"), ("…", r"\dots{}"), ("’", "'"), ("‖", r"$\|$"), ("⊂", r"$\subset$"),
-]
-_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-            "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+def latex_escape(text: str, strict: bool = False) -> str:
+    """Claim text → LaTeX (text mode, mathematics in math mode): :func:`verify.latex.to_latex`."""
+    from .latex import to_latex
+    return to_latex(text, strict)
 
 
-def latex_escape(text: str) -> str:
-    """Escape arbitrary text for pdflatex; common maths symbols become LaTeX, others '?'."""
-    out = "".join(_SPECIAL.get(ch, ch) for ch in str(text))
-    for u, tex in _UNICODE:
-        out = out.replace(u, tex)
-    return "".join(ch if ord(ch) < 128 else "?" for ch in out)
-
-
-def _latex_table(caption: str, header: list[str], rows: list[list], raw_cols: tuple = ()) -> str:
-    cols = "l" * len(header)
-    lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
-             r"\caption{" + latex_escape(caption) + "}", r"\begin{tabular}{" + cols + "}", r"\toprule",
-             " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]
-    for r in rows:
-        cells = []
-        for i, c in enumerate(r):
-            if i in raw_cols:
-                cells.append(f"${c}$")
-            else:
-                cells.append(latex_escape(fmt(c) if not isinstance(c, str) else c))
-        lines.append(" & ".join(cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    return "\n".join(lines)
-
-
-def render_latex(verdicts: list[Verdict], claims: dict[str, Claim]) -> str:
-    """A standalone pdflatex document (booktabs) with each verdict's tables and evidence."""
-    parts = [r"\documentclass{article}", r"\usepackage[margin=2cm,landscape]{geometry}",
-             r"\usepackage{booktabs}", r"\usepackage{amsmath,amssymb}",
-             r"\begin{document}", r"\section*{deepinit-verify report}"]
-    for v in verdicts:
-        c = claims.get(v.claim_id)
-        parts.append(r"\subsection*{" + latex_escape(f"{v.claim_id}: {_MARK[v.status]}") + "}")
-        if c is not None:
-            parts.append(latex_escape(c.title) + r"\par")
-        parts.append(latex_escape(v.summary) + r"\par")
-        for t in v.tables:
-            caption, header, rows = t[0], t[1], t[2]
-            raw = tuple(t[3]) if len(t) > 3 else ()
-            parts.append(_latex_table(caption, header, rows, raw))
-        if v.evidence:
-            rows = [[e.name, fmt(e.theory), fmt(e.numeric), fmt(e.slack, 4), fmt(e.samples),
-                     {True: "ok", False: "FAIL", None: ""}[e.passed]] for e in v.evidence[:40]]
-            parts.append(_latex_table(f"Evidence for {v.claim_id}",
-                                      ["quantity", "theory", "numeric", "slack", "samples", ""], rows))
-        for er in v.errata:
-            parts.append(r"\noindent\textbf{Erratum} " + latex_escape(f"({er.location}): printed {er.printed}; found {er.found}.") + r"\par")
-    parts.append(r"\end{document}")
-    return "\n".join(parts) + "\n"
+def render_latex(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool = True, digits: int = 6,
+                 strict: bool = False) -> str:
+    """The LaTeX of a report: :func:`verify.latex.render` (a fragment to ``\\input``, or a standalone document)."""
+    from .latex import render
+    return render(verdicts, claims, standalone=standalone, digits=digits, strict=strict)
 
 
 def latex_structure_problems(tex: str) -> list[str]:

@@ -1,0 +1,119 @@
+"""LaTeX for papers (issue 11): mathematics in math mode from one symbol table, no silent '?', captions and labels
+once, siunitx columns, no row caps; fragment and standalone compile; `render` regenerates outputs from a report."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from verify.cli import main
+from verify.core import Evidence, Verdict
+from verify.latex import LatexError, format_number, latex_table, render, to_latex
+from verify.registry import all_claims
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("β_σ", r"$\beta _{\sigma }$"),
+    ("He_1", r"$\mathrm{He}_{1}$"),
+    ("λ_max", r"$\lambda _{\max }$"),
+    ("q*, c*", r"$q^{*}$, $c^{*}$"),
+    ("‖G*⁻¹‖", r"$\|G^{*-1}\|$"),
+    ("G_*^0", r"$G_{*}^{0}$"),
+    ("E r⁻²", r"E $r^{-2}$"),
+    ("det(D) = ∏ a_i²", r"det(D) = $\prod$ $a_{i}^{2}$"),
+    ("50% & $1 #2", r"50\% \& \$1 \#2"),
+    ("σ̄(1)", r"$\bar{\sigma}$(1)"),
+])
+def test_symbols_go_to_math_mode(text, expected):
+    assert to_latex(text, strict=True) == expected
+
+
+def test_an_unknown_character_is_an_error_in_strict_mode_and_visible_otherwise():
+    with pytest.raises(LatexError, match="U\\+2603"):
+        to_latex("snow ☃", strict=True)
+    assert r"\texttt{[U+2603]}" in to_latex("snow ☃")
+    assert "?" not in to_latex("∧ ∨ Π Γ ∫ ∝ ³ ⌊x⌋", strict=True)
+
+
+def test_every_claims_text_has_a_latex_form():
+    for c in all_claims():
+        for text in (c.title, c.statement, c.hypotheses, c.how, c.control_description):
+            out = to_latex(text, strict=True)
+            assert all(ord(ch) < 128 for ch in out), (c.id, text)
+            assert r"\_" not in out or "_" in re.sub(r"[A-Za-z0-9')\]]_", "", text), (c.id, text)
+
+
+def test_numbers_and_table_structure():
+    assert format_number(0.123456789, 4) == "0.1235" and format_number(1.5e-7, 3) == "1.5e-7"
+    assert format_number(12, 6) == "12" and format_number(-2.5e12, 4) == "-2.5e12"
+    rows = [[f"a{i}", i * 0.5, 1e-6 * (i + 1)] for i in range(45)]
+    tex = latex_table("Table 2: the constants", ["name", "value", "small"], rows, "tab:p:c:1")
+    assert r"\begin{longtable}" in tex and tex.count(r"\\") >= 45       # no silent row cap
+    assert "S[table-format=2.1]" in tex and "S[table-format=1.1e-1]" in tex
+    assert r"\caption{the constants (the paper's Table 2)}\label{tab:p:c:1}" in tex
+    short = latex_table("x", ["a", "b"], [["[dense] x", 1.0]], "tab:x")
+    assert "{}[dense] x" in short and r"\begin{table}" in short
+
+
+def _verdicts():
+    ev = [Evidence("β_σ of tanh vs He_1", theory=1.2, numeric=1.2000001, slack=3.0, samples=100, passed=True),
+          Evidence("λ_max at B = 4 (informational)", theory=2.13, numeric=2.04, passed=None)]
+    tab = ("Table 1: β_σ by activation", ["σ", "β_σ", "c_1²"], [["tanh", 1.1513, 0.36], ["relu", 1.466942, 0.25]])
+    return [Verdict("isometry:table2", "holds", "β_σ ≥ 1 for every σ; q* = 1/2", ev, tables=[tab]),
+            Verdict("isometry:figure6", "violated", "not reproduced for relu", ev[:1])]
+
+
+def _compile(tmp_path, name: str, body: str) -> subprocess.CompletedProcess:
+    (tmp_path / name).write_text(body)
+    return subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", name], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=180)
+
+
+@pytest.mark.skipif(not shutil.which("pdflatex"), reason="pdflatex is not installed (CI installs it)")
+def test_fragment_and_standalone_compile(tmp_path):
+    claims = {c.id: c for c in all_claims()}
+    frag = render(_verdicts(), claims, strict=True)
+    assert r"\documentclass" not in frag and frag.count(r"\label{tab:isometry:table2:1}") == 1
+    assert "Table 1: Table" not in frag
+    wrapper = ("\\documentclass{article}\n\\usepackage{booktabs,longtable,siunitx,amsmath,amssymb}\n"
+               "\\begin{document}\n\\input{frag}\n\\end{document}\n")
+    (tmp_path / "frag.tex").write_text(frag)
+    p = _compile(tmp_path, "wrap.tex", wrapper)
+    assert p.returncode == 0, p.stdout[-2000:]
+    p = _compile(tmp_path, "doc.tex", render(_verdicts(), claims, standalone=True, strict=True))
+    assert p.returncode == 0, p.stdout[-2000:]
+
+
+@pytest.mark.skipif(not shutil.which("pdflatex"), reason="pdflatex is not installed (CI installs it)")
+def test_render_regenerates_outputs_from_a_saved_report(tmp_path, capsys):
+    report = tmp_path / "r.json"
+    assert main(["isometry:theorem1", "isometry:table2", "bn-mean-field:theorem5", "--budget", "quick", "-q",
+                 "--no-control", "--json", str(report)]) == 0
+    capsys.readouterr()
+    tex, md, csvdir = tmp_path / "t.tex", tmp_path / "r.md", tmp_path / "csv"
+    assert main(["render", str(report), "--latex", str(tex), "--latex-standalone", "--markdown", str(md),
+                 "--csv", str(csvdir), "--digits", "5"]) == 0
+    assert "rendered 3 verdicts" in capsys.readouterr().out
+    body = tex.read_text()
+    assert r"\documentclass" in body and "?" not in re.sub(r"[^\x00-\x7f]", "", body).replace("?", "")
+    p = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stdout[-2000:]
+    assert "isometry:table2" in md.read_text()
+    files = sorted(f.name for f in csvdir.iterdir())
+    assert "isometry_table2_table1.csv" in files and "isometry_theorem1_evidence.csv" in files
+    header = (csvdir / "isometry_theorem1_evidence.csv").read_text().splitlines()[0]
+    assert header.startswith("name,theory,numeric,bound,observed,slack,ci_low,ci_high")
+    # nothing recomputed: the report's verdicts, as saved
+    assert json.loads(report.read_text())["verdicts"][0]["claim"] == "isometry:theorem1"
+
+
+def test_render_usage_errors(tmp_path, capsys):
+    assert main(["render", str(tmp_path / "missing.json"), "--latex", str(tmp_path / "t.tex")]) == 2
+    (tmp_path / "r.json").write_text("{}")
+    assert main(["render", str(tmp_path / "r.json"), "--latex", str(tmp_path / "t.tex")]) == 2
+    with pytest.raises(SystemExit):
+        main(["isometry:theorem1", "--digits", "40"])
