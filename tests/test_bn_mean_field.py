@@ -280,9 +280,12 @@ def test_claim_hypotheses_not_met(params):
 
 def test_constants_table_rows():
     row = claims.constants_row("relu", 8)
-    assert row[1] == "0.5" and float(row[6]) == pytest.approx(GOLDEN_RATE[("relu", 8)], rel=1e-9)
+    assert row[1] == pytest.approx(0.5, rel=1e-12) and row[6] == pytest.approx(GOLDEN_RATE[("relu", 8)], rel=1e-9)
     assert claims.constants_row("silu", 32)[-1] == "BSB1 unstable"
-    assert claims.constants_row("step", 8)[6] == "—"
+    assert claims.constants_row("step", 8)[6] is None            # undefined: an empty cell, not a string
+    groups = dict(claims.distinct_activations(["relu", "swish", "silu", "elu", "celu", "linear", "identity"]))
+    assert groups == {"relu": ["relu"], "swish": ["swish", "silu"], "elu": ["elu", "celu"],
+                      "linear": ["linear", "identity"]}
 
 
 @pytest.mark.slow

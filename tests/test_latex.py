@@ -117,3 +117,20 @@ def test_render_usage_errors(tmp_path, capsys):
     assert main(["render", str(tmp_path / "r.json"), "--latex", str(tmp_path / "t.tex")]) == 2
     with pytest.raises(SystemExit):
         main(["isometry:theorem1", "--digits", "40"])
+
+
+def test_figure_claim_writes_png_pdf_and_csv_with_bound_and_bands(tmp_path, capsys):
+    import csv
+    assert main(["isometry:figure3", "--budget", "quick", "--no-control", "-q", "--artefacts", str(tmp_path)]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["isometry_figure3.csv", "isometry_figure3.pdf", "isometry_figure3.png"]
+    rows = list(csv.DictReader((tmp_path / "isometry_figure3.csv").open()))
+    kinds = {(r["group"], r["kind"]) for r in rows}
+    assert {(a, k) for a in ("relu", "tanh", "sigmoid") for k in ("simulation", "theory", "bound")} <= kinds
+    sim = [r for r in rows if r["kind"] == "simulation" and float(r["x"]) > 0]
+    assert all(float(r["lo"]) <= float(r["y"]) <= float(r["hi"]) for r in sim)
+    # the bound is above the simulated gap at every layer (what the figure shows)
+    for a in ("relu", "tanh", "sigmoid"):
+        sim_y = {r["x"]: float(r["y"]) for r in rows if r["group"] == a and r["kind"] == "simulation"}
+        bnd_y = {r["x"]: float(r["y"]) for r in rows if r["group"] == a and r["kind"] == "bound"}
+        assert all(sim_y[x] <= bnd_y[x] for x in sim_y)

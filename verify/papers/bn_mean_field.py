@@ -981,36 +981,72 @@ register(Claim(
 # =============================================================================================
 
 def constants_row(act: str, B: int) -> list:
-    """One table row: q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ (strings; '—' where undefined, 'BSB1 unstable' marks)."""
+    """One table row: q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ as numbers (``None`` where undefined) and a note."""
     try:
         fp = Q.bsb1_fixed_point(act, B)
     except DeepinitError as exc:
-        return [act, "—", "—", "—", "—", "—", "—", "—", str(exc).split(":")[0][:30]]
-    cells = [act, f"{fp.q:.10g}", f"{fp.c:.10g}"]
+        return [act, None, None, None, None, None, None, None, str(exc).split(":")[0][:30]]
+    cells = [act, float(fp.q), float(fp.c)]
     try:
         ev = Q.bn_jacobian_eigenvalues(act, B)
-        cells += [f"{ev.G:.1g}", f"{ev.L:.10g}", f"{ev.M:.10g}"]
+        cells += [float(ev.G), float(ev.L), float(ev.M)]
     except DeepinitError:
-        return cells + ["—", "—", "—", "—", "—", "degenerate Σ*"]
+        return cells + [None, None, None, None, None, "degenerate Σ*"]
     note = "" if ev.bsb1_stable else "BSB1 unstable"
     try:
         lam = Q.gradient_explosion_rate(act, B)
-        cells += [f"{lam:.10g}", f"{16 / math.log(lam):.6g}"]
+        cells += [float(lam), 16 / math.log(lam)]
     except DeepinitError:
-        cells += ["—", "—"]
+        cells += [None, None]
         note = note or "φ discontinuous"
     return cells + [note]
 
 
+def distinct_activations(names) -> list[tuple[str, list[str]]]:
+    """Registered names grouped by the function they denote (swish = silu, linear = identity, elu = celu: equal on
+    a grid of [−6, 6] to 1e-13), each group once: [(first name, [all names])]."""
+    grid = np.linspace(-6, 6, 241)
+    groups: list[tuple[np.ndarray, list[str]]] = []
+    for nm in names:
+        vals = theory.activation(nm).numpy(grid)
+        for ref, members in groups:
+            if np.allclose(vals, ref, rtol=1e-13, atol=1e-13):
+                members.append(nm)
+                break
+        else:
+            groups.append((vals, [nm]))
+    return [(members[0], members) for _, members in groups]
+
+
+def _batch_sizes(text: str) -> tuple[int, ...]:
+    kind = P.batch_size(4, 1024)
+    parts = [p.strip() for p in str(text).split(",") if p.strip()]
+    if not parts or len(parts) > 16:
+        raise ValueError("batch_sizes: 1 to 16 comma-separated batch sizes")
+    return tuple(kind(p) for p in parts)
+
+
 def _constants_rows(ctx: Context, perturb: float = 0.0) -> tuple[list[Evidence], list]:
     rows, tables = [], []
-    acts = [a for a in theory.registered_names()]
-    Bs = ctx.pick((4, 8, 32), TABLE_B, TABLE_B)
+    requested = P.as_names(ctx.params.get("activations"))
+    groups = distinct_activations(requested or theory.registered_names())
+    Bs = ctx.params.get("batch_sizes") or ctx.pick((4, 8, 32), TABLE_B, TABLE_B)
+    if isinstance(Bs, str):
+        Bs = _batch_sizes(Bs)
     worst = 0.0
+    header = ["φ", "q*", "c*", "λ_𝔾", "λ_𝕃", "λ_𝕄", "λ_max", "16ξ", "note"]
     for B in Bs:
-        body = [constants_row(a, B) for a in acts]
-        tables.append((f"BN mean-field constants, B = {B}", ["φ", "q*", "c*", "λ_𝔾", "λ_𝕃", "λ_𝕄", "λ_max", "16ξ", "note"],
-                       body))
+        body = []
+        for first, members in groups:
+            row = constants_row(first, B)
+            row[0] = " = ".join(members)
+            body.append(row)
+        # λ_𝔾 = 0 for every φ (BN is scale-invariant): said once in the caption instead of an all-zero column
+        zero_g = all(r[3] is None or abs(r[3]) < 1e-12 for r in body)
+        cap = f"BN mean-field constants, B = {B}" + ("; λ_𝔾 = 0 (below 1e-12) for every φ, by the scale invariance of "
+                                                     "batch norm" if zero_g else "")
+        keep = [i for i in range(len(header)) if not (zero_g and i == 3)]
+        tables.append((cap, [header[i] for i in keep], [[r[i] for i in keep] for r in body]))
         for a in ("relu", "tanh", "sin", "identity"):
             fp = Q.bsb1_fixed_point(a, B)
             q4, qc4 = Q.memo(("theorem4_fixed_point", a, B), lambda: tbm.theorem4_fixed_point(a, B))
@@ -1054,4 +1090,8 @@ register(Claim(
     check_constants, control_constants, "a q* perturbed by one part in a million must be caught",
     depends_on=('b*', 'c*', 'lambda_L', 'lambda_M', 'lambda_max'),
     uses=("theory.bn_meanfield.bsb1_fixed_point", "theory.bn_meanfield.bn_jacobian_eigenvalues",
-          "theory.bn_meanfield.gradient_explosion_rate")))
+          "theory.bn_meanfield.gradient_explosion_rate"),
+    parameters=(Parameter("activations", P.activation_names, "every registered activation (aliases once)",
+                          "comma-separated activation names or formulas (kinks at 0 only)"),
+                Parameter("batch_sizes", _batch_sizes, "4,5,8,16,32,64,128",
+                          "comma-separated batch sizes B (4 to 1024)"))))
