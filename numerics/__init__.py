@@ -11,12 +11,35 @@ Public surface:
   :func:`classify_covariance` — the BN mean-field map of bn-mean-field (eq 10) and its limits;
 * :func:`simulate_bn_gradients` — BN networks with autograd backpropagation (squared gradient norms per layer).
 """
-from .isometry_mlp import (VARIANTS, SimulationDiverged, default_device, equicorrelated_gram, inputs_with_gram, psd_sqrt,
-                           simulate_isometry_mlp)
-from .bn_chain import DegenerateBatchError, simulate_bn_chain
-from .bn_meanfield import (BNGradientRun, bn_meanfield_map_laplace, bn_meanfield_map_mc, classify_covariance,
-                           iterate_bn_meanfield, simulate_bn_gradients)
-from .meanfield import MeanFieldTrajectory, layernorm_meanfield_trajectory, meanfield_map_mc
+import importlib
+
+# The public names are loaded on first use (PEP 562): importing ``numerics`` does not import torch, so that
+# ``python -m verify list`` and input errors answer before torch (≈2 s) is loaded.
+_WHERE = {
+    "VARIANTS": "isometry_mlp", "SimulationDiverged": "isometry_mlp", "default_device": "isometry_mlp",
+    "equicorrelated_gram": "isometry_mlp", "inputs_with_gram": "isometry_mlp", "psd_sqrt": "isometry_mlp",
+    "simulate_isometry_mlp": "isometry_mlp", "DegenerateBatchError": "bn_chain", "simulate_bn_chain": "bn_chain",
+    "BNGradientRun": "bn_meanfield", "bn_meanfield_map_laplace": "bn_meanfield", "bn_meanfield_map_mc": "bn_meanfield",
+    "classify_covariance": "bn_meanfield", "iterate_bn_meanfield": "bn_meanfield",
+    "simulate_bn_gradients": "bn_meanfield", "MeanFieldTrajectory": "meanfield",
+    "layernorm_meanfield_trajectory": "meanfield", "meanfield_map_mc": "meanfield",
+}
+_SUBMODULES = ("isometry_mlp", "bn_chain", "bn_meanfield", "meanfield", "covariance_sde")
+
+
+def __getattr__(name):
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'numerics' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_WHERE, *_SUBMODULES])
+
 
 __all__ = ["VARIANTS", "SimulationDiverged", "default_device", "equicorrelated_gram", "inputs_with_gram", "psd_sqrt",
            "simulate_isometry_mlp", "MeanFieldTrajectory", "layernorm_meanfield_trajectory",

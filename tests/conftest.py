@@ -2,6 +2,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# tests compute every verdict (the on-disk verdict cache is tested on its own, in a temporary directory); the
+# variable is inherited by the CLI subprocesses the tests start
+os.environ["DEEPINIT_NO_CACHE"] = "1"
 
 import torch  # noqa: E402
 from hypothesis import settings  # noqa: E402

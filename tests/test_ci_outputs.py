@@ -124,3 +124,22 @@ def test_one_version_and_the_console_script():
         pytest.skip("the console script is not installed in this environment (pip install -e . installs it)")
     r = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=120)
     assert r.stdout.strip() == f"deepinit-verify {__version__}"
+
+
+def test_verdict_cache_makes_a_repeat_instant_and_never_serves_other_settings(tmp_path, monkeypatch, capsys):
+    from verify import cache
+    monkeypatch.setenv("DEEPINIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("DEEPINIT_NO_CACHE", raising=False)
+    argv = ["isometry:definition3", "--budget", "quick", "-q"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert "(cached)" not in first and len(list((tmp_path / "cache").rglob("*.json"))) == 1
+    assert main(argv) == 0
+    assert "(cached)" in capsys.readouterr().out
+    assert main(argv + ["--seed", "3"]) == 0          # other settings: computed, stored beside
+    assert "(cached)" not in capsys.readouterr().out
+    assert main(argv + ["--no-cache"]) == 0
+    assert "(cached)" not in capsys.readouterr().out
+    assert main(argv + ["--perturb", "beta=0.05"]) == 3   # a perturbed run is never served the honest verdict
+    assert "(cached)" not in capsys.readouterr().out
+    assert len(cache.code_hash()) == 64

@@ -17,6 +17,7 @@ import json
 import os
 
 from . import __version__
+from . import cache
 from . import expectations as expect
 from . import params as P
 from . import provenance
@@ -66,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", metavar="PATH", help="with 'render': the report as Markdown (one section per paper)")
     p.add_argument("--artefacts", metavar="DIR", help="write figure data and plots into DIR")
     p.add_argument("--no-control", action="store_true", help="skip the negative and positive controls")
+    p.add_argument("--no-cache", action="store_true",
+                   help="recompute even if the on-disk cache holds a verdict for this claim, settings and code "
+                        "($DEEPINIT_CACHE, default ~/.cache/deepinit-verify)")
     p.add_argument("--sensitivity", action="store_true",
                    help="measure each claim's resolution: per declared quantity, the smallest relative error "
                         "(ladder 0.5%%…50%%, both signs) that turns the verdict")
@@ -369,10 +373,17 @@ def _main(args) -> int:
         (sys.stderr if to_stdout_json else sys.stdout).write(line + "\n")
         (sys.stderr if to_stdout_json else sys.stdout).flush()
 
+    run_seconds: list[float] = []
     try:
-        for claim in claims:
+        for k, claim in enumerate(claims, 1):
+            # one overall progress label: claim k of N and an ETA from the claims finished so far
+            eta = ""
+            if run_seconds and len(claims) > 1:
+                left = sum(run_seconds) / len(run_seconds) * (len(claims) - k + 1)
+                eta = f"; about {left / 60:.0f} min left" if left >= 90 else f"; about {left:.0f} s left"
+            label = f"{k}/{len(claims)} {claim.id}{eta}" if len(claims) > 1 else claim.id
             ctx = Context(budget=args.budget, seed=args.seed, device=device, dtype=args.dtype,
-                          params=bound[claim.id], progress=Progress(claim.id, enabled=not args.quiet),
+                          params=bound[claim.id], progress=Progress(label, enabled=not args.quiet),
                           artefact_dir=args.artefacts)
             settings = _settings(args, ctx)
             old = kept.get(claim.id)
@@ -380,8 +391,18 @@ def _main(args) -> int:
                 verdicts.append(old)
                 say(f"{claim.id:40s} {old.status:20s} (from {args.resume}: same settings, not rerun)")
                 continue
-            v = run_claim(claim, ctx, with_control=not args.no_control, debug=args.debug,
-                          sensitivity=args.sensitivity)
+            use_cache = not (args.no_cache or cache.disabled())
+            cached = cache.load(claim.id, settings) if use_cache else None
+            if cached is not None:
+                v = cached
+                v.summary = v.summary if v.summary.startswith("(cached) ") else "(cached) " + v.summary
+            else:
+                v = run_claim(claim, ctx, with_control=not args.no_control, debug=args.debug,
+                              sensitivity=args.sensitivity)
+                v.settings = settings
+                if use_cache:
+                    cache.store(v, settings)
+            run_seconds.append(v.seconds)
             v.settings = settings
             ctx.progress.done()
             verdicts.append(v)

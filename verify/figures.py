@@ -22,10 +22,15 @@ PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 _KNOWN = ("relu", "tanh", "sigmoid", "sin", "exp", "gelu", "selu", "celu", "identity", "softplus")
 
 
+#: groups that are not activations (theory, reference, the compared methods) — never an activation's colour
+_OTHER = ("black", "#7f7f7f", "#8c564b", "#e377c2", "#bcbd22", "#17becf")
+
+
 def colour(group: str, order: list[str]) -> str:
     if group in _KNOWN:
         return PALETTE[_KNOWN.index(group)]
-    return PALETTE[order.index(group) % len(PALETTE)] if group in order else PALETTE[-1]
+    others = [g for g in order if g not in _KNOWN]
+    return _OTHER[others.index(group) % len(_OTHER)] if group in others else _OTHER[0]
 
 
 @dataclass
@@ -79,6 +84,8 @@ def write_figure(directory: str, name: str, panels: list[Panel], caption: str) -
             ax.set_yscale("log")
         if p.logx:
             ax.set_xscale("log")
+            from matplotlib.ticker import NullFormatter
+            ax.xaxis.set_minor_formatter(NullFormatter())  # only decade labels: minor labels overlap
         ax.set_title(p.title, fontsize=10)
         ax.set_xlabel(p.xlabel)
         ax.set_ylabel(p.ylabel)
@@ -102,3 +109,13 @@ def write_figure(directory: str, name: str, panels: list[Panel], caption: str) -
                             "" if li is None else float(li), "" if hi_ is None else float(hi_)])
     write_atomic(out["csv"], buf.getvalue())
     return out
+
+
+def mean_band(samples, confidence: float = 0.95):
+    """Per column of a [samples, points] array: the mean and its t-interval (lo, hi) — a simulation band."""
+    from .stats import mean_ci
+    a = np.asarray(samples, dtype=float)
+    with np.errstate(invalid="ignore"):  # a column holding ±inf (a singular Gram) has an undefined interval
+        out = [mean_ci(a[:, j], confidence)[:2] for j in range(a.shape[1])]
+    mean = np.array([m for m, _ in out])
+    return mean, np.array([ci[0] for _, ci in out]), np.array([ci[1] for _, ci in out])

@@ -54,15 +54,34 @@ def _row_cells(e: Evidence) -> list[str]:
 _HEADER = ["quantity", "theory", "numeric", "bound", "observed", "slack", "CI", "samples", "conf.", ""]
 
 
-def _table(header, rows, indent="    ", max_width=48) -> list[str]:
-    rows = [[c if len(c) <= max_width else c[: max_width - 1] + "…" for c in r] for r in rows]
+def _table(header, rows, indent="    ", width: int | None = None) -> list[str]:
+    """The evidence table: a ``rich`` table that wraps long cells (nothing is cut), without colour codes, as text
+    lines; empty columns are dropped."""
     keep = [i for i in range(len(header)) if any(r[i] for r in rows) or i == 0]
     header = [header[i] for i in keep]
     rows = [[r[i] for i in keep] for r in rows]
-    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
-    out = [indent + "  ".join(h.ljust(w) for h, w in zip(header, widths))]
-    out += [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
-    return out
+    try:
+        import io
+
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:  # plain columns (rich is a dependency; this only serves a broken installation)
+        widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
+        out = [indent + "  ".join(h.ljust(w) for h, w in zip(header, widths))]
+        return out + [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    import shutil
+    total = width or max(100, shutil.get_terminal_size((140, 24)).columns)
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for i, h in enumerate(header):
+        t.add_column(h, overflow="fold", ratio=4 if i == 0 else None, min_width=8 if i == 0 else None,
+                     no_wrap=i != 0)
+    for r in rows:
+        t.add_row(*r)
+    buf = io.StringIO()
+    Console(file=buf, width=total - len(indent), color_system=None, highlight=False, markup=False,
+            emoji=False).print(t)
+    return [indent + line.rstrip() for line in buf.getvalue().splitlines() if line.strip()]
 
 
 def render_text(verdict: Verdict, claim: Claim | None = None, verbose: bool = True) -> str:

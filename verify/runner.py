@@ -44,6 +44,7 @@ def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool
         if claim.depends_on:
             control = perturbation_control(claim, ctx, debug, memo)
             if claim.negative_control is not None:  # a structural control as well: it must be flagged too
+                ctx.progress(f"structural control: {claim.control_description[:60]}", None)
                 extra, _ = _run(claim.negative_control, claim, ctx, debug, {}, memo)
                 applies = not (extra.status == INCONCLUSIVE and extra.artefacts.get("not_applicable"))
                 control.evidence.append(Evidence(f"structural control: {claim.control_description}",
@@ -69,6 +70,7 @@ def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool
             verdict.summary += " — and no positive control shows that this check can say 'holds'"
             verdict.status = INCONCLUSIVE
         else:
+            ctx.progress("positive control", None)
             pos, _ = _run(claim.positive_control, claim, ctx, debug, {}, memo)
             verdict.positive_control = pos
             if pos.status != HOLDS:
@@ -98,6 +100,7 @@ def perturbation_control(claim: Claim, ctx: Context, debug: bool, memo: dict) ->
         d = claim.control_delta_for(q, ctx.budget)
         statuses = {}
         for sign in (+1, -1):
+            ctx.progress(f"negative control: {q} ×(1{'+' if sign > 0 else '−'}{d:g})", None)
             v, consumed = _run(claim.check, claim, ctx, debug, {q: sign * d}, memo)
             statuses[sign] = v.status if Q.canonical(q) in consumed else "not consumed"
         flagged = all(s in _FLAGGED for s in statuses.values())

@@ -4,7 +4,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as _st
+from .lazy import lazy_module
+
+_st = lazy_module("scipy.stats")  # loaded on first use
 
 
 def mean_ci(values, confidence: float = 0.95):

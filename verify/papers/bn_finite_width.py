@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 import numerics
 import theory
@@ -26,8 +25,12 @@ from ..core import (HOLDS, INCONCLUSIVE, VIOLATED, Claim, Context, Erratum, Evid
                     HypothesisCheck, HypothesisNotMet,
                     Parameter, Verdict, status_from_rows)
 from .. import quantities as Q
+from ..lazy import lazy_module as _lazy
 from ..registry import register
+from ..figures import Panel, Series, mean_band, write_figure
 from ..stats import mean_ci
+
+stats = _lazy("scipy.stats")  # loaded on first use (listing claims stays fast)
 
 PAPER = "bn-finite-width"
 CONF = 0.95
@@ -352,6 +355,23 @@ def _eq6_runs(ctx: Context, n=5, d=1000):
     return np.array(layers), e_nob, f_nob, f_bn, n, d, seeds, stationary_mean_rows({d: stationary}, fp, "with BN: ")
 
 
+def _eq6_figure(ctx: Context) -> dict:
+    """Fig 1a: ‖G_ℓ − I‖ without BN under eq (6)'s bound, ‖G_ℓ − G*‖_F with BN (PNG + PDF + CSV)."""
+    L, e_nob, f_nob, f_bn, n, d, seeds, _ = _eq6_runs(ctx)
+    m1, lo1, hi1 = mean_band(e_nob, CONF)
+    m2, lo2, hi2 = mean_band(f_nob, CONF)
+    m3, lo3, hi3 = mean_band(f_bn, CONF)
+    files = write_figure(ctx.artefact_dir, "bn_finite_width_figure1a", [
+        Panel("without BN (eq 6)", r"layer $\ell$", r"$\|G_\ell - I_n\|_2$", [
+            Series("no BN, linear (95% CI)", L, m1, "simulation", "no BN", lo1, hi1),
+            Series(r"eq (6): $\exp(3n\ell/2d)$", L, np.exp(3 * n * L / (2 * d)), "bound", "no BN")], logy=True),
+        Panel("mean-field error with and without BN (Fig 1a)", r"layer $\ell$", "Frobenius error", [
+            Series(r"no BN: $\|G_\ell - I_n\|_F$", L, m2, "simulation", "no BN", lo2, hi2),
+            Series(r"BN: $\|G_\ell - G_*\|_F$", L, m3, "simulation", "BN", lo3, hi3)], logy=True)],
+        f"n = {n}, d = {d}, linear activation, {seeds} seeds, budget {ctx.budget}; bands: 95% t-intervals over seeds")
+    return {f"figure1a_{k}": v for k, v in files.items()}
+
+
 def _eq6_rows(ctx: Context, bound_factor: float = 1.0) -> list[Evidence]:
     L, e_nob, f_nob, f_bn, n, d, seeds, mean_rows = _eq6_runs(ctx)
     half = L >= L[-1] // 4
@@ -389,7 +409,7 @@ def _eq6_rows(ctx: Context, bound_factor: float = 1.0) -> list[Evidence]:
 def check_eq6(ctx: Context) -> Verdict:
     return Verdict.judged(f"{PAPER}:eq6", _eq6_rows(ctx), "without BN the mean-field error grows with depth (within "
                           "eq (6)'s bound); with BN it is flat (n = 5, d = 1000, linear activation)",
-                          "Fig 1a / eq (6) not reproduced")
+                          "Fig 1a / eq (6) not reproduced", artefacts=_eq6_figure(ctx) if ctx.artefact_dir else {})
 
 
 def control_eq6(ctx: Context) -> Verdict:
@@ -419,7 +439,7 @@ def _figure1b_rows(ctx: Context, exponent: float = -0.5) -> tuple[list[Evidence]
     depth = ctx.pick(200, 600, 600)
     fp = Q.gstar("identity", n)
     gstar = fp.gram
-    x, y, data, over, grams = [], [], {}, [], {}
+    x, y, data, over, grams, band = [], [], {}, [], {}, {}
     for i, d in enumerate(widths):
         ctx.progress(f"Fig 1b: d = {d}", i / len(widths))
         seeds = ctx.pick(4, 10, 20)
@@ -428,6 +448,7 @@ def _figure1b_rows(ctx: Context, exponent: float = -0.5) -> tuple[list[Evidence]
         x += [math.log(d)] * seeds
         y += list(np.log(e))
         data[d] = float(e.mean())
+        band[d] = mean_ci(e, CONF)[1]
         if e.mean() > 2 * n / math.sqrt(d):
             over.append(d)
     s, ci = _slope_ci(x, y)
@@ -438,14 +459,30 @@ def _figure1b_rows(ctx: Context, exponent: float = -0.5) -> tuple[list[Evidence]
                           + ", ".join(f"d={d}: {v:.3g}" for d, v in data.items())),
             Evidence("below the dashed line 2n/√d at every width", observed=len(over), theory=0, samples=len(widths),
                      passed=not over, note=f"widths above the line: {over}" if over else "")]
+    if ctx.artefact_dir:
+        ws = np.array(widths, dtype=float)
+        lo, hi = np.array([band[d][0] for d in widths]), np.array([band[d][1] for d in widths])
+        fit = math.exp(np.mean(np.array(y) - s * np.array(x)))
+        files = write_figure(ctx.artefact_dir, "bn_finite_width_figure1b", [Panel(
+            "stationary mean-field error vs width (Fig 1b)", "width $d$",
+            r"mean of $\|G_\ell - G_*\|_F$, $40 < \ell < L$", [
+                Series("BN-MLP, linear $\\sigma$ (95% CI)", ws, [data[d] for d in widths], "simulation", "identity",
+                       lo, hi),
+                Series(f"fit $\\propto d^{{{s:.3f}}}$", ws, fit * ws ** s, "theory", "fit"),
+                Series(r"$2n/\sqrt{d}$", ws, 2 * n / np.sqrt(ws), "bound", "bound")], logx=True, logy=True)],
+            f"n = {n}, depth {depth}, seeds per width {ctx.pick(4, 10, 20)}, budget {ctx.budget}; "
+            "band: 95% t-interval over seeds")
+        data = {**data, **{f"plot_{k}": v for k, v in files.items()}}
     return stationary_mean_rows(grams, fp, label="linear σ: ") + rows, data
 
 
 def check_figure1(ctx: Context) -> Verdict:
     rows, data = _figure1b_rows(ctx)
+    plots = {k[5:]: data.pop(k) for k in [k for k in data if isinstance(k, str) and k.startswith("plot_")]}
     return Verdict.judged(f"{PAPER}:figure1", rows, "the stationary error of BN-MLP (linear σ, n = 10) scales as "
                           "d^(−1/2) and stays under 2n/√d", "Fig 1b not reproduced",
-                          artefacts={"figure1b_mean_error_by_width": data})
+                          artefacts={"figure1b_mean_error_by_width": data,
+                                     **{f"figure1b_{k}": v for k, v in plots.items()}})
 
 
 def control_figure1(ctx: Context) -> Verdict:
@@ -741,7 +778,7 @@ register(Claim(
 # =============================================================================================
 
 def _figure2_rows(ctx: Context, ratio_factor: float = 1.0, acts=("relu", "selu", "celu", "tanh", "sin", "sigmoid"),
-                  batchnorm: bool = True, ell: int = 10) -> list[Evidence]:
+                  batchnorm: bool = True, ell: int = 10, figure: dict | None = None) -> list[Evidence]:
     """KS distance to MP(y = ratio_factor·n/d) of the pooled, median-normalised bulk eigenvalues."""
     from theory.batchnorm import marchenko_pastur_cdf
     n, d = 20, 500
@@ -769,17 +806,50 @@ def _figure2_rows(ctx: Context, ratio_factor: float = 1.0, acts=("relu", "selu",
         norm = (bulk / np.median(bulk, axis=1, keepdims=True)).ravel()
         ks = stats.kstest(norm, cdf).statistic
         spread = float(norm.std())
+        if figure is not None:
+            figure.setdefault("bulk", {})[act] = norm
         rows.append(Evidence(f"{act}: KS distance of median-normalised bulk eigenvalues to Marchenko–Pastur (y = {ratio_factor * n / d:g})",
                              theory=d_ref, observed=ks, samples=norm.size, passed=ks <= d_ref + 0.05,
                              note=f"theory column: the KS distance of an exact Wishart bulk of the same size (the best "
                                   f"possible at n = 20); holds if within +0.05 of it; spread (std) {spread:.3f} vs MP "
                                   f"√y = {math.sqrt(ratio_factor * n / d):.3f}, i.e. an effective ratio y ≈ "
                                   f"{spread ** 2:.3f} = {spread ** 2 * d / n:.2f}·n/d"))
+    if figure is not None:
+        figure.update(n=n, d=d, seeds=seeds, ell=ell, ref=np.asarray(ref), grid=grid, mp_median=mp_median,
+                      y=ratio_factor * n / d)
     return rows
 
 
+def _figure2_plot(ctx: Context, fig: dict) -> dict:
+    """Fig 2: histograms of the median-normalised bulk of G_10 against Marchenko–Pastur (and an exact Wishart bulk)."""
+    from theory.batchnorm import marchenko_pastur_cdf
+    bins = np.linspace(0.0, 2.6, 53)
+    mid = (bins[1:] + bins[:-1]) / 2
+    x = np.linspace(0.05, 2.55, 400)
+    # MP density of the median-normalised eigenvalue v = λ/median: d/dv F(v·median)
+    F = marchenko_pastur_cdf(x * fig["mp_median"], fig["y"])
+    dens = np.gradient(F, x)
+    ref_h = np.histogram(fig["ref"], bins, density=True)[0]
+    panels = []
+    acts = list(fig["bulk"])
+    for part in (acts[: (len(acts) + 1) // 2], acts[(len(acts) + 1) // 2:]):
+        if not part:
+            continue
+        series = [Series(f"Marchenko–Pastur, $y = n/d = {fig['y']:g}$", x, dens, "theory", "MP"),
+                  Series("exact Wishart bulk (same n, d)", mid, ref_h, "bound", "Wishart")]
+        series += [Series(a, mid, np.histogram(fig["bulk"][a], bins, density=True)[0], "simulation", a) for a in part]
+        panels.append(Panel(r"bulk eigenvalues of $G_{%d}$ / median" % fig["ell"], r"$\lambda / \mathrm{median}$",
+                            "density", series))
+    files = write_figure(ctx.artefact_dir, "bn_finite_width_figure2", panels,
+                         f"n = {fig['n']}, d = {fig['d']}, layer {fig['ell']}, {fig['seeds']} networks per activation, "
+                         f"budget {ctx.budget}; the eigenvalue along the all-ones vector is dropped; the spike at 1 is the "
+                         "median itself (one of the n − 1 bulk eigenvalues of every network)")
+    return {f"figure2_{k}": v for k, v in files.items()}
+
+
 def check_figure2(ctx: Context) -> Verdict:
-    rows = _figure2_rows(ctx)
+    fig: dict = {}
+    rows = _figure2_rows(ctx, figure=fig)
     st = status_from_rows(rows)
     errata = []
     if st == VIOLATED:
@@ -794,7 +864,7 @@ def check_figure2(ctx: Context) -> Verdict:
     return Verdict(f"{PAPER}:figure2", st, "the bulk spectrum of G_10 follows Marchenko–Pastur with y = n/d as closely as "
                    "an exact Wishart matrix does, for all six activations" if st == HOLDS else
                    "not reproduced: the bulk of G_10 is markedly wider than Marchenko–Pastur with y = n/d (see errata)",
-                   rows, errata)
+                   rows, errata, artefacts=_figure2_plot(ctx, fig) if ctx.artefact_dir else {})
 
 
 def control_figure2(ctx: Context) -> Verdict:

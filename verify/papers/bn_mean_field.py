@@ -24,17 +24,21 @@ import math
 
 import numpy as np
 import sympy as sp
-from scipy import optimize, stats
+from scipy import optimize
 
 import theory
-from numerics import bn_meanfield as nbm
 from theory import bn_meanfield as tbm
 from theory.errors import DeepinitError, UndefinedQuantityError
 
 from .. import quantities as Q
+from ..lazy import lazy_module as _lazy
 from .. import params as P
+from ..figures import Panel, Series, mean_band, write_figure
 from ..core import INCONCLUSIVE, Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows
 from ..registry import register
+
+stats = _lazy("scipy.stats")  # loaded on first use (listing claims stays fast)
+nbm = _lazy("numerics.bn_meanfield")
 
 PAPER = "bn-mean-field"
 CONF = 0.95
@@ -881,7 +885,7 @@ def alpha_transition(B: int, lo: float = 1.0, hi: float = 4.0, level: float = 1.
     return float(optimize.brentq(f, lo, hi, xtol=1e-6))
 
 
-def _figure1_rows(ctx: Context, factor: float = 1.0, mislabel: bool = False) -> list[Evidence]:
+def _figure1_rows(ctx: Context, factor: float = 1.0, mislabel: bool = False, figure: dict | None = None) -> list[Evidence]:
     rows = []
     # (a) λ_max vs B, ReLU, finite width 1000
     Bs = ctx.pick((8, 16, 32), (8, 16, 32, 64), (8, 16, 32, 64, 128))
@@ -915,6 +919,10 @@ def _figure1_rows(ctx: Context, factor: float = 1.0, mislabel: bool = False) -> 
     t = float(stats.t.ppf(0.5 + CONF / 2, len(slopes) - 1))
     dev = abs(math.log(lam_hat) - math.log(lam))
     allow = t * float(slopes.std(ddof=1)) / math.sqrt(len(slopes)) + 3 / 1000
+    if figure is not None:
+        figure.update(rates=[(int(r.name.split("B = ")[1].split(":")[0]), r.theory, r.numeric, r.ci)
+                             for r in rows if r.name.startswith("(a) relu, B = ") and r.ci],
+                      logsq=np.log(run.sq_grad), window=(lo, hi), lam32=lam, S=S, depth=depth)
     rows.append(Evidence("(b) ReLU, B = 32, N = 1000, dense weights: log‖∂L/∂h^l‖² is linear in l with slope −log λ_max",
                          theory=lam, numeric=lam_hat, ci=ci, confidence=CONF, observed=dev, bound=allow,
                          samples=len(slopes), passed=r2 > 0.99 and dev <= allow,
@@ -952,14 +960,44 @@ def _figure1_rows(ctx: Context, factor: float = 1.0, mislabel: bool = False) -> 
     return rows
 
 
+def _figure1_plot(ctx: Context, fig: dict, trans: list) -> dict:
+    """Fig 1 (a, b) and the α_transition curve (c): PNG + PDF + CSV."""
+    Bg = np.array(sorted({*range(6, 129)}))
+    theory_curve = np.array([Q.gradient_explosion_rate("relu", int(B)) for B in Bg])
+    pts = sorted(fig["rates"])
+    a = Panel("(a) ReLU gradient growth rate vs batch size", "batch size $B$", r"$\lambda_{\max}$", [
+        Series(r"eq (24)", Bg, theory_curve, "theory", "relu"),
+        Series(r"$\pi/(\pi - 1)$ ($B \to \infty$)", Bg, np.full(Bg.shape, tbm.relu_rate_limit()), "bound", "limit"),
+        Series("networks, N = 1000 (95% CI)", [p[0] for p in pts], [p[2] for p in pts], "simulation", "networks",
+               [p[3][0] for p in pts], [p[3][1] for p in pts])], logx=True)
+    ls = fig["logsq"]
+    ell = np.arange(ls.shape[1])
+    mean, lo, hi = mean_band(ls, CONF)
+    w0, w1 = fig["window"]
+    icpt = float(np.mean(mean[w0:w1] + math.log(fig["lam32"]) * ell[w0:w1]))
+    b = Panel("(b) ReLU, B = 32: gradient norm vs depth", r"layer $l$", r"$\log\|\partial L/\partial h^l\|^2$", [
+        Series("dense networks, N = 1000 (95% CI)", ell, mean, "simulation", "networks", lo, hi),
+        Series(r"slope $-\log\lambda_{\max}$ (eq 24)", ell, icpt - math.log(fig["lam32"]) * ell, "theory", "relu")])
+    finite = [(B, t) for B, t in trans if math.isfinite(t)]
+    c = Panel(r"(c) BSB1 $\to$ BSB2 transition of $\max(x,0)^\alpha$", "batch size $B$", r"$\alpha_{\mathrm{transition}}$",
+              [Series(r"$\max(|\lambda_{\mathbb{L}}|, |\lambda_{\mathbb{M}}|) = 1$", [p[0] for p in finite],
+                      [p[1] for p in finite], "theory", "transition")], logx=True)
+    files = write_figure(ctx.artefact_dir, "bn_mean_field_figure1", [a, b, c],
+                         f"exact-in-law layers for (a), {len(pts)} batch sizes; dense weights for (b), "
+                         f"{ls.shape[0]} seeds, depth {ls.shape[1]}; budget {ctx.budget}; bands: 95% t-intervals")
+    return {f"figure1_{k}": v for k, v in files.items()}
+
+
 def check_figure1(ctx: Context) -> Verdict:
-    rows = _figure1_rows(ctx)
+    fig: dict = {}
+    rows = _figure1_rows(ctx, figure=fig)
     trans = [(B, alpha_transition(B)) for B in (4, 5, 6, 8, 16, 32, 64)]
     return Verdict.judged(f"{PAPER}:figure1", rows,
                           "ReLU gradient growth matches λ_max(B) for B ≥ 6 at width 1000, log-linear in depth; α-ReLU "
                           "leaves BSB1 for BSB2 past α_transition(B)", "Fig 1 not reproduced",
                           tables=[("α_transition(B) of φ = max(x,0)^α (max(λ_𝕃, λ_𝕄) = 1)", ["B", "α_transition"],
-                                   [[B, "> 4" if math.isinf(a) else f"{a:.5f}"] for B, a in trans])])
+                                   [[B, "> 4" if math.isinf(a) else f"{a:.5f}"] for B, a in trans])],
+                          artefacts=_figure1_plot(ctx, fig, trans) if ctx.artefact_dir else {})
 
 
 register(Claim(

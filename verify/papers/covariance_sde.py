@@ -21,15 +21,18 @@ import math
 import mpmath
 import numpy as np
 import sympy as sp
-from scipy import stats
 
-from numerics import covariance_sde as ncs
 from theory import covariance_sde as tcs
 from theory.errors import DeepinitError
 
 from .. import quantities as Q
+from ..lazy import lazy_module as _lazy
+from ..figures import Panel, Series, write_figure
 from ..core import Claim, Context, Erratum, Evidence, Verdict, status_from_rows
 from ..registry import register
+
+stats = _lazy("scipy.stats")  # loaded on first use (listing claims stays fast)
+ncs = _lazy("numerics.covariance_sde")
 
 PAPER = "covariance-sde"
 ALPHA = 0.001   # KS significance level
@@ -365,7 +368,7 @@ register(Claim(
     uses=("theory.covariance_sde.correlation_sde_from_ito", "numerics.covariance_sde.simulate_correlation_sde")))
 
 
-def _figure1_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
+def _figure1_rows(ctx: Context, omit_nu: bool = False, figure: dict | None = None) -> list[Evidence]:
     n, d, samples, net = _fig1_data(ctx)
     rows = []
     sde = ncs.simulate_correlation_sde(0.0, -1.0, 0.3, d / n, 1e-2, samples, scheme="milstein", seed=ctx.seed + 34,
@@ -380,12 +383,15 @@ def _figure1_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
     nu0, k_nu = ncs.nu_numeric(0.0, -1.0), Q.nu_scale()
     nu = lambda r: k_nu * nu0(r)  # noqa: E731
     r, h = 0.3, 1e-3
-    for _ in range(int(round(d / n / h))):
+    ode_t, ode_r = [0.0], [r]
+    for i in range(int(round(d / n / h))):
         k1 = nu(r)
         k2 = nu(r + h / 2 * k1)
         k3 = nu(r + h / 2 * k2)
         k4 = nu(r + h * k3)
         r = r + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        ode_t.append((i + 1) * h)
+        ode_r.append(r)
     med_net = float(np.median(net.rho[:, -1]))
     med_sde = float(np.median(sde.values[:, -1]))
     # standard error of a difference of two sample medians (each ≈ 1.2533·sd/√N for a near-normal law)
@@ -407,13 +413,40 @@ def _figure1_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
                          bound=zcrit, passed=float(z_path.max()) <= zcrit,
                          note=f"{k} checkpoints, largest difference {dev:.4f}; threshold: two-sided 1% with Bonferroni "
                               f"over the checkpoints (z ≤ {zcrit:.2f})"))
+    if figure is not None:  # the series of the paper's Fig 1 (right): median paths with quartile bands, the ODE, ρ_T
+        t = np.array(net.layers) / n
+        q_net = np.quantile(net.rho, [0.25, 0.75], axis=0)
+        q_sde = np.quantile(sde.values[:, t_idx], [0.25, 0.75], axis=0)
+        bins = np.linspace(min(net.rho[:, -1].min(), sde.values[:, -1].min()), 1.0, 41)
+        mid = (bins[1:] + bins[:-1]) / 2
+        figure.update(n=n, d=d, samples=samples, t=t, med_net=med_path_net, q_net=q_net, med_sde=med_path_sde,
+                      q_sde=q_sde, ode_t=np.array(ode_t), ode_r=np.array(ode_r), mid=mid,
+                      dens_net=np.histogram(net.rho[:, -1], bins, density=True)[0],
+                      dens_sde=np.histogram(sde.values[:, -1], bins, density=True)[0])
     return rows
 
 
 def check_figure1(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER}:figure1", _figure1_rows(ctx),
+    fig: dict = {}
+    rows = _figure1_rows(ctx, figure=fig)
+    arte = {}
+    if ctx.artefact_dir:
+        paths = Panel("median path of ρ (quartile bands)", r"$t = \ell/n$", r"correlation $\rho_t$", [
+            Series("network", fig["t"], fig["med_net"], "simulation", "network", fig["q_net"][0], fig["q_net"][1]),
+            Series("SDE (Milstein)", fig["t"], fig["med_sde"], "simulation", "SDE", fig["q_sde"][0], fig["q_sde"][1]),
+            Series(r"ODE $d\rho = \nu(\rho)\,dt$", fig["ode_t"], fig["ode_r"], "theory", "ODE")])
+        dens = Panel(r"final-layer density of $\rho_T$", r"$\rho_T$", "density", [
+            Series("network", fig["mid"], fig["dens_net"], "simulation", "network"),
+            Series("SDE (Milstein)", fig["mid"], fig["dens_sde"], "simulation", "SDE"),
+            Series("ODE value", [fig["ode_r"][-1]] * 2, [0, float(max(fig["dens_net"].max(), fig["dens_sde"].max()))],
+                   "bound", "ODE")])
+        files = write_figure(ctx.artefact_dir, "covariance_sde_figure1", [paths, dens],
+                             f"n = d = {fig['n']}, ρ0 = 0.3, c+ = 0, c- = -1, {fig['samples']} samples each, "
+                             f"budget {ctx.budget}; bands: 25-75% quantiles")
+        arte = {f"figure1_{k}": v for k, v in files.items()}
+    return Verdict.judged(f"{PAPER}:figure1", rows,
                           "n = d = 150, ρ₀ = 0.3, c₊ = 0, c₋ = −1: network and SDE agree in law (KS) and in median path; "
-                          "the ODE does not", "Fig 1 (right) not reproduced")
+                          "the ODE does not", "Fig 1 (right) not reproduced", artefacts=arte)
 
 
 register(Claim(
@@ -731,7 +764,7 @@ register(Claim(
     uses=("theory.covariance_sde.softplus_shift_criterion", "numerics.covariance_sde.simulate_covariance_sde")))
 
 
-def _figure2_rows(ctx: Context, swap: bool = False) -> list[Evidence]:
+def _figure2_rows(ctx: Context, swap: bool = False, figure: dict | None = None) -> list[Evidence]:
     """Theorem 3.9 converges *locally* (Definition 3.8): compare the processes stopped when V leaves [1/r, r]
     (r = 20) — final stopped values by KS, stopped fractions by a two-proportion z-test."""
     rows = [] if swap else criterion_rows(("log(1 + exp(x + 1.0))", "log(1 + exp(x + -1.0))"))
@@ -756,13 +789,41 @@ def _figure2_rows(ctx: Context, swap: bool = False) -> list[Evidence]:
                             net.V[:, -1, 0, 0], sde.values[:, -1, 0, 0],
                             note=f"stopped fractions: network {f1:.4f}, SDE {f2:.4f} (z = {z:.2f})"))
         rows[-1].passed = bool(rows[-1].passed and z < 3.5)
+        if figure is not None:
+            figure[x0] = (label, k, net.V[:, -1, 0, 0], sde.values[:, -1, 0, 0], f1, f2)
+    if figure is not None:
+        figure.update(n=n, r=r, samples=samples)
     return rows
 
 
+def _figure2_plot(ctx: Context, fig: dict) -> dict:
+    """Fig 2: the law of V_1 (stopped outside [1/r, r]) for the two shifts, networks against (4.1)."""
+    panels = []
+    for x0 in (1.0, -1.0):
+        label, k, v_net, v_sde, f1, f2 = fig[x0]
+        r = fig["r"]
+        inside_net = np.log(v_net[(v_net > 1 / r) & (v_net < r)])
+        inside_sde = np.log(v_sde[(v_sde > 1 / r) & (v_sde < r)])
+        bins = np.linspace(-math.log(r), math.log(r), 41)
+        mid = (bins[1:] + bins[:-1]) / 2
+        panels.append(Panel(f"softplus(x + {x0:g}): {label} (criterion {k:+.3f})", r"$\log V_1$ (paths not stopped)",
+                            "density", [
+            Series(f"networks n = d = {fig['n']} (stopped {100 * f1:.1f}%)", mid,
+                   np.histogram(inside_net, bins, density=True)[0], "simulation", "networks"),
+            Series(f"SDE (4.1), Wishart scheme (stopped {100 * f2:.1f}%)", mid,
+                   np.histogram(inside_sde, bins, density=True)[0], "simulation", "SDE")]))
+    files = write_figure(ctx.artefact_dir, "covariance_sde_figure2", panels,
+                         f"a = 1, T = 1, {fig['samples']} samples each, processes stopped outside "
+                         f"[1/{fig['r']:g}, {fig['r']:g}] (Definition 3.8); budget {ctx.budget}")
+    return {f"figure2_{k}": v for k, v in files.items()}
+
+
 def check_figure2(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER}:figure2", _figure2_rows(ctx),
+    fig: dict = {}
+    rows = _figure2_rows(ctx, figure=fig)
+    return Verdict.judged(f"{PAPER}:figure2", rows,
                           "shaped softplus networks (n = d = 100, a = 1) follow (4.1) at a stable and an unstable shift",
-                          "Fig 2 not reproduced")
+                          "Fig 2 not reproduced", artefacts=_figure2_plot(ctx, fig) if ctx.artefact_dir else {})
 
 
 register(Claim(

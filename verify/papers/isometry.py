@@ -32,7 +32,7 @@ from ..core import (HOLDS, Claim, Context, Erratum, Evidence,
                     Parameter, Verdict, status_from_rows)
 from .. import quantities as Q
 from ..registry import register
-from ..figures import Panel, Series, write_figure
+from ..figures import Panel, Series, mean_band, write_figure
 from ..stats import fit_log_rate, mean_ci
 
 PAPER = "isometry"
@@ -363,10 +363,21 @@ def check_corollary2(ctx: Context) -> Verdict:
                          samples=depth, passed=min(margins) >= -1e-9,
                          note="CIFAR10 and the trained network of Fig 2 (right) are not reproduced"))
     st = status_from_rows(rows)
+    arte = {"figure2_log_isometry": [{"layer": n, "log_isometry": v} for n, v in trace]}
+    if ctx.artefact_dir:  # Fig 2 (left): log 𝓘 after every sub-layer, the norm layers marked
+        x = np.arange(len(trace))
+        y = np.array([v for _, v in trace])
+        norm = np.array([i for i, (n, _) in enumerate(trace) if n.startswith("norm")])
+        files = write_figure(ctx.artefact_dir, "isometry_figure2", [Panel(
+            "Fig 2: isometry through the sub-layers of an MLP (tanh)", "sub-layer (fc, act, centre, norm) × depth",
+            r"$\log\,\mathcal{I}$", [Series("every sub-layer", x, y, "theory", "tanh"),
+                                        Series("after layer normalisation", norm, y[norm], "simulation", "LN")])],
+            f"depth {depth}, width {width}, batch {batch}, Gaussian inputs (CIFAR10 and training not reproduced); "
+            f"budget {ctx.budget}")
+        arte.update({f"figure2_{k}": v for k, v in files.items()})
     return Verdict(f"{PAPER}:corollary2", st,
                    "layer normalisation never lowers isometry below eq (4)'s bound, in random batches and inside an MLP"
-                   if st == HOLDS else "a layer-norm step violates Corollary 2", rows,
-                   artefacts={"figure2_log_isometry": [{"layer": n, "log_isometry": v} for n, v in trace]})
+                   if st == HOLDS else "a layer-norm step violates Corollary 2", rows, artefacts=arte)
 
 
 def control_corollary2(ctx: Context) -> Verdict:
@@ -1505,11 +1516,24 @@ def check_figure_a1(ctx: Context) -> Verdict:
         data[nm] = {"layer": list(range(depth + 1)), "gamma_mean": mean, "gamma_mean_width_d/4": mean4,
                     "gamma_meanfield": mfg / (1 - mfg), "bound": bound}
     st = status_from_rows(rows)
+    arte = {"figure_a1_data": data}
+    if ctx.artefact_dir:
+        series = []
+        for nm, v in data.items():
+            ell = np.arange(len(v["layer"]))
+            series += [Series(f"{nm}: $d = {d}$", ell, v["gamma_mean"], "simulation", nm),
+                       Series(f"{nm}: $d = {d // 4}$", ell, v["gamma_mean_width_d/4"], "theory", nm),
+                       Series(f"{nm}: Corollary A.3 bound", ell, v["bound"], "bound", nm)]
+        files = write_figure(ctx.artefact_dir, "isometry_figure_a1", [Panel(
+            r"Fig A.1: potential $\gamma(G^{\ell})$ vs the Corollary A.3 bound", r"layer $\ell$",
+            r"$\gamma(G^{\ell})$ (mean over seeds)", series, logy=True)],
+            f"n = {n}, d = {d} (points) and d/4 = {d // 4} (thin lines), {seeds} seeds, input correlation 0.5, "
+            f"budget {ctx.budget}; dashed: γ(G⁰)β^(−ℓ); the finite-width floor is sqrt(2 log n²/d)")
+        arte.update({f"figure_a1_{k}": v for k, v in files.items()})
     return Verdict(f"{PAPER}:figure-a1", st,
                    f"finite-width γ (n = {n}, d = {d}, {seeds} seeds) follows the Corollary A.3 bound up to a "
                    "deviation that shrinks like d^(−1/2)" if st == HOLDS else
-                   "finite-width γ exceeds the bound by more than a d^(−1/2) effect", rows,
-                   artefacts={"figure_a1_data": data})
+                   "finite-width γ exceeds the bound by more than a d^(−1/2) effect", rows, artefacts=arte)
 
 
 register(Claim(
@@ -1574,6 +1598,32 @@ def _s6_header(S) -> str:
     return f"n = {S['n']}, d = {S['d']}, depth {S['depth']}, {S['seeds']} seeds"
 
 
+_VARIANT_LABEL = {"layernorm": "LN (eq 1)", "meanfield-centering": r"centering by $c_0$",
+                  "no-normalisation": "no normalisation", "meanfield-normalisation": r"$(a - c_0)/\sqrt{\bar\sigma(1)}$",
+                  "norm-then-activation": "normalise, then activate"}
+_GAP_LABEL = r"isometry gap $-\log\,\mathcal{I}(G^{\ell})$"
+
+
+def _s6_series(S, nm: str, var: str, kind: str = "simulation", label: str | None = None) -> list:
+    """The isometry gap of one Section 6 run per layer with its 95% band over seeds (nothing if it diverged)."""
+    r = S["runs"][(nm, var)]
+    if r["grams"] is None:
+        return []
+    mean, lo, hi = mean_band(theory.isometry_gap(r["grams"]), CONF)
+    ell = np.arange(mean.size)
+    return [Series(label or f"{nm}: {_VARIANT_LABEL[var]}", ell, mean, kind, nm, lo if kind == "simulation" else None,
+                   hi if kind == "simulation" else None)]
+
+
+def _s6_plot(ctx: Context, name: str, panels: list, what: str) -> dict:
+    S = _section6_runs(ctx)
+    diverged = [f"{nm}/{var} at layer {r['diverged']}" for (nm, var), r in S["runs"].items() if r["diverged"] is not None]
+    files = write_figure(ctx.artefact_dir, name, panels,
+                         f"{_s6_header(S)}, input correlation 0.5, budget {ctx.budget}; {what}; bands: 95% t-intervals"
+                         + (f"; diverged (not drawn): {', '.join(diverged)}" if diverged else ""))
+    return {f"{name.split('_', 1)[1]}_{k}": v for k, v in files.items()}
+
+
 # -- Section 6.1–6.2 (Figs 4, 5): centering is what matters; without normalisation the gap can grow --
 
 def _section6_rows(ctx: Context, grows_for_all: bool = False) -> list[Evidence]:
@@ -1615,11 +1665,20 @@ def check_section6(ctx: Context) -> Verdict:
     rows = _section6_rows(ctx)
     S = _section6_runs(ctx)
     st = status_from_rows(rows)
+    arte = {}
+    if ctx.artefact_dir:
+        fig4 = Panel("Fig 4: centering by $c_0$ vs layer centering", r"layer $\ell$", _GAP_LABEL,
+                     [x for nm in ("relu", "tanh", "sigmoid", "exp") for var in ("meanfield-centering", "layernorm")
+                      for x in _s6_series(S, nm, var, "simulation" if var == "meanfield-centering" else "theory")],
+                     logy=True)
+        fig5 = Panel("Fig 5: without normalisation", r"layer $\ell$", _GAP_LABEL,
+                     [x for nm in _S6_ACTS for x in _s6_series(S, nm, "no-normalisation")], logy=True)
+        arte = _s6_plot(ctx, "isometry_section6", [fig4, fig5], "solid lines in Fig 4: LN")
     return Verdict(f"{PAPER}:section6", st,
                    f"centering by c_0 matches layer centering, and without normalisation the gap grows for some "
                    f"activations ({_s6_header(S)})" if st == HOLDS else "a Section 6 observation is not reproduced", rows,
                    tables=[(f"Final isometry gap at depth {S['depth']} (n = {S['n']}, d = {S['d']})",
-                            ["σ", *numerics.VARIANTS], _final_gap_table(S))])
+                            ["σ", *numerics.VARIANTS], _final_gap_table(S))], artefacts=arte)
 
 
 def control_section6(ctx: Context) -> Verdict:
@@ -1678,7 +1737,11 @@ def check_figure6(ctx: Context) -> Verdict:
                    f"not reproduced for {', '.join(bad)} ({_s6_header(S)}): at finite width the norms of a "
                    "positively homogeneous activation drift like a multiplicative random walk, which LN removes and "
                    "(a − c_0)/sqrt(σ̄(1)) does not; Section 7 of the paper itself says ReLU requires layer normalisation",
-                   rows, errata)
+                   rows, errata, artefacts=_s6_plot(ctx, "isometry_figure6", [
+                       Panel(f"Fig 6: {nm}", r"layer $\ell$", _GAP_LABEL,
+                             _s6_series(S, nm, "meanfield-normalisation") + _s6_series(S, nm, "layernorm", "theory"),
+                             logy=True) for nm in ("tanh", "sigmoid", "relu", "exp")],
+                       "points: mean-field normalisation; lines: LN") if ctx.artefact_dir else {})
 
 
 def positive_figure6(ctx: Context) -> Verdict:
@@ -1725,8 +1788,19 @@ def _figure8_rows(ctx: Context, wrong: bool = False) -> list[Evidence]:
 def check_figure8(ctx: Context) -> Verdict:
     rows = _figure8_rows(ctx)
     st = status_from_rows(rows)
+    arte = {}
+    if ctx.artefact_dir:
+        S = _section6_runs(ctx)
+        a = Panel("Fig 8a: offset and scale only", r"layer $\ell$", _GAP_LABEL,
+                  [x for nm in ("selu", "tanh", "relu") for x in _s6_series(S, nm, "meanfield-normalisation")
+                   + _s6_series(S, nm, "layernorm", "theory")], logy=True)
+        b = Panel("Fig 8b: relu, the order of activation and normalisation", r"layer $\ell$", _GAP_LABEL,
+                  _s6_series(S, "relu", "norm-then-activation", label="relu: normalise, then activate")
+                  + _s6_series(S, "relu", "layernorm", "theory", label="relu: activate, then LN (eq 1)"), logy=True)
+        arte = _s6_plot(ctx, "isometry_figure8", [a, b], "lines: LN (eq 1)")
     return Verdict(f"{PAPER}:figure8", st, "selu and tanh are self-normalising, relu is not; the other order leaves "
-                   "a non-isotropic Gram for relu" if st == HOLDS else "a Fig 8 observation is not reproduced", rows)
+                   "a non-isotropic Gram for relu" if st == HOLDS else "a Fig 8 observation is not reproduced", rows,
+                   artefacts=arte)
 
 
 def control_figure8(ctx: Context) -> Verdict:
@@ -1770,8 +1844,21 @@ def _figure9_rows(ctx: Context, wrong: bool = False) -> list[Evidence]:
 def check_figure9(ctx: Context) -> Verdict:
     rows = _figure9_rows(ctx)
     st = status_from_rows(rows)
+    arte = {}
+    if ctx.artefact_dir:
+        S = _section6_runs(ctx)
+        series = []
+        for var in ("layernorm", "meanfield-normalisation"):
+            G = S["runs"][("relu", var)]["grams"]
+            if G is not None:
+                mean, lo, hi = mean_band(np.linalg.norm(G - S["meanfield"]["relu"][None], axis=(-2, -1)), CONF)
+                series.append(Series(f"relu: {_VARIANT_LABEL[var]}", np.arange(mean.size), mean, "simulation",
+                                     "relu" if var == "layernorm" else "mean-field normalisation", lo, hi))
+        arte = _s6_plot(ctx, "isometry_figure9", [Panel("Fig 9: deviation from the mean-field Gram (relu)",
+                                                        r"layer $\ell$", r"$\|G^{\ell} - G_*^{\ell}\|_F$", series)],
+                        "mean field: eq (10)")
     return Verdict(f"{PAPER}:figure9", st, "with LN the deviation from mean field stays flat in depth; with mean-field "
-                   "normalisation it accumulates" if st == HOLDS else "Fig 9 is not reproduced", rows)
+                   "normalisation it accumulates" if st == HOLDS else "Fig 9 is not reproduced", rows, artefacts=arte)
 
 
 def control_figure9(ctx: Context) -> Verdict:
@@ -1792,7 +1879,7 @@ register(Claim(
 # Fig B.1 / B.2 — β_σ as a function of the gain; ReLU's rate does not depend on the gain
 # =============================================================================================
 
-def _beta_gain_rows(ctx: Context, table=None) -> tuple[list[Evidence], list]:
+def _beta_gain_rows(ctx: Context, table=None, figure: dict | None = None) -> tuple[list[Evidence], list]:
     alphas = ctx.pick([0.5, 1.0, 2.0], [0.25, 0.5, 1.0, 1.5, 2.0, 3.0], [0.1, 0.25, 0.5, 1, 1.5, 2, 3, 4])
     rows, latex = [], []
     for nm in ("tanh", "sigmoid", "gelu", "selu"):
@@ -1805,6 +1892,8 @@ def _beta_gain_rows(ctx: Context, table=None) -> tuple[list[Evidence], list]:
             mc, se = _beta_mc(act, ctx.pick(100_000, 1_000_000, 4_000_000), ctx.seed + int(a * 100))
             worst_z = max(worst_z, abs(mc - b) / se)
             vals.append(b)
+            if figure is not None:
+                figure.setdefault(nm, []).append((a, b, mc, se))
             latex.append([f"{nm}({a}x)", f"{b:.10f}", f"{mc:.5f} ± {1.96 * se:.5f}"])
         rows.append(Evidence(f"β of {nm}(αx), α ∈ {alphas}: quadrature vs Monte Carlo", observed=worst_z,
                              numeric=vals[-1], confidence=CONF, passed=worst_z < 4.0,
@@ -1821,11 +1910,26 @@ def _beta_gain_rows(ctx: Context, table=None) -> tuple[list[Evidence], list]:
 
 
 def check_figure_b1(ctx: Context) -> Verdict:
-    rows, latex = _beta_gain_rows(ctx)
+    fig: dict = {}
+    rows, latex = _beta_gain_rows(ctx, figure=fig)
+    arte = {}
+    if ctx.artefact_dir:
+        series = []
+        for nm, pts in fig.items():
+            a, b, mc, se = (np.array(v, dtype=float) for v in zip(*pts))
+            series += [Series(f"{nm}: quadrature", a, b, "theory", nm),
+                       Series(f"{nm}: Monte Carlo (95% CI)", a, mc, "simulation", nm, mc - 1.96 * se, mc + 1.96 * se)]
+        a = np.array([p[0] for p in next(iter(fig.values()))])
+        series.append(Series(r"relu: $\beta = \pi/(\pi-1)$ for every $\alpha$", a,
+                             np.full(a.shape, float(theory.isometry_strength("relu"))), "bound", "relu"))
+        files = write_figure(ctx.artefact_dir, "isometry_figure_b1", [Panel(
+            r"Fig B.1: isometry strength of $\sigma(\alpha x)$ vs the gain", r"gain $\alpha$", r"$\beta_\sigma$",
+            series)], f"β by mpmath quadrature (20 digits) and by Monte Carlo; budget {ctx.budget}")
+        arte = {f"figure_b1_{k}": v for k, v in files.items()}
     return Verdict.judged(f"{PAPER}:figure-b1", rows, "β_σ(α) computed for smooth activations (two routes agree); "
                           "ReLU's rate is independent of the gain", "a gain computation disagrees",
                           tables=[("Isometry strength vs gain (Fig B.1)", ["σ", "β (quadrature)", "β (Monte Carlo ±95%)"],
-                                   latex)])
+                                   latex)], artefacts=arte)
 
 
 def control_figure_b1(ctx: Context) -> Verdict:

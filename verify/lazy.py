@@ -1,0 +1,18 @@
+"""Modules imported on first use, so that listing claims (and refusing bad input) does not import torch or
+scipy.stats. A :class:`lazy_module` is a stand-in whose first attribute access performs an ordinary import."""
+from __future__ import annotations
+
+import importlib
+
+
+class lazy_module:  # noqa: N801 - used like a module
+    """``stats = lazy_module("scipy.stats")``: ``stats.t.ppf(…)`` imports scipy.stats the first time."""
+
+    def __init__(self, name: str):
+        self.__dict__["_name"] = name
+
+    def __getattr__(self, attr):
+        return getattr(importlib.import_module(self.__dict__["_name"]), attr)
+
+    def __repr__(self) -> str:
+        return f"<lazy module {self.__dict__['_name']!r}>"
