@@ -82,7 +82,7 @@ _OPERATORS = {"max", "min", "sup", "inf", "log", "ln", "exp", "det", "lim", "sin
 
 def _word_math(word: str) -> str:
     """An ASCII word that became mathematics: one letter stays italic, operator names become their commands
-    (λ_max → λ_{\max}), other words upright (He_1)."""
+    (λ_max → λ_{\\max}), other words upright (He_1)."""
     if len(word) <= 1 or word.isdigit():
         return word
     if word in _OPERATORS:
