@@ -124,20 +124,13 @@ def _symbol(text: str, i: int, strict: bool) -> tuple[str, int]:
     base = MATH_SYMBOLS.get(ch)
     if base is None and ch.isascii():
         base = _MATH_ASCII.get(ch, ch)
-    if ch in _SUPERSCRIPTS:
-        j = i
-        sup = []
-        while j < len(text) and text[j] in _SUPERSCRIPTS:
-            sup.append(_SUPERSCRIPTS[text[j]])
-            j += 1
-        return "^{" + "".join(x + " " if x.startswith("\\") else x for x in sup).strip() + "}", j
-    if ch in _SUBSCRIPTS:
-        j = i
-        sub = []
-        while j < len(text) and text[j] in _SUBSCRIPTS:
-            sub.append(_SUBSCRIPTS[text[j]])
-            j += 1
-        return "_{" + "".join(sub) + "}", j
+    for table, mark in ((_SUPERSCRIPTS, "^"), (_SUBSCRIPTS, "_")):
+        if ch in table:  # a run of super- or subscript characters: one group (x⁻¹ → x^{-1})
+            j = i
+            while j < len(text) and text[j] in table:
+                j += 1
+            inner = "".join(table[c] + " " if table[c].startswith("\\") else table[c] for c in text[i:j])
+            return mark + "{" + inner.strip() + "}", j
     if base is None:
         base = _unknown(ch, strict)
     j = i + 1

@@ -146,29 +146,28 @@ def check_output_path(path: str, what: str) -> str:
         raise OutputPathError(f"{what} {path!r} is a directory; give a file name")
     if os.path.exists(ap) and not os.path.isfile(ap):
         raise OutputPathError(f"{what} {path!r} exists and is not a regular file")
-    d = os.path.dirname(ap) or "."
-    try:
-        os.makedirs(d, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".probe")
-        os.close(fd)
-        os.unlink(tmp)
-    except OSError as exc:
-        raise OutputPathError(f"{what} {path!r} cannot be written: {exc.strerror or exc}") from None
+    _probe_directory(os.path.dirname(ap) or ".", path, what)
     return ap
 
 
 def check_output_dir(path: str, what: str) -> str:
+    """The same decision for an output directory (created if missing)."""
     ap = os.path.abspath(path)
     if os.path.exists(ap) and not os.path.isdir(ap):
         raise OutputPathError(f"{what} {path!r} exists and is not a directory")
+    _probe_directory(ap, path, what)
+    return ap
+
+
+def _probe_directory(directory: str, path: str, what: str) -> None:
+    """Create ``directory`` if needed and write and remove a probe file in it; :class:`OutputPathError` if not."""
     try:
-        os.makedirs(ap, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=ap, prefix=".tmp-", suffix=".probe")
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".probe")
         os.close(fd)
         os.unlink(tmp)
     except OSError as exc:
         raise OutputPathError(f"{what} {path!r} cannot be written: {exc.strerror or exc}") from None
-    return ap
 
 
 def write_atomic(path: str, text: str) -> None:
