@@ -42,7 +42,7 @@ MATH_SYMBOLS = {
     "ℓ": r"\ell", "ℝ": r"\mathbb{R}", "ℕ": r"\mathbb{N}", "ℤ": r"\mathbb{Z}", "ℚ": r"\mathbb{Q}", "ℂ": r"\mathbb{C}",
     "𝔾": r"\mathbb{G}", "𝕃": r"\mathbb{L}", "𝕄": r"\mathbb{M}", "𝔼": r"\mathbb{E}", "ℙ": r"\mathbb{P}",
     "𝓘": r"\mathcal{I}", "𝓕": r"\mathcal{F}", "𝒩": r"\mathcal{N}", "𝒪": r"\mathcal{O}", "𝓛": r"\mathcal{L}",
-    "′": "'", "″": "''", "‴": "'''", "✓": r"\checkmark", "✗": r"\times",
+    "′": "'", "″": r"^{\prime\prime}", "‴": r"^{\prime\prime\prime}", "✓": r"\checkmark", "✗": r"\times",
     "ā": r"\bar{a}", "ē": r"\bar{e}", "ĉ": r"\hat{c}", "â": r"\hat{a}", "ŷ": r"\hat{y}",
     "¼": r"\tfrac14", "½": r"\tfrac12", "¾": r"\tfrac34",
 }
@@ -58,6 +58,8 @@ TEXT_SYMBOLS = {"–": "--", "—": "---", "…": r"\dots{}", "’": "'", "‘":
 _TEXT_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", '"': "''"}
+#: text characters met inside a formula (t(…), a range a–b)
+_TEXT_IN_MATH = {"…": r"\dots", "–": "-", "—": "-", "’": "'", "\u00a0": "~"}
 _MATH_ASCII = {"{": r"\{", "}": r"\}", "|": "|", "#": r"\#", "%": r"\%", "&": r"\&", "~": r"\sim", "\\": r"\backslash"}
 
 
@@ -77,17 +79,21 @@ def _unknown(ch: str, strict: bool) -> str:
 
 
 _OPERATORS = {"max", "min", "sup", "inf", "log", "ln", "exp", "det", "lim", "sin", "cos", "tan", "sinh", "cosh",
-              "tanh", "arg"}
+              "tanh", "arg", "arccos", "arcsin", "arctan", "lg"}
+#: two-letter names set upright in formulas (other two-letter lower-case runs are products: tK, dt)
+_UPRIGHT = {"tr", "sd", "KS", "TV", "BN", "LN", "MP", "He"}
 
 
 def _word_math(word: str) -> str:
-    """An ASCII word that became mathematics: one letter stays italic, operator names become their commands
-    (λ_max → λ_{\\max}), other words upright (He_1)."""
-    if len(word) <= 1 or word.isdigit():
-        return word
-    if word in _OPERATORS:
-        return "\\" + word + " "
-    return r"\mathrm{" + word + "}"
+    """An ASCII word that became mathematics (λ_max → λ_{\\max}, He_1, G_ij → G_{ij}): see :func:`_formula_word`."""
+    return _formula_word(word)
+
+
+def _snake_name(text: str, i: int) -> int:
+    """End of a snake_case name starting at ``text[i]`` (``leaky_relu``: words of three or more letters joined by
+    ``_``), or ``i`` when there is none — a name, not a subscript."""
+    m = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}(?:_[A-Za-z][A-Za-z0-9]{2,})+").match(text, i)
+    return m.end() if m and (i == 0 or not text[i - 1].isalnum()) else i
 
 
 def _atom(text: str, i: int, strict: bool) -> tuple[str, int]:
@@ -132,6 +138,8 @@ def _symbol(text: str, i: int, strict: bool) -> tuple[str, int]:
             inner = "".join(table[c] + " " if table[c].startswith("\\") else table[c] for c in text[i:j])
             return mark + "{" + inner.strip() + "}", j
     if base is None:
+        base = _TEXT_IN_MATH.get(ch)
+    if base is None:
         base = _unknown(ch, strict)
     j = i + 1
     while j < len(text) and text[j] in _ACCENTS:
@@ -155,6 +163,185 @@ def _math_run(text: str, strict: bool) -> str:
             tex, i = _symbol(text, i, strict)
             out.append(tex)
     return "".join(out).strip()
+
+
+_CLOSE = {"(": ")", "[": "]"}
+
+
+def _match(text: str, p: int) -> int:
+    """Index of the bracket closing ``text[p]`` (any of ``([{``, nesting of all three counted), or -1."""
+    depth = 0
+    for q in range(p, len(text)):
+        if text[q] in "([{":
+            depth += 1
+        elif text[q] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return q
+            if depth < 0:
+                return -1
+    return -1
+
+
+def _opener(text: str, q: int) -> int:
+    """Index of the bracket opening the unmatched closer at ``text[q]``, or -1."""
+    depth = 0
+    for p in range(q, -1, -1):
+        if text[p] in ")]}":
+            depth += 1
+        elif text[p] in "([{":
+            depth -= 1
+            if depth == 0:
+                return p
+    return -1
+
+
+def _formula_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` that are function applications or bracketed expressions attached to a symbol — ``σ̄(1)``,
+    ``sqrt(n/d)``, ``b*(1 − c*)``, ``d^(−1/2)``, ``P(D ≥ tK·ε ln 1/ε)`` — to be set in math mode as a whole (a
+    parenthesis glued to text is what a reader and chktex read as a formula). A span is the whitespace-free token
+    holding such a ``(`` widened to its balanced closing bracket and any suffix glued to it (``)²``, ``(x)He_m(y)``)."""
+    spans: list[list[int]] = []
+    n = len(text)
+    for p, ch in enumerate(text):
+        if ch != "(" or p == 0 or text[p - 1].isspace() or text[p - 1] in "([{'\"“‘":
+            continue
+        q = _match(text, p)
+        if q < 0:
+            continue
+        if text[p - 1] in "–—" and p > 1 and text[p - 2] == ")":  # (13)–(15): a range of equations
+            continue
+        s = p
+        while True:  # back to the start of the token, taking in any bracket closed inside it: (B−2)/(B−3)
+            while s > 0 and not text[s - 1].isspace() and text[s - 1] not in "([{,;'\"“‘":
+                s -= 1
+            depth, unmatched = 0, -1
+            for k in range(s, q + 1):
+                depth += (text[k] in "([{") - (text[k] in ")]}")
+                if depth < 0:
+                    unmatched = k
+                    break
+            if unmatched < 0:
+                break
+            o = _opener(text, unmatched)
+            if o < 0:
+                break
+            s = o
+        e = q + 1
+        while e < n and not text[e].isspace() and text[e] not in ",;'\"”’":
+            c = text[e]
+            if c in ".:!?" and (e + 1 == n or text[e + 1].isspace() or text[e + 1] in "\"”’)"):
+                break
+            if c == "-" and re.match(r"-[A-Za-z]{3}", text[e:e + 4]):  # B(B−3)/2-dimensional: a compound word
+                break
+            if c in "([{":
+                m = _match(text, e)
+                if m < 0:
+                    break
+                e = m + 1
+                continue
+            if c in ")]}":
+                break
+            e += 1
+        if spans and s <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], e)
+        else:
+            spans.append([s, e])
+    return [(a, b) for a, b in spans]
+
+
+def _code_or_math(span: str, strict: bool) -> str:
+    """A formula span as math-mode LaTeX (without the dollars)."""
+    out, i = [], 0
+    n = len(span)
+    # Python-style code (x*erf(x), 3*V12*phi2**2) multiplies with '*'; prose marks fixed points (b*(1 − c*), c*11ᵀ)
+    code = "**" in span or re.search(r"\d\*[A-Za-z]|[A-Za-z]{2,}\*|\*[A-Za-z]{2,}", span) is not None
+    while i < n:
+        ch = span[i]
+        if ch.isascii() and ch.isalpha():
+            j = _snake_name(span, i)
+            if j > i:  # leaky_relu(x): a name
+                out.append(r"\mathrm{" + span[i:j].replace("_", r"\_") + "}")
+                i = j
+                continue
+            while j < n and span[j].isascii() and span[j].isalnum():
+                j += 1
+            word = span[i:j]
+            if word == "sqrt" and j < n and span[j] == "(":
+                q = _match(span, j)
+                if q > 0:
+                    out.append(r"\sqrt{" + _code_or_math(span[j + 1:q], strict) + "}")
+                    i = q + 1
+                    continue
+            out.append(_formula_word(word))
+            i = j
+            continue
+        if ch == "*":
+            if span[i:i + 2] == "**":  # Python's power
+                a, i = _group(span, i + 2, strict)
+                out.append("^" + a)
+                continue
+            prev = span[i - 1] if i else ""
+            nxt = span[i + 1] if i + 1 < n else ""
+            if not code and prev and (prev.isalnum() or prev in ")]}" or _is_mathchar(prev)):
+                out.append("^{*}")
+            else:
+                out.append(r"\cdot ")
+            i += 1
+            continue
+        if ch in "_^":
+            a, i = _group(span, i + 1, strict)
+            out.append(ch + (a or "{}"))
+            continue
+        if ch in "′″‴'":
+            k = {"′": 1, "″": 2, "‴": 3, "'": 1}[ch]
+            out.append("'" if k == 1 else "^{" + r"\prime" * k + "}")
+            i += 1
+            continue
+        if ch == " ":
+            out.append(" ")
+            i += 1
+            continue
+        if ch in _ACCENTS and out and out[-1].strip():  # G̃: an accent on the letter just written
+            out[-1] = _ACCENTS[ch] + "{" + out[-1].strip() + "}"
+            i += 1
+            continue
+        tex, i = _symbol(span, i, strict)
+        out.append(tex)
+    tex = brace_powers(re.sub(r" +", " ", "".join(out)).strip())
+    return re.sub(r"([_^])\{([^{}]*)\}\1\{", r"\1{\2", tex)  # G*^(−1/2) → G^{*-1/2}, never a double superscript
+
+
+def _formula_word(word: str) -> str:
+    """An ASCII word inside a formula: digits and single letters as they are, operators as commands, capitalised or
+    long words upright (He, sigmoid), short lower-case runs as products of variables (tK)."""
+    if len(word) <= 1 or word.isdigit() or re.fullmatch(r"[A-Za-z]\d+", word):
+        return word  # x, 12, G0, a11 (an index)
+    m = re.fullmatch(r"(\d+)([A-Za-z].*)", word)  # 2d, 50eps: a coefficient and a name
+    if m:
+        return m.group(1) + _formula_word(m.group(2))
+    if word in _OPERATORS:
+        return "\\" + word + " "
+    if word in _UPRIGHT:
+        return r"\mathrm{" + word + "}"
+    if len(word) == 2 and not (word[0].isupper() and word[1].islower()):
+        return word
+    return r"\mathrm{" + word + "}"
+
+
+def _group(text: str, i: int, strict: bool) -> tuple[str, int]:
+    """The super- or subscript starting at ``text[i]``: a parenthesised group (``d^(−1/2)`` → ``d^{-1/2}``) or an
+    atom."""
+    if i < len(text) and text[i] == "(":
+        q = _match(text, i)
+        if q > 0:
+            return "{" + _code_or_math(text[i + 1:q], strict) + "}", q + 1
+    if i < len(text) and text[i].isascii() and text[i].isalpha():
+        j = i
+        while j < len(text) and text[j].isascii() and text[j].isalnum():
+            j += 1
+        return "{" + _formula_word(text[i:j]) + "}", j
+    return _atom(text, i, strict)
 
 
 def to_latex(text, strict: bool = False) -> str:
@@ -190,10 +377,20 @@ def to_latex(text, strict: bool = False) -> str:
                 return True
         return bool(segs) and segs[-1][0] == "m"
 
+    spans = dict(_formula_spans(text))
     i = 0
     while i < len(text):
+        if i in spans:
+            emit("m", _code_or_math(text[i:spans[i]], strict))
+            i = spans[i]
+            continue
         ch = text[i]
         nxt = text[i + 1] if i + 1 < len(text) else ""
+        j = _snake_name(text, i) if ch.isascii() and ch.isalpha() else i
+        if j > i:  # leaky_relu stays a name in text
+            emit("t", text[i:j].replace("_", r"\_"))
+            i = j
+            continue
         if ch in "_^" and nxt and (nxt.isalnum() or nxt in "{*+-" or _is_mathchar(nxt)) and i > 0 \
                 and not text[i - 1].isspace() and pull_word_into_math():
             a, j = _atom(text, i + 1, strict)
@@ -225,6 +422,20 @@ def to_latex(text, strict: bool = False) -> str:
             tex, i = _symbol(text, i, strict)
             emit("m", tex)
             continue
+        if ch == ":" and nxt == "=":  # a definition, v* := q*(1 − c*)
+            emit("m", ":=")
+            i += 2
+            continue
+        if ch == "(" and i > 1 and text[i - 1] in "–—" and text[i - 2] == ")":
+            q = _match(text, i)  # eqs (13)–(15): the second reference braced, so the dash does not glue to it
+            if q > 0:
+                emit("t", "{" + to_latex(text[i:q + 1], strict) + "}")
+                i = q + 1
+                continue
+        if ch == "–" and i > 0 and text[i - 1].isalpha() and nxt.isalpha():  # Marchenko–Pastur: a name pair
+            emit("t", r"\textendash{}")
+            i += 1
+            continue
         if ch.isascii():
             emit("t", _TEXT_SPECIAL.get(ch, ch))
         elif ch in TEXT_SYMBOLS:
@@ -234,8 +445,42 @@ def to_latex(text, strict: bool = False) -> str:
         i += 1
     out = []
     for kind, tex in segs:
-        out.append(tex if kind == "t" else "$" + tex.strip() + "$")
+        if kind == "t":
+            # a capital before a full stop or colon ends a sentence (ReLU., BN:); a short lower-case word before a full
+            # stop and a lower-case word is an abbreviation (abs. difference, e.g. the)
+            tex = re.sub(r"(?<=[A-Z])([.:;!?])(?=\s|$)", r"\\@\1", tex)
+            tex = re.sub(r"(?<=\d)-(?=\d)", "{-}", tex)  # eq2-6 in a claim id: a hyphen, not a range
+            tex = re.sub(r"(?<![A-Za-z])([a-z]{1,4}(?:\.[a-z])?)\. (?=[a-z(])", r"\1.\\ ", tex)
+            out.append(tex)
+        else:
+            out.append("$" + tex.strip() + "$")
     return "".join(out)
+
+
+def brace_powers(tex: str) -> str:
+    r"""``(…)^{2}`` → ``{(…)}^{2}``, ``(X)_{ij}`` → ``{(X)}_{ij}`` and ``\left(…\right)^{2}`` → ``{\left(…\right)}^{2}``: a power of a bracket,
+    braced as chktex asks (the output is unchanged)."""
+    out, k = tex, _power_of_bracket(tex, 0)
+    while k >= 0:
+        depth, j = 0, k
+        while j >= 0:
+            depth += (out[j] == ")") - (out[j] == "(")
+            if depth == 0:
+                break
+            j -= 1
+        if j < 0:
+            k = _power_of_bracket(out, k + 2)
+            continue
+        if out[:j].endswith(r"\left"):
+            j -= len(r"\left")
+        out = out[:j] + "{" + out[j:k + 1] + "}" + out[k + 1:]
+        k = _power_of_bracket(out, k + 3)
+    return out
+
+
+def _power_of_bracket(tex: str, start: int) -> int:
+    m = re.compile(r"\)[_^]").search(tex, start)
+    return m.start() if m else -1
 
 
 # --------------------------------------------------------------------------------------------
@@ -312,7 +557,7 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
         out = []
         for i, c in enumerate(r):
             if i in raw_cols:
-                out.append(f"${c}$")
+                out.append(f"${brace_powers(str(c))}$")
             elif numeric[i]:
                 out.append(format_number(c, digits) if _is_number(c) else "{}")
             elif _is_number(c):
@@ -334,7 +579,7 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
     cap = r"\caption{" + to_latex(_caption(caption), strict) + r"}\label{" + label + "}"
     if len(rows) > long_from:
         lines = [r"\begin{longtable}{" + "".join(spec) + "}", cap + r"\\", r"\toprule", head, r"\midrule",
-                 r"\endfirsthead", r"\toprule", head, r"\midrule", r"\endhead", r"\bottomrule", r"\endlastfoot",
+                 r"\endfirsthead%", r"\toprule", head, r"\midrule", r"\endhead%", r"\bottomrule", r"\endlastfoot%",
                  *body, r"\end{longtable}"]
     else:
         lines = [r"\begin{table}[htbp]", r"\centering", r"\small", cap, r"\begin{tabular}{" + "".join(spec) + "}",

@@ -17,6 +17,7 @@ the check's simulations (same seed, same numbers), so only the theory side chang
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 import traceback
 
@@ -40,6 +41,7 @@ def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool
     memo: dict = {}
     verdict, consumed = _run(claim.check, claim, ctx, debug, {}, memo)
     verdict.consumed = sorted(consumed)
+    main_ctx, ctx = ctx, dataclasses.replace(ctx, artefact_dir=None)  # controls never overwrite the claim's figures
     if with_control and verdict.status == HOLDS:
         if claim.depends_on:
             control = perturbation_control(claim, ctx, debug, memo)
@@ -80,6 +82,7 @@ def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool
     if sensitivity and verdict.status == HOLDS and claim.depends_on:
         verdict.resolution = measure_resolution(claim, ctx, verdict.status, debug, memo)
     verdict.seconds = time.monotonic() - start
+    ctx = main_ctx
     verdict.settings = {"budget": ctx.budget, "seed": ctx.seed, "device": ctx.device, "dtype": ctx.dtype,
                         **{f"param.{k}": v for k, v in ctx.params.items()}}
     return verdict

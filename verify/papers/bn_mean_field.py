@@ -831,7 +831,7 @@ def _theorem9_rows(ctx: Context, drop_sign: bool = False) -> list[Evidence]:
                          passed=not below, note=", ".join(below) or "no exception"))
     ck = min(tbm.gegenbauer_c(B, k) for B in Bs for k in range(1, 60))
     ck_max = max(tbm.gegenbauer_c(B, k) for B in Bs for k in range(1, 60))
-    rows.append(Evidence("c_k ∈ (0, 2] for k = 1..59 (so every term is non-negative)", observed=(ck, ck_max),
+    rows.append(Evidence("0 < c_k ≤ 2 for k = 1..59 (so every term is non-negative)", observed=(ck, ck_max),
                          passed=ck > 0 and ck_max <= 2 + 1e-12))
     gap = max(_rel(Q.gradient_explosion_rate(a, B), (B - 2) / (B - 3)) for a in ("identity", "linear", "he1")
               for B in Bs)

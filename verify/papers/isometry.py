@@ -880,7 +880,7 @@ def _lemma_a7_rows(ctx: Context, beta_factor: float = 1.0, acts=None) -> list[Ev
             strict = bool(cert.strict)
         ok = cert.certified and jensen <= 1e-12 and strict is not False
         rows.append(Evidence(
-            f"{nm}: sup_{{ρ∈[0,1)}} R(ρ) ≤ 1/β", theory=cert.inverse_beta, bound=cert.inverse_beta,
+            f"{nm}: sup_{{0≤ρ<1}} R(ρ) ≤ 1/β", theory=cert.inverse_beta, bound=cert.inverse_beta,
             observed=cert.max_ratio_bound, numeric=cert.max_ratio_sampled, slack=cert.slack, passed=ok,
             note=f"{'certified' if cert.certified else 'NOT certified'} on [0,1] by {cert.method} "
                  f"({cert.cells} cells); sampled max R = {cert.max_ratio_sampled:.6g} at ρ = {cert.argmax_sampled:.3g}"
