@@ -9,7 +9,10 @@ Public surface:
 * :func:`simulate_bn_chain` — the batch-normalised chain of bn-finite-width (eq 2), exact or dense;
 * :func:`bn_meanfield_map_laplace`, :func:`bn_meanfield_map_mc`, :func:`iterate_bn_meanfield`,
   :func:`classify_covariance` — the BN mean-field map of bn-mean-field (eq 10) and its limits;
-* :func:`simulate_bn_gradients` — BN networks with autograd backpropagation (squared gradient norms per layer).
+* :func:`simulate_bn_gradients` — BN networks with autograd backpropagation (squared gradient norms per layer);
+  BN's ε, γ, β and several batches through one network;
+* :func:`batch_norm`, :func:`bn_forward_map_mc`, :func:`bn_backward_map_mc`, :func:`bn_backward_operator_mc` — the
+  BN kernel maps for any Σ (forward, backward V_back(Σ){Δ} = E[JᵀΔJ], cross-batch) with ε, γ, β (bn_kernels).
 """
 import importlib
 
@@ -23,8 +26,10 @@ _WHERE = {
     "classify_covariance": "bn_meanfield", "iterate_bn_meanfield": "bn_meanfield",
     "simulate_bn_gradients": "bn_meanfield", "MeanFieldTrajectory": "meanfield",
     "layernorm_meanfield_trajectory": "meanfield", "meanfield_map_mc": "meanfield",
+    "batch_norm": "bn_kernels", "bn_forward_map_mc": "bn_kernels", "bn_backward_map_mc": "bn_kernels",
+    "bn_backward_operator_mc": "bn_kernels", "BackwardOperator": "bn_kernels",
 }
-_SUBMODULES = ("isometry_mlp", "bn_chain", "bn_meanfield", "meanfield", "covariance_sde")
+_SUBMODULES = ("isometry_mlp", "bn_chain", "bn_meanfield", "bn_kernels", "meanfield", "covariance_sde")
 
 
 def __getattr__(name):
@@ -44,4 +49,5 @@ def __dir__():
 __all__ = ["VARIANTS", "SimulationDiverged", "default_device", "equicorrelated_gram", "inputs_with_gram", "psd_sqrt",
            "simulate_isometry_mlp", "MeanFieldTrajectory", "layernorm_meanfield_trajectory",
            "meanfield_map_mc", "simulate_bn_chain", "DegenerateBatchError", "BNGradientRun", "bn_meanfield_map_laplace",
-           "bn_meanfield_map_mc", "classify_covariance", "iterate_bn_meanfield", "simulate_bn_gradients"]
+           "bn_meanfield_map_mc", "classify_covariance", "iterate_bn_meanfield", "simulate_bn_gradients",
+           "batch_norm", "bn_forward_map_mc", "bn_backward_map_mc", "bn_backward_operator_mc", "BackwardOperator"]

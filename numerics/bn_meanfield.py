@@ -347,12 +347,18 @@ class BNGradientRun:
 
 
 def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: int = 1, *, method: str = "dense",
-                          input=None, device: str | None = None, dtype=torch.float64, seed: int = 0) -> BNGradientRun:
+                          input=None, device: str | None = None, dtype=torch.float64, seed: int = 0,
+                          eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0, batches=None) -> BNGradientRun:
     """Forward covariances and backpropagated squared gradient norms of ``seeds`` batch-normalised networks.
 
     ``input``: a B×N₀ batch used for every seed (default: i.i.d. N(0, 1) entries, drawn per seed).
     Loss: L = Σ_{b,i} v_{bi} x^depth_{bi}/√N with v ~ N(0, 1).
+    Batch norm: γ (h − h̄)/sqrt(Var h + ε) + β per neuron (the paper: ε = 0, γ = 1, β = 0); ``batches``
+    (sizes adding up to B) normalises each sub-batch with its own statistics — several batches through one network,
+    whose covariance ``cov`` then holds the cross-batch blocks.
     """
+    from .bn_kernels import _batches, _bn_params, batch_norm
+    eps, gamma, beta = _bn_params(eps, gamma, beta)
     act = _activation(act)
     if method not in ("dense", "exact"):
         raise DeepinitError("method must be 'dense' or 'exact'")
@@ -378,6 +384,7 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
         if x0.ndim != 2 or x0.shape[0] != B or not bool(torch.isfinite(x0).all()):
             raise DeepinitError(f"input must be a finite {B}×N₀ array")
         x = x0.expand(seeds, *x0.shape).contiguous()
+    sizes = _batches(batches, B)
     base = int(torch.randint(0, 2 ** 40, (1,), generator=gen, device=dev).item())
     x = x.detach().requires_grad_(True)
     hs = []
@@ -386,14 +393,17 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
             h = layer.apply(x, base + 1_000_003 * (l + 1), width)
             h.retain_grad()
             hs.append(h)
-            c = h - h.mean(dim=1, keepdim=True)
-            var = (c * c).mean(dim=1, keepdim=True)
-            if not bool(torch.isfinite(var).all()):
-                bad = ~torch.isfinite(var).flatten(1).all(dim=1)
+            if not bool(torch.isfinite(h).all()):
+                bad = ~torch.isfinite(h).flatten(1).all(dim=1)
                 raise SimulationDiverged(l + 1, torch.empty(0), torch.nonzero(bad).flatten().tolist())
-            if bool((var <= 0).any()):
-                raise DegenerateBatchError(f"layer {l + 1}: a neuron has zero variance over the batch; BN undefined")
-            x = phi(c / torch.sqrt(var))
+            if eps == 0:
+                for part in torch.split(h, list(sizes), dim=1):
+                    c = part - part.mean(dim=1, keepdim=True)
+                    if bool(((c * c).sum(dim=1) <= 0).any()):
+                        raise DegenerateBatchError(f"layer {l + 1}: a neuron has zero variance over the batch; BN "
+                                                   "with ε = 0 is undefined")
+            # BN over the batch axis (dim 1): move it last for batch_norm
+            x = phi(batch_norm(h.transpose(1, 2), eps, gamma, beta, sizes).transpose(1, 2))
         v = torch.randn(x.shape, generator=gen, dtype=dtype, device=dev)
         loss = (x * v).sum() / math.sqrt(width)
         loss.backward()

@@ -246,7 +246,7 @@ def test_networks_on_cuda():
 EXPECTED = {
     "theorem1": HOLDS, "theorem2": HOLDS, "theorem3": HOLDS, "theorem4": HOLDS, "theorem5": HOLDS,
     "theorem6": HOLDS, "theorem7": HOLDS, "theorem8": HOLDS, "theorem9": HOLDS, "figure1": HOLDS,
-    "constants": HOLDS,
+    "constants": HOLDS, "epsilon": HOLDS,
 }
 
 

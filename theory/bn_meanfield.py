@@ -178,6 +178,10 @@ class BSB1FixedPoint:
     q: float
     c: float
     error: float = 0.0  # relative disagreement of two quadrature sizes
+    # the batch norm: BN_{ε,γ,β}(h) = γ √B Gh/sqrt(‖Gh‖² + Bε) + β (the paper's setting: ε = 0, γ = 1, β = 0)
+    eps: float = 0.0
+    gamma: float = 1.0
+    beta: float = 0.0
 
     def __iter__(self):
         return iter((self.q, self.c))
@@ -256,15 +260,29 @@ def _fixed_point_cached(act: Activation, B: int) -> BSB1FixedPoint:
     return BSB1FixedPoint(act.name, B, float(q), float(qc / q), err)
 
 
-def bsb1_fixed_point(act, batch_size: int, dps: int | None = None) -> BSB1FixedPoint:
+def bsb1_fixed_point(act, batch_size: int, dps: int | None = None, *, eps: float = 0.0, gamma: float = 1.0,
+                     beta: float = 0.0) -> BSB1FixedPoint:
     """(q*, c*) of the BSB1 fixed point Σ* = q*((1 − c*)I + c*11ᵀ) (Theorem 4) for B ≥ 4.
 
     Float route: Gauss–Jacobi rules on the sphere marginals (relative accuracy ≈ 1e-13, checked by two
     rule sizes — :class:`QuadratureError` if they disagree). ``dps`` (15…200): Theorem 4's θ-integrals in mpmath at
     that many digits, split at the same kinks as the float route (returns mpf values; :class:`QuadratureError` if
     mpmath's error estimate says fewer digits were delivered).
+
+    ``eps``, ``gamma``, ``beta``: batch norm BN(h) = γ √B Gh/sqrt(‖Gh‖² + Bε) + β (the paper: 0, 1, 0). With ε > 0
+    the map depends on the scale s = q(1 − c) too; s* is the stable root of F(s) = s found by a log-grid bracket and
+    Brent's method (a radial Gauss–Laguerre rule over r² ~ χ²_{B−1} on top of the sphere rules; ≈1e-10). When F(s) < s
+    for every s > 0 the batch collapses: s* = 0, c* = 1. β ≠ 0 needs a φ without kinks (they would move off 0).
     """
     B = _check_batch(batch_size)
+    if (eps, gamma, beta) != (0.0, 1.0, 0.0):
+        a = activation(act)
+        eps, gamma, beta = _bn_affine(a, eps, gamma, beta)
+        if a.breakpoints:
+            _kinks_at_zero_only(a)
+        if dps is not None:
+            raise DeepinitError("the mpmath route (dps) is for the paper's BN (ε = 0, γ = 1, β = 0) only")
+        return _affine_fixed_point_cached(a, B, eps, gamma, beta)
     a = _act(act)
     if dps is not None:
         dps = validate.dps(dps)
@@ -529,15 +547,27 @@ def _rate_cached(act: Activation, B: int) -> tuple[float, float]:
     return float(lam), err
 
 
-def gradient_explosion_rate(act, batch_size: int) -> float:
+def gradient_explosion_rate(act, batch_size: int, *, eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0) -> float:
     """λ_max: factor by which the squared gradient norm grows per layer, backwards, at Σ* (eqs 21–23, Thm 7).
-    Needs B ≥ 4 (E r⁻² = 1/(s(B − 3)))."""
-    return _rate_cached(_act(act), _check_batch(batch_size, 4, "the gradient-explosion rate"))[0]
+    Needs B ≥ 4 (E r⁻² = 1/(s(B − 3))).
+
+    With BN ε, γ, β (see :func:`bsb1_fixed_point`): the eigenvalue λ_G of the backward map on its eigenvector G at
+    the ε-fixed point, E‖GJ‖²_F/(B − 1) by the radial × sphere rules (section comment above); it equals the paper's
+    λ_max at ε = 0, γ = 1, β = 0 (tested) and is checked against Monte Carlo of the full backward operator and
+    finite-width networks (numerics.bn_meanfield)."""
+    B = _check_batch(batch_size, 4, "the gradient-explosion rate")
+    if (eps, gamma, beta) != (0.0, 1.0, 0.0):
+        a = activation(act)
+        eps, gamma, beta = _bn_affine(a, eps, gamma, beta)
+        if a.breakpoints:
+            _kinks_at_zero_only(a)
+        return _affine_rate_cached(a, B, eps, gamma, beta)[0]
+    return _rate_cached(_act(act), B)[0]
 
 
-def depth_scale(act, batch_size: int) -> float:
-    """ξ = 1/log λ_max (the paper overlays 16ξ as the maximum trainable depth)."""
-    lam = gradient_explosion_rate(act, batch_size)
+def depth_scale(act, batch_size: int, *, eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0) -> float:
+    """ξ = 1/log λ_max (the paper overlays 16ξ as the maximum trainable depth); ∞ when λ_max ≤ 1."""
+    lam = gradient_explosion_rate(act, batch_size, eps=eps, gamma=gamma, beta=beta)
     return math.inf if lam <= 1 else 1.0 / math.log(lam)
 
 
@@ -667,3 +697,177 @@ def theorem9_gegenbauer_rate(act, B: int, terms: int = 200, nodes: int = 400) ->
     lower = N / (D + 2 * tail0)
     upper = (N + 2 * tailN) / D
     return GegenbauerRate(N / D, lower, upper, terms, a, c)
+
+
+# ---------------------------------------------------------------------------------------------
+# Batch norm with ε > 0 and an affine map γ, β (Fig 4(c, d); the authors' code has all three)
+# ---------------------------------------------------------------------------------------------
+#
+# BN_{ε,γ,β}(h) = γ √B Gh / sqrt(‖Gh‖² + Bε) + β. For a BSB1 Σ with eigenvalue s on 1^⊥, Gh = √s r u with u uniform
+# on the sphere of 1^⊥ and r² ~ χ²_{B−1} independent of u, so BN_{ε,γ,β}(h) = γ ρ √B u + β with
+# ρ² = s r²/(s r² + Bε) ∈ (0, 1]. The map sends Σ to a BSB1 matrix that depends on s alone; its eigenvalue on 1^⊥ is
+# F(s) = E φ(a x₁ + β)² − E φ(a x₁ + β)φ(a x₂ + β), a = γρ, and the BSB1 fixed point is F(s*) = s* (ε = 0: ρ = 1,
+# F is constant). F(0) = 0: for large ε the only fixed point may be s* = 0 (c* = 1, the batch collapses).
+#
+# Backward: J = ∂φ̃/∂h = γ√B n⁻¹ D (G − ρ²uuᵀ), n² = s r² + Bε, D = diag φ′(aX + β), X = √B u. J1 = 0, so the map
+# Δ ↦ E[JᵀΔJ] sends span{I, 11ᵀ} into span{G}: G is an eigenvector, with eigenvalue λ_G = E‖GJ‖²_F/(B − 1). By
+# exchangeability (d_i = φ′(a x_i + β)),
+#   E_u‖GD(G − ρ²uuᵀ)‖²_F = (B − 2 + 1/B) E d₁² + (B−1)/B E d₁d₂ − κ (B−1)/B (E d₁²x₁² − E d₁d₂x₁x₂),
+# κ = ρ²(2 − ρ²); at ε = 0, γ = 1, β = 0 (ρ = κ = 1, E n⁻² = 1/(s(B − 3))) this is Theorem 7's integrand.
+
+_RADIAL_NODES = 48
+
+
+@functools.lru_cache(maxsize=64)
+def _leggauss(n: int):
+    return np.polynomial.legendre.leggauss(n)
+
+
+def _radial_rule(dof: int, nodes: int, split: float):
+    """(y, w): E f(y) for y = r² ~ χ²_dof, by Gauss–Legendre in r = √y on [√(dof−1) ∓ 11] (the χ density
+    ∝ r^{dof−1} e^{−r²/2} written out, below 1e-26 outside), split at r = ``split`` where ρ(r) turns. In r, ρ is
+    analytic at 0 (in y it is √y-like, which Gauss–Laguerre in y integrates only algebraically)."""
+    mode = math.sqrt(max(dof - 1, 0))
+    lo, hi = max(0.0, mode - 11.0), mode + 11.0
+    cuts = [lo] + ([split] if lo < split < hi else []) + [hi]
+    g, gw = _leggauss(nodes)
+    r, w = [], []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        r.append((a + b) / 2 + (b - a) / 2 * g)
+        w.append((b - a) / 2 * gw)
+    r, w = np.concatenate(r), np.concatenate(w)
+    logd = (dof - 1) * np.log(np.maximum(r, 1e-300)) - r * r / 2
+    w = w * np.exp(logd - logd.max())
+    return r * r, w / w.sum()
+
+
+def _bn_affine(act: Activation, eps, gamma, beta) -> tuple[float, float, float]:
+    try:
+        eps, gamma, beta = float(eps), float(gamma), float(beta)
+    except (TypeError, ValueError):
+        raise DeepinitError("BN ε, γ and β must be numbers") from None
+    if not (math.isfinite(eps) and 0 <= eps <= 1e6):
+        raise DeepinitError(f"BN ε = {eps!r}: must be a finite number in [0, 1e6]")
+    if not (math.isfinite(gamma) and 1e-6 <= abs(gamma) <= 1e6):
+        raise DeepinitError(f"BN γ = {gamma!r}: must be finite with 1e-6 ≤ |γ| ≤ 1e6")
+    if not (math.isfinite(beta) and abs(beta) <= 1e3):
+        raise DeepinitError(f"BN β = {beta!r}: must be finite with |β| ≤ 1e3")
+    if beta != 0 and act.breakpoints:
+        raise DeepinitError(f"{act.name} with BN β = {beta:g}: the kinks move to x = −β/(γρ), off the points where the "
+                            "sphere quadrature splits; use numerics.bn_meanfield.bn_meanfield_map_mc / "
+                            "bn_backward_operator_mc (Monte Carlo) for kinked φ with β ≠ 0")
+    return eps, gamma, beta
+
+
+def _radial_scale(B: int, s: float, eps: float, rnodes: int, dof: int | None = None):
+    """(w, y, ρ²): the radial rule over y = r² ~ χ²_dof (default B − 1) and ρ² = s y/(s y + Bε) at eigenvalue s;
+    ε = 0 (or s = ∞) is exact with one node, ρ = 1."""
+    if eps == 0 or math.isinf(s):
+        return np.ones(1), np.full(1, math.nan), np.ones(1)
+    split = math.sqrt(B * eps / s) if s > 0 else math.inf
+    y, w = _radial_rule(dof if dof is not None else B - 1, rnodes, split)
+    return w, y, s * y / (s * y + B * eps)
+
+
+def _affine_moments(phi, B: int, s: float, eps: float, gamma: float, beta: float, nodes: int, rnodes: int):
+    """(E φ(aX₁ + β)², E φ(aX₁ + β)φ(aX₂ + β)) averaged over the radial law, a = γρ."""
+    wy, _, rho2 = _radial_scale(B, s, eps, rnodes)
+    a = gamma * np.sqrt(rho2)
+    x, w = _rule_1d(B, nodes)
+    x1, x2, w2 = _rule_2d(B, nodes)
+    f = phi(a[:, None] * x[None, :] + beta)
+    q = _finite_dot(w, wy @ (f * f), "q* integral (BN with ε, γ, β)")
+    qc = _finite_dot(w2, wy @ (phi(a[:, None] * x1[None, :] + beta) * phi(a[:, None] * x2[None, :] + beta)),
+                     "q*c* integral (BN with ε, γ, β)")
+    return q, qc
+
+
+@functools.lru_cache(maxsize=1024)
+def _affine_fixed_point_cached(act: Activation, B: int, eps: float, gamma: float, beta: float) -> BSB1FixedPoint:
+    phi = act.numpy
+    nodes, rnodes = 64, _RADIAL_NODES
+
+    def F(s, nodes=nodes, rnodes=rnodes):
+        q, qc = _affine_moments(phi, B, s, eps, gamma, beta, nodes, rnodes)
+        return q - qc
+
+    s_top = F(math.inf) if eps > 0 else F(1.0)  # ρ = 1: the ε = 0 value, an upper end for the search
+    if not s_top > 0:
+        raise UndefinedQuantityError(f"{act.name}: q*(1 − c*) = 0 already without ε; no non-degenerate BSB1 point")
+    if eps == 0:
+        s_star = s_top
+    else:
+        # the stable fixed point: the largest s where F(s) − s changes sign from + to −. Scan down from 1.5·s_top by
+        # factors of 1.5 on coarse rules (F ≤ s_top for ReLU-like φ; any crossing above 1.5·s_top would need F to
+        # exceed its ρ = 1 value by half), then Brent's method on the full rules inside the bracket.
+        from scipy.optimize import brentq
+
+        def g_coarse(s):
+            return F(s, 24, 24) - s
+        hi = 1.5 * s_top
+        s_star = 0.0
+        if g_coarse(hi) > 0:
+            raise QuadratureError(f"{act.name}: F(s) > s at s = 1.5·s₀; the BSB1 fixed point with ε = {eps:g} lies "
+                                  "outside the searched range")
+        lo = hi / 1.5
+        while lo > 1e-14 * s_top:
+            if g_coarse(lo) > 0:
+                a, b = lo, lo * 1.5
+                if F(a) - a > 0 > F(b) - b:
+                    s_star = brentq(lambda s: F(s) - s, a, b, xtol=1e-15 * b, rtol=1e-15)
+                    break
+                # the coarse and the full rules disagree on the sign next to a tangency: widen by one step each way
+                a, b = a / 1.5, b * 1.5
+                if F(a) - a > 0 > F(b) - b:
+                    s_star = brentq(lambda s: F(s) - s, a, b, xtol=1e-15 * b, rtol=1e-15)
+                    break
+                raise QuadratureError(f"{act.name}: no clean sign change of F(s) − s near s = {lo:.3g} (ε = {eps:g})")
+            hi, lo = lo, lo / 1.5
+    s_eval = s_star if s_star > 0 else 0.0
+
+    def compute(nodes):
+        q, qc = _affine_moments(phi, B, s_eval, eps, gamma, beta, nodes, rnodes if nodes == 64 else rnodes - 12)
+        return np.array([q, qc])
+
+    def at(nodes):
+        return compute(64 if nodes == _NODES else 40)
+    (q, qc), err = _converged(at, f"BSB1 fixed point of {act.name} at B = {B}, ε = {eps:g}, γ = {gamma:g}, "
+                                  f"β = {beta:g}", rtol=1e-9)
+    if s_star == 0.0:  # collapsed: every input of the batch maps to the same point, Σ* = φ(β)²11ᵀ (c* = 1)
+        return BSB1FixedPoint(act.name, B, float(q), 1.0, err, eps=eps, gamma=gamma, beta=beta)
+    return BSB1FixedPoint(act.name, B, float(q), float(qc / q), err, eps=eps, gamma=gamma, beta=beta)
+
+
+@functools.lru_cache(maxsize=1024)
+def _affine_rate_cached(act: Activation, B: int, eps: float, gamma: float, beta: float) -> tuple[float, float]:
+    fp = _affine_fixed_point_cached(act, B, eps, gamma, beta)
+    s = fp.s if fp.s > 1e-14 * fp.q else 0.0
+    if s == 0.0 and eps == 0:
+        raise UndefinedQuantityError(f"{act.name}: q*(1 − c*) = 0, the fixed point is degenerate; λ_max undefined")
+    dphi = derivative(act).numpy
+
+    def compute(nodes):
+        rnodes = _RADIAL_NODES if nodes == _NODES else _RADIAL_NODES - 12
+        nodes = 64 if nodes == _NODES else 40
+        # E[g/n²] over r² ~ χ²_{B−1} = E_{χ²_{B−3}}[g · y/n²]/(B − 3): the 1/y of n⁻² moved into the rule's weight
+        wy, y, rho2 = _radial_scale(B, s, eps, rnodes, dof=B - 3)
+        # at s = 0 (collapsed) the arguments aX + β shrink to β: φ′ is taken as the limit s → 0⁺ (for a kink at 0,
+        # φ′(0±) by the sign of X — not sympy's value at the kink, Heaviside(0) = 1/2)
+        a = gamma * np.maximum(np.sqrt(rho2), 1e-150)
+        kappa = rho2 * (2 - rho2)
+        x, w = _rule_1d(B, nodes)
+        x1, x2, w2 = _rule_2d(B, nodes)
+        d = dphi(a[:, None] * x[None, :] + beta)
+        d1, d2 = dphi(a[:, None] * x1[None, :] + beta), dphi(a[:, None] * x2[None, :] + beta)
+        e_dd, e_ddxx = (d * d) @ w, (d * d * x * x) @ w
+        e_d1d2, e_d1d2xx = (d1 * d2) @ w2, (d1 * d2 * x1 * x2) @ w2
+        inner = ((B - 2 + 1 / B) * e_dd + (B - 1) / B * e_d1d2 - kappa * (B - 1) / B * (e_ddxx - e_d1d2xx))
+        # λ_G = γ²B E[inner/n²]/(B − 1), y/n² = 1/s at ε = 0 and y/(Bε) at s = 0 (a collapsed batch)
+        y_over_n2 = np.full_like(wy, 1.0 / s) if eps == 0 else y / (s * y + B * eps)
+        out = gamma ** 2 * B * float(np.dot(wy, y_over_n2 * inner)) / ((B - 1) * (B - 3))
+        if not math.isfinite(out):
+            raise QuadratureError("λ_G integral: the integrand is not finite on the quadrature nodes")
+        return out
+    lam, err = _converged(compute, f"λ_max of {act.name} at B = {B}, ε = {eps:g}, γ = {gamma:g}, β = {beta:g}",
+                          rtol=1e-9)
+    return float(lam), err

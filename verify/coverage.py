@@ -89,7 +89,10 @@ COVERAGE: dict[str, list[Item]] = {
         Item("Fig 2", (), "not yet: training on MNIST/CIFAR10 with BN vs depth; no dataset can be downloaded here "
                           "(scikit-learn digits would be a substitute, not the paper's data)"),
         Item("Fig 3", (), "not yet: training experiment (as Fig 2)"),
-        Item("Fig 4", (), "not yet: training experiment (as Fig 2)"),
+        Item("Section 3, effect of ε", ("epsilon",), "the ε > 0 generalisation (the package's own derivation: the paper "
+                                                  "gives none) against Monte Carlo and networks"),
+        Item("Fig 4", ("epsilon",), "(c, d): the theory curve λ_max(ε), 16ξ(ε) and networks' gradient growth; not yet: "
+                                    "the trained networks' depth in (a)–(d) (training experiment, as Fig 2)"),
         Item("Fig A.2", (), "not yet: appendix training curves"),
         Item("Tables of constants", ("constants",), "q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ (the package's own tables)"),
     ],

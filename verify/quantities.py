@@ -159,9 +159,9 @@ def memo(key, compute: Callable[[], Any]):
 # Accessors: the theory functions the claims use, with the perturbation applied where they consume it
 # ---------------------------------------------------------------------------------------------
 
-def bsb1_fixed_point(act, batch_size: int):
-    """The BSB1 fixed point (b* = q*, c*) of theory.bsb1_fixed_point, with b*, c* perturbed."""
-    fp = theory.bsb1_fixed_point(act, batch_size)
+def bsb1_fixed_point(act, batch_size: int, **bn):
+    """The BSB1 fixed point (b* = q*, c*) of theory.bsb1_fixed_point (``bn``: eps, gamma, beta), b*, c* perturbed."""
+    fp = theory.bsb1_fixed_point(act, batch_size, **bn)
     db, dc = delta("b*"), delta("c*")
     if db == 0.0 and dc == 0.0:
         return fp
@@ -180,8 +180,9 @@ def bn_jacobian_eigenvalues(act, batch_size: int):
     return replace(ev, L=ev.L * (1 + dl), M=ev.M * (1 + dm))
 
 
-def gradient_explosion_rate(act, batch_size: int) -> float:
-    return scaled("lambda_max", theory.gradient_explosion_rate(act, batch_size))
+def gradient_explosion_rate(act, batch_size: int, **bn) -> float:
+    """λ_max of theory.gradient_explosion_rate (``bn``: eps, gamma, beta), perturbed."""
+    return scaled("lambda_max", theory.gradient_explosion_rate(act, batch_size, **bn))
 
 
 def isometry_strength(act):

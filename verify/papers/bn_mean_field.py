@@ -39,6 +39,7 @@ from ..registry import register
 
 stats = _lazy("scipy.stats")  # loaded on first use (listing claims stays fast)
 nbm = _lazy("numerics.bn_meanfield")
+nbk = _lazy("numerics.bn_kernels")
 
 PAPER = "bn-mean-field"
 CONF = 0.95
@@ -866,6 +867,160 @@ register(Claim(
     depends_on=('lambda_max',),
     uses=("theory.bn_meanfield.theorem9_gegenbauer_rate", "theory.bn_meanfield.gradient_explosion_rate"),
     parameters=(_act_param(""),)))
+
+
+# =============================================================================================
+# Section 3, "Effect of ε as a hyperparameter" — Fig 4(c, d)'s theory curve: λ_max and 16ξ as BN's ε grows
+# =============================================================================================
+
+def _eps_settings(ctx: Context) -> dict:
+    return ctx.pick(dict(B=(8,), N=1000, S=24, depth=32, window=(8, 24), mc=160_000),
+                    dict(B=(8, 16), N=2000, S=48, depth=40, window=(10, 30), mc=320_000),
+                    dict(B=(8, 16, 32), N=4000, S=100, depth=48, window=(12, 36), mc=640_000))
+
+
+def eps_critical(act: str, B: int) -> float:
+    """The ε beyond which the BSB1 point collapses (s* = 0), in closed form: ReLU (1-homogeneous) F(s) = E[ρ²]·s₀ with
+    F′(0) = (B−1)s₀/(Bε), so ε_c = (B−1)s₀/B (s₀ = q*(1 − c*) at ε = 0); an odd φ with φ′(0) = 1 (tanh) has
+    F′(0) = φ′(0)²·E[y]/(Bε)·B/(B−1)·… = 1/ε, so ε_c = 1."""
+    if act == "relu":
+        return (B - 1) * tbm.bsb1_fixed_point("relu", B).s / B
+    if act == "tanh":
+        return 1.0
+    raise DeepinitError(f"no closed-form critical ε for {act}")
+
+
+def _eps_grid(act: str, B: int) -> tuple:
+    ec = eps_critical(act, B)
+    below = (0.0, 1e-5, 1e-3, 1e-2, 0.1 * ec, 0.3 * ec, 0.6 * ec, 0.9 * ec)
+    return below, ec, 2.0 * ec if act == "tanh" else 3.0 * ec  # one ε in the collapsed regime
+
+
+@functools.lru_cache(maxsize=64)
+def _eps_run(act: str, B: int, eps: float, N: int, S: int, depth: int, seed: int, device: str):
+    return nbm.simulate_bn_gradients(act, N, B, depth, S, method="exact", seed=seed, device=device, eps=eps)
+
+
+@functools.lru_cache(maxsize=64)
+def _eps_mc_rate(act: str, B: int, eps: float, samples: int, seed: int) -> tuple[float, float]:
+    """E‖GJ‖²_F/(B − 1) = tr V_back(Σ*_ε){G}/(B − 1) by Monte Carlo (autograd J), with a standard error (the
+    diagonal errors added in quadrature: an upper bound, they are positively correlated at most)."""
+    fp = tbm.bsb1_fixed_point(act, B, eps=eps)
+    G = np.eye(B) - 1.0 / B
+    mean, se = nbk.bn_backward_map_mc(act, fp.sigma, G, samples, seed=seed, eps=eps)
+    return float(np.trace(mean) / (B - 1)), float(np.sum(np.diag(se)) / (B - 1))
+
+
+def _eps_rows(ctx: Context, figure: dict | None = None) -> list[Evidence]:
+    st = _eps_settings(ctx)
+    rows = []
+    for B in st["B"]:
+        for act in ("relu", "tanh"):
+            below, ec, collapsed = _eps_grid(act, B)
+            lams = [Q.gradient_explosion_rate(act, B, eps=e) for e in below]
+            mono = all(a > b for a, b in zip(lams, lams[1:]))
+            rows.append(Evidence(
+                f"{act}, B = {B}: λ_max(ε) decreases on 0 ≤ ε ≤ 0.9ε_c and stays > 1 (ameliorates, does not eliminate)",
+                theory=lams[0], numeric=lams[-1], observed=min(lams), bound=1.0, passed=mono and min(lams) > 1,
+                note="λ_max at ε = " + ", ".join(f"{e:.3g}: {l:.6f}" for e, l in zip(below, lams))
+                     + f"; the typical ε = 1e-5 changes λ_max by {abs(lams[1] / lams[0] - 1):.1e} relative"))
+            s_lo = tbm.bsb1_fixed_point(act, B, eps=0.98 * ec).s
+            s_hi = tbm.bsb1_fixed_point(act, B, eps=1.02 * ec).s
+            why = "(B − 1)s₀/B (ReLU is 1-homogeneous)" if act == "relu" else "φ′(0)² = 1 (F′(0) = 1/ε)"
+            rows.append(Evidence(f"{act}, B = {B}: the batch collapses (s* = 0) exactly past ε_c = {why}",
+                                 theory=ec, observed=s_hi, numeric=s_lo, passed=s_lo > 0 and s_hi == 0.0,
+                                 note=f"s*(0.98 ε_c) = {s_lo:.4g} > 0, s*(1.02 ε_c) = {s_hi:.3g}"))
+            lam_c = Q.gradient_explosion_rate(act, B, eps=collapsed)
+            if act == "tanh":
+                dev = abs(lam_c * collapsed - 1)
+                rows.append(Evidence(f"tanh, B = {B}: past ε_c gradients stop exploding, λ_max = γ²φ′(0)²/ε = 1/ε "
+                                     f"(ε = {collapsed:g})", theory=1 / collapsed, numeric=lam_c, observed=dev,
+                                     bound=1e-9, passed=dev < 1e-9))
+            else:
+                rows.append(Evidence(f"relu, B = {B}: past ε_c λ_max = C/ε, below 1 from ε = C (ε = {collapsed:.4g})",
+                                     theory=None, numeric=lam_c, observed=lam_c, bound=1.0, passed=lam_c < 1,
+                                     note=f"C = λ_max·ε = {lam_c * collapsed:.6f}"))
+            # an independent route for the rate: E‖GJ‖²_F/(B − 1) with J = ∂φ(BN_ε h)/∂h by autograd, h ~ N(0, Σ*_ε)
+            e_mid = 0.3 * ec
+            lam_mc, lam_se = _eps_mc_rate(act, B, float(e_mid), st["mc"], ctx.seed + B)
+            lam = Q.gradient_explosion_rate(act, B, eps=e_mid)
+            z = abs(lam - lam_mc) / lam_se
+            rows.append(Evidence(f"{act}, B = {B}, ε = {e_mid:.4g}: λ_max (radial × sphere quadrature) vs Monte Carlo "
+                                 "of the backward map (autograd Jacobians)", theory=lam, numeric=lam_mc,
+                                 ci=(lam_mc - 4 * lam_se, lam_mc + 4 * lam_se), samples=st["mc"], observed=z,
+                                 bound=4.0, passed=z <= 4.0,
+                                 note=f"|Δ| = {z:.2f} standard errors (se = {lam_se / lam_mc:.2%} relative; the "
+                                      "diagonal standard errors summed: an upper bound on the trace's)"))
+            for e in (0.1 * ec, collapsed):
+                lam = Q.gradient_explosion_rate(act, B, eps=e)
+                run = _eps_run(act, B, float(e), st["N"], st["S"], st["depth"], ctx.seed * 1000 + B, ctx.device)
+                lam_hat, ci, slopes = run.growth_rate(st["window"], CONF)
+                se_s = float(slopes.std(ddof=1) / math.sqrt(len(slopes)))
+                t = float(stats.t.ppf(0.5 + CONF / 2, len(slopes) - 1))
+                dev = abs(math.log(lam_hat) - math.log(lam))
+                allow = t * se_s + 3.0 / st["N"]
+                rows.append(Evidence(f"{act}, B = {B}, ε = {e:.4g}: λ_max vs N = {st['N']} networks (autograd)",
+                                     theory=lam, numeric=lam_hat, ci=ci, confidence=CONF, samples=st["S"],
+                                     observed=dev, bound=allow, slack=allow / dev if dev > 0 else math.inf,
+                                     passed=dev <= allow,
+                                     note=f"|log λ̂ − log λ| = {dev:.2e} vs t·SE + 3/N = {allow:.2e}"))
+                if figure is not None:
+                    figure.setdefault((act, B), []).append((e, lam_hat, ci))
+    return rows
+
+
+def _eps_plot(ctx: Context, fig: dict) -> dict:
+    panels = [Panel("gradient explosion rate vs BN ε (Fig 4(c, d) theory)", r"BN $\epsilon$",
+                    r"$\lambda_{\max}$", [], logx=True),
+              Panel("trainable depth $16\\xi$ vs BN $\\epsilon$", r"BN $\epsilon$", r"$16\xi = 16/\log\lambda_{\max}$",
+                    [], logx=True, logy=True)]
+    for (act, B), pts in sorted(fig.items()):
+        ec = eps_critical(act, B)
+        grid = np.logspace(-4, math.log10(3 * ec), 40)
+        lam = np.array([tbm.gradient_explosion_rate(act, B, eps=float(e)) for e in grid])
+        panels[0].series.append(Series(f"{act}, B = {B}: theory", grid, lam, "theory", act))
+        ok = lam > 1
+        panels[1].series.append(Series(f"{act}, B = {B}: theory", grid[ok], 16 / np.log(lam[ok]), "theory", act))
+        e, m, ci = zip(*pts)
+        panels[0].series.append(Series(f"{act}, B = {B}: networks (95% CI)", np.array(e), np.array(m), "simulation",
+                                       act, np.array([c[0] for c in ci]), np.array([c[1] for c in ci])))
+    st = _eps_settings(ctx)
+    files = write_figure(ctx.artefact_dir, "bn_mean_field_epsilon", panels,
+                         f"BN(h) = (h − mean)/sqrt(var + ε); N = {st['N']}, {st['S']} seeds, depth {st['depth']}, "
+                         f"budget {ctx.budget}; bands: 95% t-intervals; no curve of 16ξ where λ_max ≤ 1")
+    return {f"epsilon_{k}": v for k, v in files.items()}
+
+
+def check_epsilon(ctx: Context) -> Verdict:
+    fig = {} if ctx.artefact_dir else None
+    rows = _eps_rows(ctx, fig)
+    return Verdict.judged(f"{PAPER}:epsilon", rows,
+                          "BN's ε lowers λ_max but leaves it above 1 until the batch collapses at a critical ε (ReLU: "
+                          "(B−1)s₀/B; tanh: 1), past which gradients stop exploding; quadrature, Monte Carlo and "
+                          "networks agree", "the ε > 0 generalisation is not reproduced",
+                          artefacts=_eps_plot(ctx, fig) if fig else {})
+
+
+register(Claim(
+    PAPER, "epsilon", "Section 3, effect of ε: larger BN ε ameliorates but does not eliminate gradient explosion "
+                      "(Fig 4(c, d) theory curve)",
+    "With BN(h) = (h − h̄)/sqrt(Var h + ε), \"a straightforward generalization of the analysis … to ε > 0 suggests "
+    "somewhat larger values than typically used can ameliorate (but not eliminate) gradient explosion problems\"; "
+    "Fig 4(c, d): \"a critical point at large ε where gradients do not explode\".",
+    "B ≥ 4; σ_w² = 1, σ_b = 0 (the paper's setting), γ = 1, β = 0; φ ∈ {relu, tanh}",
+    "The generalisation is the package's own (the paper gives no formula): for BSB1 Σ with eigenvalue s on 1^⊥, BN_ε "
+    "h = √B ρ u with ρ² = s r²/(s r² + Bε), r² ~ χ²_{B−1}, so the fixed point solves the 1-D equation F(s) = s and "
+    "λ_max = E‖GJ‖²_F/(B − 1) (G stays an eigenvector since J1 = 0); both by a radial Gauss–Legendre rule in r on "
+    "top of the sphere rules. Checked: λ_max(ε) monotone and > 1 below the collapse; the collapse point in closed "
+    "form (ReLU by homogeneity, tanh by F′(0) = 1/ε); λ_max against Monte Carlo of the backward map with autograd "
+    "Jacobians (4 standard errors); against the gradient growth of width-N networks with ε in their BN (t-interval + "
+    "3/N, as Theorem 7) at 0.1ε_c and in the collapsed regime. The training half of Fig 4(c, d) is not checked here.",
+    check_epsilon, None, "",
+    hypothesis_checks=(H_BATCH,),
+    depends_on=('lambda_max',),
+    resolution_override={"lambda_max": (0.02, 0.02, 0.01)},
+    uses=("theory.bn_meanfield.bsb1_fixed_point", "theory.bn_meanfield.gradient_explosion_rate",
+          "numerics.bn_kernels.bn_backward_map_mc", "numerics.bn_meanfield.simulate_bn_gradients")))
 
 
 # =============================================================================================

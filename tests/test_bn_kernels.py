@@ -1,0 +1,163 @@
+"""Batch norm with ε and affine γ, β; the backward map V_back(Σ){Δ} = E[JᵀΔJ] for any Σ, Δ; cross-batch kernels
+(issue 12, part 4). Theory (radial × sphere quadrature at BSB1 Σ) against Monte Carlo with autograd Jacobians and
+against finite-width networks; exact identities (homogeneity, the collapsed regime) as golden values."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from numerics import bn_kernels as nbk
+from numerics import bn_meanfield as nbm
+from theory import bn_meanfield as tbm
+from theory.errors import DeepinitError
+
+
+# ------------------------------------------------------------------ theory: reduces to the paper's BN, exact identities
+
+@pytest.mark.parametrize("act,B", [("relu", 8), ("tanh", 32), ("gelu", 16)])
+def test_the_affine_route_reduces_to_the_papers_bn(act, B):
+    """ε → 0, γ → 1 go through the radial quadrature, not the ε = 0 code: they must give Theorem 4 and λ_max."""
+    fp0, lam0 = tbm.bsb1_fixed_point(act, B), tbm.gradient_explosion_rate(act, B)
+    fp = tbm.bsb1_fixed_point(act, B, eps=1e-14)
+    assert (fp.eps, fp.gamma, fp.beta) == (1e-14, 1.0, 0.0)
+    assert fp.q == pytest.approx(fp0.q, rel=1e-9) and fp.c == pytest.approx(fp0.c, rel=1e-9, abs=1e-12)
+    assert tbm.gradient_explosion_rate(act, B, eps=1e-14) == pytest.approx(lam0, rel=1e-8)
+    assert tbm.gradient_explosion_rate(act, B, gamma=1 + 1e-12) == pytest.approx(lam0, rel=1e-9)
+
+
+def test_relu_homogeneity_at_any_eps():
+    """ReLU is 1-homogeneous: ε changes the scale only, so c*(ε) = c*(0); γ at ε = 0 scales q* by γ² and leaves
+    λ_max unchanged (J ∝ γ/‖γ…‖)."""
+    B = 16
+    fp0 = tbm.bsb1_fixed_point("relu", B)
+    for eps in (1e-3, 0.05, 0.2):
+        assert tbm.bsb1_fixed_point("relu", B, eps=eps).c == pytest.approx(fp0.c, rel=1e-10)
+    assert tbm.bsb1_fixed_point("relu", B, gamma=2.0).q == pytest.approx(4 * fp0.q, rel=1e-10)
+    assert tbm.gradient_explosion_rate("relu", B, gamma=2.0) == pytest.approx(tbm.gradient_explosion_rate("relu", B),
+                                                                              rel=1e-10)
+
+
+def test_large_eps_collapses_the_batch_at_the_predicted_critical_eps():
+    """F(s) = E ρ² · s₀ for ReLU (s₀ = q*(1 − c*) at ε = 0) and F′(0) = (B − 1)s₀/(Bε): the non-degenerate fixed
+    point exists iff ε < ε_c = (B − 1)s₀/B. In the collapsed regime (s* = 0, n² = Bε) λ_G = γ² φ′(0)²/ε for a φ
+    with φ′ continuous at 0 — tanh: exactly 1/ε."""
+    B = 8
+    s0 = tbm.bsb1_fixed_point("relu", B).s
+    eps_c = (B - 1) * s0 / B
+    below, above = tbm.bsb1_fixed_point("relu", B, eps=0.95 * eps_c), tbm.bsb1_fixed_point("relu", B, eps=1.05 * eps_c)
+    assert below.s > 1e-4 and above.s == 0.0 and above.c == 1.0
+    for eps in (2.0, 5.0):
+        assert tbm.bsb1_fixed_point("tanh", 12, eps=eps).s == 0.0
+        assert tbm.gradient_explosion_rate("tanh", 12, eps=eps) == pytest.approx(1 / eps, rel=1e-10)
+    # ε ameliorates but does not remove the explosion below ε_c: λ_max decreases in ε and stays above 1
+    lams = [tbm.gradient_explosion_rate("relu", B, eps=e) for e in (0.0, 0.01, 0.1, 0.9 * eps_c)]
+    assert all(a > b for a, b in zip(lams, lams[1:])) and lams[-1] > 1
+
+
+def test_bad_bn_parameters_are_refused():
+    with pytest.raises(DeepinitError, match="ε"):
+        tbm.bsb1_fixed_point("tanh", 8, eps=-1)
+    with pytest.raises(DeepinitError, match="γ"):
+        tbm.gradient_explosion_rate("tanh", 8, gamma=float("nan"))
+    with pytest.raises(DeepinitError, match="kinks"):
+        tbm.bsb1_fixed_point("relu", 8, beta=0.1)   # the quadrature splits at 0 only
+    with pytest.raises(DeepinitError, match="batches"):
+        nbk.bn_forward_map_mc("tanh", np.eye(6), 100, batches=(3, 2))
+
+
+# ------------------------------------------------------------------ Monte Carlo (autograd Jacobians) vs theory
+
+@pytest.mark.parametrize("kw", [{}, {"eps": 0.1}, {"eps": 0.1, "gamma": 1.5, "beta": 0.2}])
+def test_theory_fixed_point_and_rate_agree_with_monte_carlo(kw):
+    """Σ*_ε is a fixed point of the Monte Carlo map (every entry within 4.5 standard errors), and λ_G from the
+    radial × sphere quadrature is E‖GJ‖²_F/(B − 1) with J from autograd (within 4 standard errors) and the top
+    eigenvalue of the estimated backward operator (G its eigenvector)."""
+    B, act = 6, "tanh"
+    fp, lam = tbm.bsb1_fixed_point(act, B, **kw), tbm.gradient_explosion_rate(act, B, **kw)
+    mean, se = nbk.bn_forward_map_mc(act, fp.sigma, 200_000, seed=1, **kw)
+    assert np.max(np.abs(mean - fp.sigma) / se) < 4.5
+    op = nbk.bn_backward_operator_mc(act, fp.sigma, 160_000, seed=2, **kw)  # se ≈ 0.17%: resolves a 1% error
+    assert abs(op.lambda_G - lam) < 4 * op.lambda_G_se
+    assert abs(op.top_eigenvalue - lam) < 5 * op.lambda_G_se
+    # resolution: a 1% error in the theory's λ_G would be flagged (dropping (2 − ρ²) from κ moves it 1.6% at ε = 0.1);
+    # 2% at ε = 0, where r⁻² = ‖Gh‖⁻² (r² ~ χ²_{B−1}, B = 6) makes the per-draw values heavy-tailed
+    res = 0.01 if kw else 0.02
+    assert min(abs((1 + res) * lam - op.lambda_G), abs((1 - res) * lam - op.lambda_G)) > 4 * op.lambda_G_se
+    G = np.eye(B) - 1.0 / B
+    assert abs(np.sum(op.top_eigenvector * G / np.linalg.norm(G))) > 0.99
+
+
+def test_the_operator_at_the_papers_fixed_point_gives_lambda_max():
+    B = 5
+    fp = tbm.bsb1_fixed_point("relu", B)
+    op = nbk.bn_backward_operator_mc("relu", fp.sigma, 60_000, seed=4)
+    lam = tbm.gradient_explosion_rate("relu", B)
+    assert abs(op.top_eigenvalue - lam) < 5 * op.lambda_G_se and abs(op.lambda_G - lam) < 4 * op.lambda_G_se
+
+
+def _closed_form_jacobian(act, h, eps, gamma, beta):
+    """J = γ√B n⁻¹ diag φ′(BN h) (G − Gh hᵀG/n²), n² = ‖Gh‖² + Bε (the theory module's derivation)."""
+    B = h.shape[-1]
+    c = h - h.mean(dim=-1, keepdim=True)
+    n2 = (c * c).sum(dim=-1, keepdim=True) + B * eps
+    y = gamma * math.sqrt(B) * c / torch.sqrt(n2) + beta
+    yy = y.clone().requires_grad_(True)
+    d = torch.autograd.grad(act.torch(yy).sum(), yy)[0]
+    G = torch.eye(B, dtype=h.dtype) - 1.0 / B
+    P = G - c[:, :, None] * c[:, None, :] / n2[:, :, None]
+    return gamma * math.sqrt(B) / torch.sqrt(n2)[:, :, None] * d[:, :, None] * P
+
+
+def test_backward_map_at_an_arbitrary_sigma():
+    """Away from Σ*: E[JᵀΔJ] is linear in Δ, symmetric for symmetric Δ, annihilates 1 (J1 = 0), and the autograd
+    Jacobians equal the closed form J = γ√B n⁻¹ D (G − Gh hᵀG/n²) draw by draw."""
+    from theory import activation
+    rng = np.random.default_rng(0)
+    B = 5
+    A = rng.standard_normal((B, B))
+    Sigma = A @ A.T + 0.3 * np.eye(B)
+    D1, D2 = (lambda M: M + M.T)(rng.standard_normal((B, B))), np.eye(B)
+    kw = dict(eps=0.05, gamma=1.3, beta=0.1)
+    m1, _ = nbk.bn_backward_map_mc("tanh", Sigma, D1, 4000, seed=7, **kw)
+    m2, _ = nbk.bn_backward_map_mc("tanh", Sigma, D2, 4000, seed=7, **kw)
+    m12, _ = nbk.bn_backward_map_mc("tanh", Sigma, 2 * D1 - D2, 4000, seed=7, **kw)
+    assert np.allclose(m12, 2 * m1 - m2, atol=1e-10) and np.allclose(m1, m1.T, atol=1e-12)
+    assert np.allclose(m1 @ np.ones(B), 0, atol=1e-10)
+    h = torch.as_tensor(rng.standard_normal((50, B)) @ np.linalg.cholesky(Sigma).T)
+    f = nbk._phi_tilde(activation("tanh"), kw["eps"], kw["gamma"], kw["beta"], (B,))
+    assert torch.allclose(nbk._jacobians(f, h), _closed_form_jacobian(activation("tanh"), h, **kw), atol=1e-12)
+
+
+# ------------------------------------------------------------------ finite-width networks (autograd) vs theory
+
+@pytest.mark.parametrize("eps", [0.0, 0.1])
+def test_finite_width_networks_follow_the_eps_theory(eps):
+    """Width 1000, B = 8, ReLU: the deep-layer covariance is Σ*_ε (q* within 3%, c* within 0.01) and the squared
+    gradient grows at λ_G(ε) (the 95% interval over seeds, widened by 1% for finite width, contains it)."""
+    B = 8
+    fp, lam = tbm.bsb1_fixed_point("relu", B, eps=eps), tbm.gradient_explosion_rate("relu", B, eps=eps)
+    run = nbm.simulate_bn_gradients("relu", 1000, B, 40, seeds=8, method="exact", seed=3, eps=eps)
+    est, (lo, hi), _ = run.growth_rate()
+    assert lo * 0.99 <= lam <= hi * 1.01, (lam, est, lo, hi)
+    cov = run.cov[:, 20:].mean(axis=(0, 1))
+    q = float(np.mean(np.diag(cov)))
+    c = float((cov.sum() - np.trace(cov)) / (B * (B - 1)) / q)
+    assert q == pytest.approx(fp.q, rel=0.03) and c == pytest.approx(fp.c, abs=0.01)
+
+
+def test_cross_batch_kernel_of_networks_matches_the_two_batch_map():
+    """Two batches of 4 through one ReLU network (each normalised with its own statistics, ε = 0.1): the deep
+    cross-batch block of width-1000 networks agrees with the fixed point of the two-batch Monte Carlo map (a
+    non-zero constant block: ReLU outputs have a positive mean), the diagonal blocks with the one-batch Σ*_ε."""
+    B, kw = 4, dict(eps=0.1)
+    run = nbm.simulate_bn_gradients("relu", 1000, 2 * B, 30, seeds=6, method="exact", seed=5, batches=(B, B), **kw)
+    net = run.cov[:, 15:].mean(axis=(0, 1))
+    S = run.cov[:, 0].mean(axis=0)
+    for _ in range(25):
+        S, _se = nbk.bn_forward_map_mc("relu", S, 40_000, seed=9, batches=(B, B), **kw)
+    fp = tbm.bsb1_fixed_point("relu", B, **kw)
+    assert np.allclose(net[:B, :B], fp.sigma, atol=0.02) and np.allclose(S[:B, :B], fp.sigma, atol=0.01)
+    cross_net, cross_mf = float(net[:B, B:].mean()), float(S[:B, B:].mean())
+    assert cross_mf > 0.05 and abs(cross_net - cross_mf) < 0.01, (cross_net, cross_mf)
+    assert np.allclose(S[:B, B:], cross_mf, atol=0.01)  # exchangeable inputs: a constant cross block
