@@ -325,7 +325,10 @@ class _Builder:
             want = f"{lo}" if lo == hi else f"{lo} to {hi}"
             raise ActivationError(f"{node.func.id} takes {want} argument(s), got {len(node.args)} in {quote(text)}")
         args = [self.build(a) for a in node.args]
-        out = ALLOWED_FUNCTIONS[node.func.id](*args)
+        try:
+            out = ALLOWED_FUNCTIONS[node.func.id](*args)
+        except (ValueError, TypeError) as exc:  # max/min of a non-real argument: sympy cannot order it
+            raise ActivationError(f"{node.func.id}(…) in {quote(text)} is undefined: {str(exc)[:80]}") from None
         if out.is_number:
             if out.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or out.is_real is False:
                 raise ActivationError(f"{node.func.id} of a number in {quote(text)} is undefined or not real")

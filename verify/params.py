@@ -6,6 +6,9 @@ exit status 2 before any work starts. The same limits hold for every claim that 
 """
 from __future__ import annotations
 
+import math
+import os
+
 import theory
 from theory.formula import quote, split_formulas
 
@@ -113,3 +116,27 @@ def choice(*options: str):
         return t
     kind.__name__ = "choice"
     return kind
+
+
+def learning_rate(text: str) -> float:
+    """A learning rate in (0, 10]; 0 = the claim's default."""
+    try:
+        v = float(str(text).strip())
+    except ValueError:
+        raise ValueError(f"{quote(str(text), 40)} is not a number") from None
+    if not (v == 0 or (math.isfinite(v) and 0 < v <= 10)):
+        raise ValueError(f"learning rate {v!r} must be in (0, 10] (0: the claim's default)")
+    return v
+
+
+def dataset(text: str) -> str:
+    """A registered dataset name (digits) or the path of an existing .npz file."""
+    from numerics.datasets import REGISTERED
+    t = str(text).strip()
+    if t in REGISTERED:
+        return t
+    if not t.endswith(".npz"):
+        raise ValueError(f"dataset {quote(t, 60)}: a registered name ({', '.join(REGISTERED)}) or a path to an .npz file")
+    if not os.path.isfile(t):
+        raise ValueError(f"dataset {quote(t, 60)}: no such file")
+    return t

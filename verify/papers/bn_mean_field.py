@@ -976,7 +976,7 @@ def _eps_plot(ctx: Context, fig: dict) -> dict:
                     [], logx=True, logy=True)]
     for (act, B), pts in sorted(fig.items()):
         ec = eps_critical(act, B)
-        grid = np.logspace(-4, math.log10(3 * ec), 40)
+        grid = np.logspace(-4, math.log10(3 * ec), 16)
         lam = np.array([tbm.gradient_explosion_rate(act, B, eps=float(e)) for e in grid])
         panels[0].series.append(Series(f"{act}, B = {B}: theory", grid, lam, "theory", act))
         ok = lam > 1

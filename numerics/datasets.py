@@ -1,0 +1,139 @@
+"""Real inputs for the training-based claims, with nothing downloaded at run time.
+
+* ``"digits"`` — scikit-learn's 8×8 handwritten digits (1797 images, 10 classes, 64 features), shipped inside the
+  scikit-learn wheel. It stands in for MNIST/CIFAR10 in the papers' training experiments: the same task type
+  (10-way image classification), but 64 input features instead of 784/3072 and 1347 training images instead of
+  50–60k, so absolute accuracies and step counts differ; the depth effects the claims test (gradient explosion
+  through BN layers) do not depend on the input dimension.
+* ``"PATH.npz"`` — your own data (e.g. MNIST exported with numpy): arrays ``x_train, y_train, x_test, y_test``, or
+  ``x, y`` split here (``test_fraction``, seeded). Images of any shape are flattened.
+* an in-memory ``(x, y)`` pair, split the same way.
+
+Features are standardised with the training set's mean and standard deviation (constant features become 0); labels
+must be integers 0..K−1. :func:`load_dataset` returns a :class:`Dataset` of float32 arrays.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from theory import validate
+from theory.errors import DeepinitError
+
+REGISTERED = {
+    "digits": "scikit-learn's 8×8 handwritten digits (1797 images, 10 classes, 64 features) — a substitute for "
+              "MNIST/CIFAR10: same task type, far fewer features and images",
+}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    x_train: np.ndarray
+    y_train: np.ndarray
+    x_test: np.ndarray
+    y_test: np.ndarray
+    classes: int
+    description: str
+
+    @property
+    def features(self) -> int:
+        return int(self.x_train.shape[1])
+
+
+def _split(x: np.ndarray, y: np.ndarray, test_fraction: float, seed: int):
+    if not 0.05 <= test_fraction <= 0.5:
+        raise DeepinitError(f"test_fraction = {test_fraction!r} must be in [0.05, 0.5]")
+    rng = np.random.default_rng(validate.seed(seed))
+    idx = rng.permutation(len(x))
+    n_test = max(1, int(round(test_fraction * len(x))))
+    return x[idx[n_test:]], y[idx[n_test:]], x[idx[:n_test]], y[idx[:n_test]]
+
+
+def _labels(y, name: str) -> np.ndarray:
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size == 0:
+        raise DeepinitError(f"{name}: labels must be a non-empty 1-D array")
+    if not np.issubdtype(y.dtype, np.integer):
+        if not (np.issubdtype(y.dtype, np.floating) and np.all(np.isfinite(y)) and np.all(y == np.round(y))):
+            raise DeepinitError(f"{name}: labels must be integers 0..K−1")
+        y = y.astype(np.int64)
+    if y.min() < 0:
+        raise DeepinitError(f"{name}: labels must be integers 0..K−1 (found {int(y.min())})")
+    return y.astype(np.int64)
+
+
+def _features(x, name: str) -> np.ndarray:
+    x = np.asarray(x)
+    if x.ndim < 2 or x.shape[0] == 0:
+        raise DeepinitError(f"{name}: inputs must be an array of shape (samples, features…)")
+    if not np.issubdtype(x.dtype, np.number):
+        raise DeepinitError(f"{name}: inputs must be numeric")
+    x = x.reshape(x.shape[0], -1).astype(np.float64)
+    if not np.all(np.isfinite(x)):
+        raise DeepinitError(f"{name}: inputs contain NaN or infinite values")
+    return x
+
+
+def _finish(name, xtr, ytr, xte, yte, description) -> Dataset:
+    xtr, xte = _features(xtr, name), _features(xte, name)
+    ytr, yte = _labels(ytr, name), _labels(yte, name)
+    if len(xtr) != len(ytr) or len(xte) != len(yte):
+        raise DeepinitError(f"{name}: as many labels as inputs are needed (train {len(xtr)} vs {len(ytr)}, "
+                            f"test {len(xte)} vs {len(yte)})")
+    if xtr.shape[1] != xte.shape[1]:
+        raise DeepinitError(f"{name}: train and test inputs have different feature counts")
+    classes = int(max(ytr.max(), yte.max())) + 1
+    if classes < 2 or len(np.unique(ytr)) < 2:
+        raise DeepinitError(f"{name}: at least two classes are needed in the training set")
+    mu, sd = xtr.mean(axis=0), xtr.std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    f32 = np.float32
+    return Dataset(name, ((xtr - mu) / sd).astype(f32), ytr, ((xte - mu) / sd).astype(f32), yte, classes,
+                   description)
+
+
+@functools.lru_cache(maxsize=8)
+def _digits(test_fraction: float, seed: int) -> Dataset:
+    try:
+        from sklearn.datasets import load_digits
+    except ImportError:  # pragma: no cover - a declared dependency
+        raise DeepinitError("the 'digits' dataset needs scikit-learn (pip install scikit-learn)") from None
+    d = load_digits()
+    return _finish("digits", *_split(d.data, d.target, test_fraction, seed), REGISTERED["digits"])
+
+
+def load_dataset(spec, *, test_fraction: float = 0.25, seed: int = 0) -> Dataset:
+    """A registered name (``"digits"``), a path to a ``.npz`` file, or an ``(x, y)`` pair → :class:`Dataset`."""
+    if isinstance(spec, Dataset):
+        return spec
+    if isinstance(spec, tuple) and len(spec) == 2:
+        x, y = spec
+        return _finish("arrays", *_split(_features(x, "arrays"), _labels(y, "arrays"), test_fraction, seed),
+                       "user arrays")
+    if not isinstance(spec, str) or not spec:
+        raise DeepinitError("dataset: give a registered name (digits), a path to an .npz file, or (x, y) arrays")
+    if spec in REGISTERED:
+        return _digits(float(test_fraction), int(seed))
+    if not spec.endswith(".npz"):
+        raise DeepinitError(f"dataset {spec!r}: not a registered name ({', '.join(REGISTERED)}) nor an .npz path")
+    if not os.path.isfile(spec):
+        raise DeepinitError(f"dataset {spec!r}: no such file")
+    try:
+        with np.load(spec, allow_pickle=False) as f:
+            keys = set(f.files)
+            if {"x_train", "y_train", "x_test", "y_test"} <= keys:
+                parts = [f[k] for k in ("x_train", "y_train", "x_test", "y_test")]
+            elif {"x", "y"} <= keys:
+                parts = list(_split(_features(f["x"], spec), _labels(f["y"], spec), test_fraction, seed))
+            else:
+                raise DeepinitError(f"dataset {spec!r}: needs arrays x_train, y_train, x_test, y_test (or x, y); "
+                                    f"found {sorted(keys)}")
+    except DeepinitError:
+        raise
+    except Exception as exc:
+        raise DeepinitError(f"dataset {spec!r}: cannot be read as .npz ({type(exc).__name__}: {exc})") from None
+    return _finish(os.path.basename(spec), *parts, f"user data from {spec}")
