@@ -41,6 +41,7 @@ from verify.registry import all_claims
     ("leaky_relu and λ_max", r"leaky\_relu and $\lambda _{\max }$"),
     ("v* := q*(1−c*)", r"$v^{*}$ $:=$ $q^{*}(1-c^{*})$"),
     ("covariance-sde:eq2-6", r"covariance-sde:eq2{-}6"),
+    ('the paper\'s "after a step" (sic)', r"the paper's ``after a step'' (sic)"),
 ])
 def test_symbols_go_to_math_mode(text, expected):
     assert to_latex(text, strict=True) == expected

@@ -436,6 +436,10 @@ def to_latex(text, strict: bool = False) -> str:
             emit("t", r"\textendash{}")
             i += 1
             continue
+        if ch == '"':  # an opening quote after a space or bracket, a closing one otherwise
+            emit("t", "``" if i == 0 or text[i - 1].isspace() or text[i - 1] in "([{" else "''")
+            i += 1
+            continue
         if ch.isascii():
             emit("t", _TEXT_SPECIAL.get(ch, ch))
         elif ch in TEXT_SYMBOLS:
