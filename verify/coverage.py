@@ -94,7 +94,10 @@ COVERAGE: dict[str, list[Item]] = {
                                                   "gives none) against Monte Carlo and networks"),
         Item("Fig 4", ("epsilon",), "(c, d): the theory curve λ_max(ε), 16ξ(ε) and networks' gradient growth; not yet: "
                                     "the trained networks' depth in (a)–(d) (training experiment, as Fig 2)"),
-        Item("Fig A.2", (), "not yet: appendix training curves"),
+        Item("Fig A.2", (), "not yet: VGG19 with BN on CIFAR100, relative gradient norms equilibrating after the first "
+                            "epochs; CIFAR100 cannot be downloaded here, and a digits-MLP substitute is not yet written"),
+        Item("Fig A.3", (), "not yet: VGG19 on CIFAR100, acceleration from setting/initialising BN's γ (as Fig A.2)"),
+        Item("Fig A.4", (), "not yet: VGG19 on CIFAR100, acceleration from setting/initialising BN's γ (as Fig A.2)"),
         Item("Tables of constants", ("constants",), "q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ (the package's own tables)"),
     ],
     "isometry": [
@@ -155,6 +158,8 @@ COVERAGE: dict[str, list[Item]] = {
         *_eqs(["4.1"], ["eq4-1"]),
         Item("Example 4.1", ("example4-1",)), Item("Example 4.2", ("example4-2",)),
         Item("Fig 1", ("figure1", "eq2-10")), Item("Fig 2", ("figure2",)),
+        Item("Theorem 3.2 for m ≥ 3 inputs", ("m-point",), "beyond the printed text (the m-point appendix is "
+                                                            "missing): m = 3 and the network–SDE distance vs width"),
         Item("Table 1", (), "notation table (no claim)"),
         Item("Proposition A.6, Proposition B.8, Theorem 5.5", (), "appendix results cited in the main text; the "
                                                                   "appendices are not in shared/papers"),
