@@ -8,7 +8,9 @@ Variants (``variant=``):
 * ``"meanfield-centering"``   — Fig 4:  x^{ℓ+1} = LN(a − c_0)/√d;
 * ``"no-normalisation"``      — Fig 5:  x^{ℓ+1} = (a − c_0)/√d;
 * ``"meanfield-normalisation"`` — Figs 6, 9: x^{ℓ+1} = (a − c_0)/sqrt(σ̄(1) d);
-* ``"norm-then-activation"``  — Fig 8b: x^{ℓ+1} = σ(LN(h − h̄))/√d with h = W x (the other order).
+* ``"norm-then-activation"``  — Fig 8b: x^{ℓ+1} = σ(LN(h − h̄))/√d with h = W x (the other order);
+* ``"xavier"``                — Fig B.3: x^{ℓ+1} = g·a/√d, a gain g (``gain=``, e.g. torch's
+  ``calculate_gain``) and no centring — Xavier/Glorot initialisation W ~ N(0, g²/d) in this parametrisation.
 
 Two simulators share one signature (``method=``):
 
@@ -34,7 +36,7 @@ from theory import activation as _activation
 from theory.dual import float_moments, variance
 
 VARIANTS = ("layernorm", "meanfield-centering", "no-normalisation", "meanfield-normalisation",
-            "norm-then-activation")
+            "norm-then-activation", "xavier")
 
 
 class SimulationDiverged(ArithmeticError):
@@ -96,7 +98,7 @@ def _layer_norm(a: torch.Tensor) -> torch.Tensor:
 def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, seeds: int = 1,
                           *, variant: str = "layernorm", method: str = "exact", seed: int = 0,
                           device: str | None = None, dtype=torch.float64,
-                          layers=None) -> torch.Tensor:
+                          layers=None, gain: float = 1.0) -> torch.Tensor:
     """Gram matrices G^ℓ of the MLP (eq 1 or a variant) for ``seeds`` independent networks.
 
     Returns a tensor ``[seeds, len(layers), n, n]`` (``layers`` defaults to 0..depth).
@@ -105,6 +107,8 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
     act = _activation(act)
     if variant not in VARIANTS:
         raise DeepinitError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
+    if not (isinstance(gain, (int, float)) and math.isfinite(gain) and 0 < gain <= 1e3):
+        raise DeepinitError(f"gain = {gain!r} must be a finite number in (0, 1e3]")
     if method not in ("exact", "dense"):
         raise DeepinitError("method must be 'exact' or 'dense'")
     G0 = validate.gram_matrix(input_gram, "input_gram", batched=False, tol=1e-8)
@@ -148,6 +152,8 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
                 Xn = _layer_norm(A - A.mean(dim=-2, keepdim=True))
             elif variant == "meanfield-centering":
                 Xn = _layer_norm(A - c0)
+            elif variant == "xavier":
+                Xn = gain * A / math.sqrt(width)
             else:  # no-normalisation, meanfield-normalisation
                 Xn = (A - c0) / (scale * math.sqrt(width))
         G = Xn.transpose(-1, -2) @ Xn

@@ -163,7 +163,7 @@ FIGURE_CLAIMS = {
     "isometry:figure-b1": "isometry_figure_b1", "isometry:section6": "isometry_section6",
     "covariance-sde:figure1": "covariance_sde_figure1", "covariance-sde:figure2": "covariance_sde_figure2",
     "bn-mean-field:epsilon": "bn_mean_field_epsilon", "bn-mean-field:figure2": "bn_mean_field_figure2",
-    "bn-mean-field:figure3": "bn_mean_field_figure3",
+    "bn-mean-field:figure3": "bn_mean_field_figure3", "isometry:figure-b3": "isometry_figure_b3",
 }
 
 

@@ -92,3 +92,18 @@ def test_cuda_matches_cpu_in_distribution():
     a = numerics.simulate_isometry_mlp("tanh", 60, G0, 3, 400, seed=1, layers=[3], device="cuda").cpu().numpy()[:, 0]
     b = numerics.simulate_isometry_mlp("tanh", 60, G0, 3, 400, seed=2, layers=[3], device="cpu").numpy()[:, 0]
     assert stats.ks_2samp(a[:, 0, 1], b[:, 0, 1]).pvalue > 1e-3
+
+
+def test_xavier_variant_is_the_uncentred_gain_network():
+    """variant="xavier" is x^{ℓ+1} = g·σ(h)/√d: for tanh (c_0 = 0) with g = 1 it is exactly "no-normalisation", and
+    the gain scales the Gram matrices of the first layer by g²; a bad gain is refused."""
+    import numerics
+    from theory.errors import DeepinitError
+    G0 = numerics.equicorrelated_gram(5, 0.3)
+    a = numerics.simulate_isometry_mlp("tanh", 300, G0, 3, 2, variant="xavier", gain=1.0, seed=4).numpy()
+    b = numerics.simulate_isometry_mlp("tanh", 300, G0, 3, 2, variant="no-normalisation", seed=4).numpy()
+    assert np.allclose(a, b, rtol=1e-12)
+    c = numerics.simulate_isometry_mlp("tanh", 300, G0, 1, 2, variant="xavier", gain=2.0, seed=4).numpy()
+    assert np.allclose(c[:, 1], 4 * a[:, 1], rtol=1e-12)
+    with pytest.raises(DeepinitError, match="gain"):
+        numerics.simulate_isometry_mlp("tanh", 30, G0, 1, 1, variant="xavier", gain=float("inf"))

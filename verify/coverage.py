@@ -131,7 +131,7 @@ COVERAGE: dict[str, list[Item]] = {
         Item("Lemma A.8", ("lemma-a8",)),
         *_eqs(range(53, 62), ["lemma-a8", "lemma-a6"], PROOF + " (Lemma A.8 / Mehler's formula; the series is checked)"),
         Item("Fig A.1", ("figure-a1",)), Item("Figs B.1–B.2", ("figure-b1",)),
-        Item("Fig B.3", (), "not yet: mean-field gains vs Xavier initialisation"),
+        Item("Fig B.3", ("figure-b3",)),
         Item("Fig B.4", (), "not yet: variable-width MLPs on MNIST/CIFAR10 inputs (no dataset offline)"),
         Item("Fig B.5", (), "not yet: LayerNorm in pre-trained GPT-2 (no weights offline)"),
         Item("Fig B.6", (), "not yet: Corollary 2 and Theorem 4 during training"),
