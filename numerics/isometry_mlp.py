@@ -98,10 +98,11 @@ def _layer_norm(a: torch.Tensor) -> torch.Tensor:
 def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, seeds: int = 1,
                           *, variant: str = "layernorm", method: str = "exact", seed: int = 0,
                           device: str | None = None, dtype=torch.float64,
-                          layers=None, gain: float = 1.0) -> torch.Tensor:
+                          layers=None, gain: float = 1.0, widths=None) -> torch.Tensor:
     """Gram matrices G^ℓ of the MLP (eq 1 or a variant) for ``seeds`` independent networks.
 
-    Returns a tensor ``[seeds, len(layers), n, n]`` (``layers`` defaults to 0..depth).
+    Returns a tensor ``[seeds, len(layers), n, n]`` (``layers`` defaults to 0..depth). ``widths``: the width of each
+    layer 1..depth (variable-width MLPs, Fig B.4; ``method="exact"`` only), instead of one ``width``.
     Raises :class:`SimulationDiverged` (with the layers computed so far) if values overflow.
     """
     act = _activation(act)
@@ -113,6 +114,13 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
         raise DeepinitError("method must be 'exact' or 'dense'")
     G0 = validate.gram_matrix(input_gram, "input_gram", batched=False, tol=1e-8)
     n = G0.shape[0]
+    if widths is not None:
+        widths = [int(validate.simulation_sizes(w, n, depth, seeds)[0]) for w in widths]
+        if len(widths) != depth:
+            raise DeepinitError(f"widths: one width per layer 1..{depth}, got {len(widths)}")
+        if method != "exact":
+            raise DeepinitError("variable widths are simulated by method='exact' only")
+        width = max(widths)
     width, n, depth, seeds = validate.simulation_sizes(width, n, depth, seeds)
     itemsize = 8 if dtype == torch.float64 else 4
     # cost model: exact holds a few [seeds, width, n] tensors; dense also [seeds, width, width] weights
@@ -142,10 +150,12 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
             W = torch.randn(seeds, width, width, generator=gen, dtype=dtype, device=dev)
             H = W @ X
         else:
-            Z = torch.randn(seeds, width, n, generator=gen, dtype=dtype, device=dev)
+            d_l = widths[ell - 1] if widths is not None else width
+            Z = torch.randn(seeds, d_l, n, generator=gen, dtype=dtype, device=dev)
             H = Z @ psd_sqrt(G)
         if variant == "norm-then-activation":
-            Xn = sigma(_layer_norm(H - H.mean(dim=-2, keepdim=True)) * math.sqrt(width)) / math.sqrt(width)
+            dl = H.shape[-2]
+            Xn = sigma(_layer_norm(H - H.mean(dim=-2, keepdim=True)) * math.sqrt(dl)) / math.sqrt(dl)
         else:
             A = sigma(H)
             if variant == "layernorm":
@@ -153,9 +163,9 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
             elif variant == "meanfield-centering":
                 Xn = _layer_norm(A - c0)
             elif variant == "xavier":
-                Xn = gain * A / math.sqrt(width)
+                Xn = gain * A / math.sqrt(A.shape[-2])
             else:  # no-normalisation, meanfield-normalisation
-                Xn = (A - c0) / (scale * math.sqrt(width))
+                Xn = (A - c0) / (scale * math.sqrt(A.shape[-2]))
         G = Xn.transpose(-1, -2) @ Xn
         bad = ~torch.isfinite(G).flatten(1).all(dim=1)
         if bool(bad.any()) or bool((G.diagonal(dim1=-2, dim2=-1) > 1e150).any()):

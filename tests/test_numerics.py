@@ -107,3 +107,20 @@ def test_xavier_variant_is_the_uncentred_gain_network():
     assert np.allclose(c[:, 1], 4 * a[:, 1], rtol=1e-12)
     with pytest.raises(DeepinitError, match="gain"):
         numerics.simulate_isometry_mlp("tanh", 30, G0, 1, 1, variant="xavier", gain=float("inf"))
+
+
+def test_variable_widths_follow_the_width_of_each_layer():
+    """widths=[…] (Fig B.4's variable-width MLPs): a constant list equals the fixed-width run with the same seed,
+    a wrong length or the dense method is refused, and a growing profile changes the Gram matrices."""
+    import numerics
+    from theory.errors import DeepinitError
+    G0 = numerics.equicorrelated_gram(4, 0.5)
+    fixed = numerics.simulate_isometry_mlp("relu", 200, G0, 3, 2, seed=1).numpy()
+    same = numerics.simulate_isometry_mlp("relu", 999, G0, 3, 2, seed=1, widths=[200, 200, 200]).numpy()
+    assert np.allclose(fixed, same, rtol=1e-12)
+    grow = numerics.simulate_isometry_mlp("relu", 400, G0, 3, 2, seed=1, widths=[100, 200, 400]).numpy()
+    assert not np.allclose(grow, fixed) and np.allclose(np.diagonal(grow, axis1=-2, axis2=-1), 1, atol=1e-12)
+    with pytest.raises(DeepinitError, match="one width per layer"):
+        numerics.simulate_isometry_mlp("relu", 200, G0, 3, 1, widths=[200, 200])
+    with pytest.raises(DeepinitError, match="exact"):
+        numerics.simulate_isometry_mlp("relu", 200, G0, 2, 1, widths=[200, 200], method="dense")
