@@ -2,7 +2,7 @@
 
 * ``"digits"`` — scikit-learn's 8×8 handwritten digits (1797 images, 10 classes, 64 features), shipped inside the
   scikit-learn wheel. It stands in for MNIST/CIFAR10 in the papers' training experiments: the same task type
-  (10-way image classification), but 64 input features instead of 784/3072 and 1347 training images instead of
+  (10-way image classification), but 64 input features instead of 784/3072 and 1348 training images instead of
   50–60k, so absolute accuracies and step counts differ; the depth effects the claims test (gradient explosion
   through BN layers) do not depend on the input dimension.
 * ``"PATH.npz"`` — your own data (e.g. MNIST exported with numpy): arrays ``x_train, y_train, x_test, y_test``, or

@@ -2,7 +2,7 @@
 16ξ, ξ = 1/log λ_max) and Fig 3 (weights and gradients during the first 10 steps).
 
 The paper trains on MNIST and CIFAR10; nothing downloads here, so the data are scikit-learn's 8×8 digits
-(numerics.datasets: 10 classes like MNIST, 64 features instead of 784, 1347 training images) — a substitute, said so
+(numerics.datasets: 10 classes like MNIST, 64 features instead of 784, 1348 training images) — a substitute, said so
 in every verdict; ``--param dataset=PATH.npz`` trains on your own copy of MNIST instead. Networks:
 numerics.training.train_bn_mlp (width 128, ReLU, BN with ε = 1e-5 — it moves λ_max by 3e-5 relative, see
 bn-mean-field:epsilon — SGD). The protocol and the criteria below were fixed from the paper's statements before any
@@ -34,8 +34,9 @@ datasets = _lazy("numerics.datasets")
 PAPER = "bn-mean-field"
 TRAINABLE = 0.5   # test accuracy that counts as trained (decided from the statement: midway chance → shallow)
 WIDTH = 128
-SUBSTITUTE = ("data: scikit-learn digits (8×8, 10 classes, 1347 train / 450 test), a substitute for MNIST/CIFAR10 — "
+SUBSTITUTE = ("data: scikit-learn digits (8×8, 10 classes, 1348 train / 449 test), a substitute for MNIST/CIFAR10 — "
               "same task type, far fewer features and images; absolute accuracies differ, the depth effect is the point")
+CAPTION_DATA = "scikit-learn digits (a substitute for MNIST)"
 
 
 def _dataset(ctx: Context) -> str:
@@ -109,7 +110,7 @@ def _fig2_plot(ctx: Context, fig: dict) -> dict:
     st = _fig2_settings(ctx)
     files = write_figure(ctx.artefact_dir, "bn_mean_field_figure2", [panel],
                          f"ReLU BN MLPs, width {WIDTH}, {st['steps']} SGD steps (lr 0.01), {st['seeds']} seed(s), "
-                         f"budget {ctx.budget}; {SUBSTITUTE}")
+                         f"budget {ctx.budget}; {CAPTION_DATA}")
     return {f"figure2_{k}": v for k, v in files.items()}
 
 
@@ -219,8 +220,8 @@ def _fig3_plot(ctx: Context, runs) -> dict:
         panels[1].series.append(Series(g, layers, r.preact_grad_norm[step], "simulation", g))
         panels[2].series.append(Series(g, layers, r.weight_grad_norm[step], "simulation", g))
     files = write_figure(ctx.artefact_dir, "bn_mean_field_figure3", panels,
-                         f"ReLU BN MLP, width {WIDTH}, depth {L}, B = 32, SGD lr 0.01, seed {runs[0].seed}, "
-                         f"budget {ctx.budget}; {SUBSTITUTE}")
+                         f"ReLU BN MLP, width {WIDTH}, depth {L}, B = 32, SGD lr {runs[0].lr:g}, seed {runs[0].seed}, "
+                         f"budget {ctx.budget}; {CAPTION_DATA}")
     return {f"figure3_{k}": v for k, v in files.items()}
 
 
