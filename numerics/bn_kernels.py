@@ -33,20 +33,14 @@ from theory import validate
 from theory.errors import DeepinitError
 
 from .bn_chain import DegenerateBatchError
+from .bn_meanfield import _check_sigma
 
 _MAX_OPERATOR_B = 24
 
 
 def _bn_params(eps, gamma, beta) -> tuple[float, float, float]:
-    try:
-        eps, gamma, beta = float(eps), float(gamma), float(beta)
-    except (TypeError, ValueError):
-        raise DeepinitError("BN ε, γ and β must be numbers") from None
-    if not (math.isfinite(eps) and 0 <= eps <= 1e6):
-        raise DeepinitError(f"BN ε = {eps!r}: must be a finite number in [0, 1e6]")
-    if not (math.isfinite(gamma) and math.isfinite(beta)):
-        raise DeepinitError("BN γ and β must be finite")
-    return eps, gamma, beta
+    """ε in [0, 1e6], γ and β finite (Monte Carlo takes any finite γ, β): theory.validate.bn_parameters."""
+    return validate.bn_parameters(eps, gamma, beta, bounded=False)
 
 
 def _batches(batches, total: int) -> tuple[int, ...]:
@@ -59,21 +53,6 @@ def _batches(batches, total: int) -> tuple[int, ...]:
     if any(b < 2 for b in sizes) or sum(sizes) != total:
         raise DeepinitError(f"batches {sizes}: each batch needs ≥ 2 members and they must add up to Σ's size {total}")
     return sizes
-
-
-def _check_sigma(Sigma) -> np.ndarray:
-    S = np.asarray(Sigma, dtype=float)
-    if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] < 2:
-        raise DeepinitError(f"Σ must be a square matrix of size ≥ 2, got shape {S.shape}")
-    if not np.all(np.isfinite(S)):
-        raise DeepinitError("Σ has non-finite entries")
-    scale = max(1.0, float(np.max(np.abs(S))))
-    if not np.allclose(S, S.T, rtol=1e-10, atol=1e-12 * scale):
-        raise DeepinitError("Σ must be symmetric")
-    w = np.linalg.eigvalsh(0.5 * (S + S.T))
-    if w.min() < -1e-10 * max(1.0, w.max()):
-        raise DeepinitError(f"Σ is not positive semi-definite (smallest eigenvalue {w.min():.3g})")
-    return 0.5 * (S + S.T)
 
 
 def batch_norm(h: torch.Tensor, eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0,

@@ -742,19 +742,10 @@ def _radial_rule(dof: int, nodes: int, split: float):
 
 
 def _bn_affine(act: Activation, eps, gamma, beta) -> tuple[float, float, float]:
-    try:
-        eps, gamma, beta = float(eps), float(gamma), float(beta)
-    except (TypeError, ValueError):
-        raise DeepinitError("BN ε, γ and β must be numbers") from None
-    if not (math.isfinite(eps) and 0 <= eps <= 1e6):
-        raise DeepinitError(f"BN ε = {eps!r}: must be a finite number in [0, 1e6]")
-    if not (math.isfinite(gamma) and 1e-6 <= abs(gamma) <= 1e6):
-        raise DeepinitError(f"BN γ = {gamma!r}: must be finite with 1e-6 ≤ |γ| ≤ 1e6")
-    if not (math.isfinite(beta) and abs(beta) <= 1e3):
-        raise DeepinitError(f"BN β = {beta!r}: must be finite with |β| ≤ 1e3")
+    eps, gamma, beta = validate.bn_parameters(eps, gamma, beta)
     if beta != 0 and act.breakpoints:
         raise DeepinitError(f"{act.name} with BN β = {beta:g}: the kinks move to x = −β/(γρ), off the points where the "
-                            "sphere quadrature splits; use numerics.bn_meanfield.bn_meanfield_map_mc / "
+                            "sphere quadrature splits; use numerics.bn_kernels.bn_forward_map_mc / "
                             "bn_backward_operator_mc (Monte Carlo) for kinked φ with β ≠ 0")
     return eps, gamma, beta
 

@@ -116,3 +116,21 @@ SEED_LIMIT = 2 ** 63 - 1
 
 def seed(value) -> int:
     return integer(value, "seed", 0, SEED_LIMIT, "seeds are non-negative integers below 2⁶³")
+
+
+def bn_parameters(eps, gamma, beta, *, bounded: bool = True) -> tuple[float, float, float]:
+    """BN's (ε, γ, β) as floats: ε finite in [0, 1e6], γ and β finite; ``bounded`` (the quadrature) also asks
+    1e-6 ≤ |γ| ≤ 1e6 and |β| ≤ 1e3. One check for theory and numerics."""
+    try:
+        eps, gamma, beta = float(eps), float(gamma), float(beta)
+    except (TypeError, ValueError):
+        raise DeepinitError("BN ε, γ and β must be numbers") from None
+    if not (math.isfinite(eps) and 0 <= eps <= 1e6):
+        raise DeepinitError(f"BN ε = {eps!r}: must be a finite number in [0, 1e6]")
+    if not (math.isfinite(gamma) and math.isfinite(beta)):
+        raise DeepinitError("BN γ and β must be finite")
+    if bounded and not 1e-6 <= abs(gamma) <= 1e6:
+        raise DeepinitError(f"BN γ = {gamma!r}: must be finite with 1e-6 ≤ |γ| ≤ 1e6")
+    if bounded and not abs(beta) <= 1e3:
+        raise DeepinitError(f"BN β = {beta!r}: must be finite with |β| ≤ 1e3")
+    return eps, gamma, beta

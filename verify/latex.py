@@ -165,9 +165,6 @@ def _math_run(text: str, strict: bool) -> str:
     return "".join(out).strip()
 
 
-_CLOSE = {"(": ")", "[": "]"}
-
-
 def _match(text: str, p: int) -> int:
     """Index of the bracket closing ``text[p]`` (any of ``([{``, nesting of all three counted), or -1."""
     depth = 0
