@@ -39,6 +39,7 @@ from theory.errors import DeepinitError
 
 from .bn_chain import DegenerateBatchError
 from .isometry_mlp import SimulationDiverged, default_device, psd_sqrt
+from .threads import intra_op_threads
 
 
 def _check_sigma(Sigma) -> np.ndarray:
@@ -357,7 +358,7 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
     (sizes adding up to B) normalises each sub-batch with its own statistics — several batches through one network,
     whose covariance ``cov`` then holds the cross-batch blocks.
     """
-    from .bn_kernels import _batches, _bn_params, batch_norm
+    from .bn_kernels import _batches, _bn_params
     eps, gamma, beta = _bn_params(eps, gamma, beta)
     act = _activation(act)
     if method not in ("dense", "exact"):
@@ -373,18 +374,52 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
         raise DeepinitError(f"{act.name}: a constant φ has identically zero gradients and a degenerate BSB1 fixed "
                             "point; gradient explosion (Theorem 7) is undefined for it")
     dev = default_device(device)
-    gen = torch.Generator(device=dev)
-    gen.manual_seed(validate.seed(seed))
-    phi = act.torch
-    layer = _DenseRegenerated if method == "dense" else _ExactGaussianLayer
-    if input is None:
-        x = torch.randn(seeds, B, width, generator=gen, dtype=dtype, device=dev)
-    else:
+    seed = validate.seed(seed)
+    sizes = _batches(batches, B)
+    x0 = None
+    if input is not None:
         x0 = torch.as_tensor(np.asarray(input, dtype=float), dtype=dtype, device=dev)
         if x0.ndim != 2 or x0.shape[0] != B or not bool(torch.isfinite(x0).all()):
             raise DeepinitError(f"input must be a finite {B}×N₀ array")
+    # memory: autograd keeps every layer of every seed until the backward pass, so the seeds run in chunks of at
+    # most GRADIENT_CHUNK_BYTES (a chunk size decided by the sizes alone: the same seed gives the same numbers on
+    # any machine). The first chunk uses ``seed`` itself, later ones seeds derived from (seed, chunk index).
+    per_seed = (8 if dtype == torch.float64 else 4) * 8 * depth * B * width
+    chunk = max(1, min(seeds, GRADIENT_CHUNK_BYTES // per_seed))
+    parts = []
+    with intra_op_threads(chunk * B * width * (width if method == "dense" else 1)):
+        for k, start in enumerate(range(0, seeds, chunk)):
+            try:
+                parts.append(_gradient_chunk(act, width, B, depth, min(chunk, seeds - start), method, x0, dtype, dev,
+                                             derived_seed(seed, k), eps, gamma, beta, sizes))
+            except SimulationDiverged as exc:  # seed indices of the whole run, not of the chunk
+                raise SimulationDiverged(exc.layer, exc.partial, [start + i for i in exc.seeds]) from None
+    sq = np.concatenate([p[0] for p in parts])
+    cov = np.concatenate([p[1] for p in parts])
+    return BNGradientRun(sq, cov, width, B, method)
+
+
+#: the most memory one chunk of seeds of :func:`simulate_bn_gradients` may hold for autograd (1 GiB)
+GRADIENT_CHUNK_BYTES = 1 << 30
+
+
+def derived_seed(seed: int, k: int) -> int:
+    """An independent seed for the k-th part of a run seeded by ``seed`` (numpy's SeedSequence; k = 0 → seed)."""
+    if k == 0:
+        return int(seed)
+    return int(np.random.SeedSequence([int(seed), int(k)]).generate_state(1, dtype=np.uint64)[0] >> 2)
+
+
+def _gradient_chunk(act, width, B, depth, seeds, method, x0, dtype, dev, seed, eps, gamma, beta, sizes):
+    from .bn_kernels import batch_norm
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(seed)
+    phi = act.torch
+    layer = _DenseRegenerated if method == "dense" else _ExactGaussianLayer
+    if x0 is None:
+        x = torch.randn(seeds, B, width, generator=gen, dtype=dtype, device=dev)
+    else:
         x = x0.expand(seeds, *x0.shape).contiguous()
-    sizes = _batches(batches, B)
     base = int(torch.randint(0, 2 ** 40, (1,), generator=gen, device=dev).item())
     x = x.detach().requires_grad_(True)
     hs = []
@@ -412,7 +447,7 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
     if not bool(torch.isfinite(sq).all()):
         bad = ~torch.isfinite(sq).all(dim=1)
         raise SimulationDiverged(depth, torch.empty(0), torch.nonzero(bad).flatten().tolist())
-    return BNGradientRun(sq.cpu().numpy(), cov.cpu().numpy(), width, B, method)
+    return sq.cpu().numpy(), cov.cpu().numpy()
 
 
 # ---------------------------------------------------------------------------------------------

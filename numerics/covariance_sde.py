@@ -32,6 +32,7 @@ from theory import covariance_sde as tcs
 from theory.errors import DeepinitError
 
 from .isometry_mlp import default_device
+from .threads import intra_op_threads
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,6 +149,12 @@ def simulate_shaped_network(shape: Shape, depth: int, V0, samples: int, *, metho
         raise DeepinitError("method must be 'exact' or 'dense'")
     if depth < 0 or samples < 1:
         raise DeepinitError("depth ≥ 0 and samples ≥ 1")
+    with intra_op_threads(samples * m * shape.n * (shape.n if method == "dense" else 1)):
+        return _shaped_layers(shape, depth, V0, samples, method, seed, device, dtype, layers, explode_at)
+
+
+def _shaped_layers(shape, depth, V0, samples, method, seed, device, dtype, layers, explode_at) -> NetworkRun:
+    m = V0.shape[0]
     dev = default_device(device)
     n = shape.n
     layers = list(range(depth + 1)) if layers is None else sorted(set(int(l) for l in layers))

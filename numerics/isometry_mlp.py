@@ -35,6 +35,9 @@ from theory.errors import DeepinitError
 from theory import activation as _activation
 from theory.dual import float_moments, variance
 
+from .linalg import gram_factor, psd_sqrt  # noqa: F401  (psd_sqrt: public here since 0.1)
+from .threads import intra_op_threads
+
 VARIANTS = ("layernorm", "meanfield-centering", "no-normalisation", "meanfield-normalisation",
             "norm-then-activation", "xavier")
 
@@ -79,13 +82,6 @@ def inputs_with_gram(G0: np.ndarray, width: int, generator: torch.Generator | No
 def _psd_sqrt_np(G):
     w, v = np.linalg.eigh(G)
     return (v * np.sqrt(np.clip(w, 0, None))) @ v.T
-
-
-def psd_sqrt(G: torch.Tensor) -> torch.Tensor:
-    """Symmetric square root of a batch of PSD matrices (robust to singular G)."""
-    G = 0.5 * (G + G.transpose(-1, -2))
-    w, v = torch.linalg.eigh(G)
-    return (v * torch.sqrt(torch.clamp(w, min=0))[..., None, :]) @ v.transpose(-1, -2)
 
 
 def _layer_norm(a: torch.Tensor) -> torch.Tensor:
@@ -138,6 +134,14 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
     c0 = float_moments(act)[0]
     scale = math.sqrt(variance(act)) if variant == "meanfield-normalisation" else 1.0
 
+    with intra_op_threads(seeds * width * n * (width if method == "dense" else 1)):
+        return _layers(act, sigma, G0, width, n, depth, seeds, layers, variant, method, gen, cpu_gen, c0, scale,
+                       gain, widths, dtype, dev)
+
+
+def _layers(act, sigma, G0, width, n, depth, seeds, layers, variant, method, gen, cpu_gen, c0, scale, gain,
+            widths, dtype, dev):
+    """The layer loop of :func:`simulate_isometry_mlp`."""
     G = torch.as_tensor(G0, dtype=dtype, device=dev).expand(seeds, n, n).clone()
     X = None
     if method == "dense":
@@ -152,7 +156,7 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
         else:
             d_l = widths[ell - 1] if widths is not None else width
             Z = torch.randn(seeds, d_l, n, generator=gen, dtype=dtype, device=dev)
-            H = Z @ psd_sqrt(G)
+            H = torch.bmm(Z, gram_factor(G)[0])  # any RᵀR = G gives the law; Cholesky where it succeeds
         if variant == "norm-then-activation":
             dl = H.shape[-2]
             Xn = sigma(_layer_norm(H - H.mean(dim=-2, keepdim=True)) * math.sqrt(dl)) / math.sqrt(dl)

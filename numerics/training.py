@@ -14,7 +14,6 @@ Cost: O(steps · depth · batch · width²) flops.
 """
 from __future__ import annotations
 
-import contextlib
 import math
 from dataclasses import dataclass, field
 
@@ -25,6 +24,7 @@ from theory import activation as _activation
 from theory import validate
 from theory.errors import DeepinitError
 
+from .threads import intra_op_threads
 from .datasets import Dataset, load_dataset
 
 OPTIMIZERS = ("sgd", "rmsprop")
@@ -76,16 +76,6 @@ class TrainingRun:
     weight_grad_norm: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
 
-@contextlib.contextmanager
-def _threads(n: int):
-    old = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
-
 def train_bn_mlp(data, act, depth: int, width: int, batch_size: int, steps: int, *, lr: float,
                  optimizer: str = "sgd", eps: float = 1e-5, sub_batch: int | None = None, seed: int = 0,
                  record_steps: int = 0, device: str = "cpu", threads: int = 1) -> TrainingRun:
@@ -109,7 +99,7 @@ def train_bn_mlp(data, act, depth: int, width: int, batch_size: int, steps: int,
             raise DeepinitError(f"sub_batch {sub_batch} must divide the batch size {batch_size}")
     validate.memory(4 * 6 * depth * batch_size * width + 4 * 3 * depth * width * width,
                     f"train_bn_mlp (depth {depth}, width {width}, batch {batch_size})")
-    with _threads(threads):
+    with intra_op_threads(threads=threads):
         return _train(ds, act, depth, width, batch_size, steps, lr, optimizer, eps, sub_batch, seed, record_steps,
                       device)
 

@@ -5,6 +5,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # tests compute every verdict (the on-disk verdict cache is tested on its own, in a temporary directory); the
 # variable is inherited by the CLI subprocesses the tests start
 os.environ["DEEPINIT_NO_CACHE"] = "1"
+# one intra-op thread in every simulator (numerics.threads): two xdist workers share the two cores
+os.environ.setdefault("DEEPINIT_THREADS", "1")
 
 import torch  # noqa: E402
 from hypothesis import settings  # noqa: E402

@@ -73,6 +73,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sensitivity", action="store_true",
                    help="measure each claim's resolution: per declared quantity, the smallest relative error "
                         "(ladder 0.5%%…50%%, both signs) that turns the verdict")
+    p.add_argument("--jobs", "-j", type=_argtype(_jobs), default=1, metavar="N",
+                   help="run N claims at a time in local worker processes (default 1: in this process); same "
+                        "verdicts and numbers for any N")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the claims on the Dask distributed cluster at ADDRESS (e.g. tcp://10.0.0.5:8786); every "
+                        "worker needs this deepinit-verify installed (docs/scale.md)")
+    p.add_argument("--threads", type=_argtype(_threads), metavar="N|auto",
+                   help="torch intra-op threads of the simulators: N, or auto (default: one thread for small "
+                        "per-layer work, more for large widths; $DEEPINIT_THREADS)")
     p.add_argument("--paper", choices=tuple(PAPERS), help="with 'all' or 'list': only this paper")
     p.add_argument("--verbose", "-v", action="store_true")
     p.add_argument("--quiet", "-q", action="store_true", help="one line per claim")
@@ -89,6 +98,29 @@ def _argtype(kind):
             raise argparse.ArgumentTypeError(str(exc)) from None
     conv.__name__ = kind.__name__
     return conv
+
+
+def _jobs(text) -> int:
+    try:
+        n = int(str(text))
+    except ValueError:
+        raise ValueError(f"--jobs takes a positive integer, not {text!r}") from None
+    if not 1 <= n <= 256:
+        raise ValueError(f"--jobs {n} must be in [1, 256]")
+    return n
+
+
+def _threads(text) -> str:
+    t = str(text).strip().lower()
+    if t == "auto":
+        return t
+    try:
+        n = int(t)
+    except ValueError:
+        raise ValueError(f"--threads takes a positive integer or 'auto', not {text!r}") from None
+    if not 1 <= n <= 1024:
+        raise ValueError(f"--threads {n} must be in [1, 1024] or 'auto'")
+    return str(n)
 
 
 def _digits(text) -> int:
@@ -196,6 +228,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         return 130
+    saved_threads = os.environ.get("DEEPINIT_THREADS")
+    if getattr(args, "threads", None):
+        os.environ["DEEPINIT_THREADS"] = args.threads  # the simulators' policy (numerics.threads), workers included
     try:
         return _main(args)
     except KeyboardInterrupt:
@@ -210,6 +245,10 @@ def main(argv=None) -> int:
         return 4
     finally:
         Q.set_base_perturbation(None)  # --perturb is for this run only (main may be called in-process)
+        if saved_threads is None:
+            os.environ.pop("DEEPINIT_THREADS", None)
+        else:
+            os.environ["DEEPINIT_THREADS"] = saved_threads
 
 
 def _parse_perturbation(items: list[str]) -> dict[str, float]:
@@ -340,6 +379,7 @@ def _main(args) -> int:
             raise UsageError("--latex needs a file name")
         if args.artefacts:
             check_output_dir(args.artefacts, "--artefacts")
+        pool = _pool(args)  # a cluster that cannot be reached is said before any work
     except (UsageError, OutputPathError, expect.ExpectationError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
@@ -374,51 +414,74 @@ def _main(args) -> int:
         (sys.stderr if to_stdout_json else sys.stdout).flush()
 
     run_seconds: list[float] = []
+    use_cache = not (args.no_cache or cache.disabled())
+    order = {c.id: i for i, c in enumerate(claims)}
+
+    def context(claim, label: str, progress: bool = True) -> Context:
+        return Context(budget=args.budget, seed=args.seed, device=device, dtype=args.dtype,
+                       params=bound[claim.id], progress=Progress(label, enabled=progress and not args.quiet),
+                       artefact_dir=args.artefacts)
+
+    def known(claim, settings) -> tuple[Verdict | None, bool]:
+        """A verdict this run need not compute, and whether it comes from --resume (same settings) or the cache."""
+        old = kept.get(claim.id)
+        if old is not None and old.status != "error" and _clean(old.settings) == settings:
+            say(f"{claim.id:40s} {old.status:20s} (from {args.resume}: same settings, not rerun)")
+            return old, True
+        cached = cache.load(claim.id, settings) if use_cache else None
+        if cached is not None:
+            cached.summary = cached.summary if cached.summary.startswith("(cached) ") else "(cached) " + cached.summary
+        return cached, False
+
+    def finished(v: Verdict, claim, settings, computed: bool) -> None:
+        if computed:
+            v.settings = settings
+            if use_cache:
+                cache.store(v, settings)
+        run_seconds.append(v.seconds)
+        v.settings = settings
+        verdicts.append(v)
+        if args.quiet:
+            res = resolution_text(v)
+            say(f"{v.claim_id:40s} {v.status:20s} {v.seconds:7.1f}s  {v.summary[:120]}"
+                + (f"  [resolution: {res}]" if res else ""))
+        elif not to_stdout_json:
+            say(render_text(v, claim, verbose=True) + "\n")
+        if json_path and not to_stdout_json:  # incremental: an interrupted run keeps what it computed
+            write_atomic(json_path, report(False))
+
+    parallel = pool is not None
     try:
-        for k, claim in enumerate(claims, 1):
+        if parallel:
+            _run_parallel(args, pool, claims, device, bound, context, known, finished, say, verdicts)
+        for k, claim in enumerate([] if parallel else claims, 1):
+            if any(v.claim_id == claim.id for v in verdicts):
+                continue
             # one overall progress label: claim k of N and an ETA from the claims finished so far
             eta = ""
             if run_seconds and len(claims) > 1:
                 left = sum(run_seconds) / len(run_seconds) * (len(claims) - k + 1)
                 eta = f"; about {left / 60:.0f} min left" if left >= 90 else f"; about {left:.0f} s left"
             label = f"{k}/{len(claims)} {claim.id}{eta}" if len(claims) > 1 else claim.id
-            ctx = Context(budget=args.budget, seed=args.seed, device=device, dtype=args.dtype,
-                          params=bound[claim.id], progress=Progress(label, enabled=not args.quiet),
-                          artefact_dir=args.artefacts)
+            ctx = context(claim, label)
             settings = _settings(args, ctx)
-            old = kept.get(claim.id)
-            if old is not None and old.status != "error" and _clean(old.settings) == settings:
-                verdicts.append(old)
-                say(f"{claim.id:40s} {old.status:20s} (from {args.resume}: same settings, not rerun)")
+            v, resumed = known(claim, settings)
+            if v is not None:
+                if resumed:
+                    verdicts.append(v)
+                    continue
+                finished(v, claim, settings, computed=False)
                 continue
-            use_cache = not (args.no_cache or cache.disabled())
-            cached = cache.load(claim.id, settings) if use_cache else None
-            if cached is not None:
-                v = cached
-                v.summary = v.summary if v.summary.startswith("(cached) ") else "(cached) " + v.summary
-            else:
-                v = run_claim(claim, ctx, with_control=not args.no_control, debug=args.debug,
-                              sensitivity=args.sensitivity)
-                v.settings = settings
-                if use_cache:
-                    cache.store(v, settings)
-            run_seconds.append(v.seconds)
-            v.settings = settings
+            v = run_claim(claim, ctx, with_control=not args.no_control, debug=args.debug,
+                          sensitivity=args.sensitivity)
             ctx.progress.done()
-            verdicts.append(v)
-            if args.quiet:
-                res = resolution_text(v)
-                say(f"{v.claim_id:40s} {v.status:20s} {v.seconds:7.1f}s  {v.summary[:120]}"
-                    + (f"  [resolution: {res}]" if res else ""))
-            elif not to_stdout_json:
-                say(render_text(v, claim, verbose=True) + "\n")
-            if json_path and not to_stdout_json:  # incremental: an interrupted run keeps what it computed
-                write_atomic(json_path, report(False))
+            finished(v, claim, settings, computed=True)
     except KeyboardInterrupt:
         interrupted = True
         sys.stderr.write(f"\ninterrupted: {len(verdicts)} of {len(claims)} claims finished; "
                          + (f"their verdicts are in {json_path} (continue with --resume {json_path})\n"
                             if json_path and not to_stdout_json else "\n"))
+    verdicts.sort(key=lambda v: order.get(v.claim_id, len(order)))
     try:
         if to_stdout_json:
             sys.stdout.write(report(not interrupted) + "\n")
@@ -443,6 +506,77 @@ def _main(args) -> int:
             counts[v.status] = counts.get(v.status, 0) + 1
         print("summary: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + f"; exit status {code}")
     return code
+
+
+def _pool(args):
+    """The worker pool of ``--jobs N`` / ``--scheduler ADDRESS`` (None for a serial run)."""
+    if args.scheduler is not None and args.jobs > 1:
+        raise UsageError("--jobs and --scheduler exclude each other: the cluster's workers set the parallelism")
+    if args.scheduler is None and args.jobs == 1:
+        return None
+    from . import parallel
+    if args.scheduler is not None:
+        address = args.scheduler.strip()
+        import re as _re
+        if not _re.fullmatch(r"(tcp|tls|ws|wss|inproc|ucx)://[^\s]{1,200}|[A-Za-z0-9_.\-]{1,200}:\d{1,5}", address):
+            raise UsageError(f"--scheduler {address[:80]!r}: a Dask scheduler address such as tcp://host:8786")
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise UsageError("--scheduler needs dask.distributed: pip install 'deepinit-verify[dask]'") from None
+        try:
+            return parallel.Pool(scheduler=address)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise UsageError(f"--scheduler: cannot reach a Dask scheduler at {address[:80]} ({type(exc).__name__}: "
+                             f"{str(exc)[:160]})") from None
+    return parallel.Pool(jobs=args.jobs)
+
+
+def _run_parallel(args, pool, claims, device, bound, context, known, finished, say, verdicts) -> None:
+    """``--jobs N`` / ``--scheduler ADDRESS``: every claim not already known becomes a task (verify.parallel),
+    longest first; verdicts are reported as they finish and the final report keeps the requested order."""
+    from . import parallel
+    from .cache import code_hash
+    specs, todo = {}, []
+    for claim in claims:
+        ctx = context(claim, claim.id, progress=False)
+        settings = _settings(args, ctx)
+        v, resumed = known(claim, settings)
+        if v is not None:
+            if resumed:
+                verdicts.append(v)
+            else:
+                finished(v, claim, settings, computed=False)
+            continue
+        todo.append((claim, settings))
+    if not todo:
+        pool.close()
+        return
+    threads = os.environ.get("DEEPINIT_THREADS") or None
+    where = f"the Dask cluster at {args.scheduler} ({pool.workers} workers)" if args.scheduler else f"{pool.workers} processes"
+    say(f"running {len(todo)} claims on {where}")
+    code = code_hash()
+    todo.sort(key=lambda cs: -parallel.expected_seconds(cs[0].id, args.budget))
+    try:
+        futures = {}
+        for claim, settings in todo:
+            spec = parallel.TaskSpec(claim.id, args.budget, args.seed, device, args.dtype,
+                                     tuple(sorted(bound[claim.id].items())), not args.no_control, args.debug,
+                                     bool(args.sensitivity), tuple(sorted(Q.base_perturbation().items())),
+                                     args.artefacts, threads)
+            futures[pool.submit(spec)] = (claim, settings, spec)
+        done = 0
+        for fut in pool.as_completed(list(futures)):
+            claim, settings, spec = futures[fut]
+            done += 1
+            v = parallel.verdict_of(spec, fut, code)
+            if not args.quiet:
+                sys.stderr.write(f"[{done}/{len(todo)} finished] {claim.id}: {v.status} ({v.seconds:.1f} s)\n")
+            finished(v, claim, settings, computed=True)
+    except KeyboardInterrupt:
+        pool.close(cancel=True)
+        raise
+    pool.close()
 
 
 def console_main() -> None:

@@ -34,6 +34,17 @@ _FLAGGED = (VIOLATED, INCONCLUSIVE, HYPOTHESES_NOT_MET)
 
 def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool = False,
               sensitivity: bool = False) -> Verdict:
+    """The claim's verdict with its controls. The check runs with torch's baseline thread count of
+    :mod:`numerics.threads` (one thread unless pinned; the simulators raise it for large work), so its numbers do not
+    depend on the process it runs in (the CLI, a ``--jobs`` worker, a Dask worker)."""
+    if not claim.checked:
+        return _run_claim(claim, ctx, with_control, debug, sensitivity)
+    from numerics.threads import intra_op_threads
+    with intra_op_threads(0, blas=True):
+        return _run_claim(claim, ctx, with_control, debug, sensitivity)
+
+
+def _run_claim(claim: Claim, ctx: Context, with_control: bool, debug: bool, sensitivity: bool) -> Verdict:
     if not claim.checked:
         return Verdict(claim.id, INCONCLUSIVE,
                        f"not yet checked by this package{': ' + claim.pending_reason if claim.pending_reason else ''}")

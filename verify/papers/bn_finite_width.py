@@ -342,7 +342,9 @@ register(Claim(
 
 def _eq6_runs(ctx: Context, n=5, d=1000):
     depth = ctx.pick(300, 600, 1000)
-    seeds = ctx.pick(30, 30, 60)
+    # E‖G_ℓ − I‖ without BN is heavy-tailed across seeds (sd ≈ 1.5–3.5 at ℓ = 300): 100 seeds keep the
+    # Bonferroni lower end of the mean clear of 1, so the structural control (exponent removed) is caught
+    seeds = ctx.pick(100, 100, 200)
     layers = list(range(0, depth + 1, 10))
     nob = _chain(ctx, "identity", d, n, depth, seeds, ctx.seed + 1, layers, batchnorm=False, input_cov=np.eye(n))
     bn = _chain(ctx, "identity", d, n, depth, seeds, ctx.seed + 2, layers, input_cov=np.eye(n))
@@ -422,7 +424,7 @@ register(Claim(
     "Linear MLP without normalisation: E‖G_ℓ − I_n‖ ≤ exp(3nℓ/2d) and ‖G_ℓ − G*‖ grows with ℓ; with BN it stays "
     "bounded (Fig 1a: n = 5, d = 1000).",
     "σ = identity; inputs with covariance I_n",
-    "Exact-in-distribution chains with and without BN, 10 seeds: fitted growth rate of the log error over the last "
+    "Exact-in-distribution chains with and without BN, 100 seeds (200 at full): fitted growth rate of the log error over the last "
     "3/4 of the depth (95% t-interval), and eq (6) against the upper confidence bound of the mean error.",
     check_eq6, control_eq6, "eq (6) with its exponent removed",
     depends_on=("b*", "c*"),

@@ -587,7 +587,7 @@ def _table_rows(table, ctx: Context, numeric_digits: float = 1e-15):
         mp = isometry_strength_mp(act, 40)
         printed_val = float(sp.N(printed, 40))
         rel = abs(float(mp) - printed_val) / abs(printed_val)
-        mc, se = _beta_mc(act, mc_n, ctx.seed + 17)
+        mc, se = Q.memo(("beta_mc", str(act.expr), mc_n, ctx.seed + 17), lambda: _beta_mc(act, mc_n, ctx.seed + 17))
         z = abs(mc - printed_val) / se if se > 0 else (0.0 if mc == printed_val else math.inf)
         ok = exact_equal and rel < numeric_digits and z < 4.0
         rows.append(Evidence(f"β for {label}", theory=printed_val, numeric=float(mp), observed=mc,
@@ -1060,7 +1060,8 @@ def check_theorem_a2(ctx: Context) -> Verdict:
     zmax = 0.0
     for nm in acts[:3]:
         G = random_correlation(rng, 5, "wishart")
-        est, se, N = numerics.meanfield_map_mc(nm, G, samples, seed=ctx.seed + 5)
+        est, se, N = Q.memo(("meanfield_map_mc", nm, G.tobytes(), samples, ctx.seed + 5),
+                            lambda: numerics.meanfield_map_mc(nm, G, samples, seed=ctx.seed + 5))
         pred = np.array(Q.dual_normalised(nm, G))
         np.fill_diagonal(pred, 1.0)
         iu = np.triu_indices(5, 1)
@@ -1889,7 +1890,9 @@ def _beta_gain_rows(ctx: Context, table=None, figure: dict | None = None) -> tup
             expr = theory.activation(nm).expr.subs(_x, a * _x)
             act = theory.activation(expr)
             b = Q.scaled("beta", float(isometry_strength_mp(act, 20)))
-            mc, se = _beta_mc(act, ctx.pick(100_000, 1_000_000, 4_000_000), ctx.seed + int(a * 100))
+            n_mc = ctx.pick(100_000, 1_000_000, 4_000_000)
+            mc, se = Q.memo(("beta_mc", str(act.expr), n_mc, ctx.seed + int(a * 100)),
+                            lambda: _beta_mc(act, n_mc, ctx.seed + int(a * 100)))
             worst_z = max(worst_z, abs(mc - b) / se)
             vals.append(b)
             if figure is not None:

@@ -1,0 +1,187 @@
+"""Scale (issue 13): the thread policy, the exact simulators' Cholesky path and memory chunking, and claims as tasks
+(``--jobs``, ``--scheduler`` on a Dask LocalCluster) giving the same numbers as a serial run."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from numerics import threads as T
+from numerics.bn_chain import DegenerateBatchError, simulate_bn_chain
+from numerics.linalg import gram_factor, psd_sqrt
+from theory.errors import DeepinitError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# --------------------------------------------------------------------------------------------- thread policy
+
+def test_thread_policy_is_one_thread_for_small_work_and_grows_with_the_work(monkeypatch):
+    monkeypatch.delenv(T.ENV, raising=False)
+    monkeypatch.setattr(T, "available_cores", lambda: 2)
+    assert T.threads_for(4 * 1000 * 10) == 1            # the BN chain of the contention measurement
+    assert T.threads_for(T.WORK_PER_THREAD - 1) == 1
+    assert T.threads_for(T.WORK_PER_THREAD) == 2
+    assert T.threads_for(1e12) == 2                      # never more than the cores
+    monkeypatch.setattr(T, "available_cores", lambda: 64)
+    assert T.threads_for(1e12) == T.MAX_AUTO_THREADS
+
+
+def test_thread_setting_pins_the_count_and_a_bad_value_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv(T.ENV, "3")
+    assert T.threads_for(0) == 3 and T.threads_for(1e12) == 3
+    monkeypatch.setenv(T.ENV, "auto")
+    assert T.setting() is None
+    for bad in ("0", "two", "-1", "1e3"):
+        monkeypatch.setenv(T.ENV, bad)
+        with pytest.raises(DeepinitError, match="DEEPINIT_THREADS"):
+            T.threads_for(0)
+
+
+def test_intra_op_threads_restores_torch_and_blas_counts(monkeypatch):
+    from threadpoolctl import threadpool_info
+    monkeypatch.setenv(T.ENV, "2")
+    before = torch.get_num_threads()
+    blas_before = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+    with T.intra_op_threads(0, blas=True) as n:
+        assert n == 2 and torch.get_num_threads() == 2
+        assert all(i["num_threads"] == 2 for i in threadpool_info() if i["user_api"] == "blas")
+    assert torch.get_num_threads() == before
+    assert [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] == blas_before
+
+
+# --------------------------------------------------------------------------------------------- exact simulators
+
+def test_gram_factor_is_cholesky_where_it_can_and_the_symmetric_root_where_it_cannot():
+    g = torch.Generator().manual_seed(0)
+    X = torch.randn(3, 6, 4, generator=g, dtype=torch.float64)
+    G = X.transpose(-1, -2) @ X
+    G[1] = torch.ones(4, 4, dtype=torch.float64)  # rank one: Cholesky fails, the root does not
+    R, finite = gram_factor(G)
+    assert finite
+    assert torch.allclose(R.transpose(-1, -2) @ R, G, atol=1e-10)
+    assert torch.equal(R[0], torch.linalg.cholesky(G[0]).T)       # the cheap factor where it exists
+    assert torch.allclose(R[1], psd_sqrt(G[1:2])[0], atol=1e-12)
+    G[2, 0, 0] = float("nan")
+    _, finite = gram_factor(G)
+    assert not finite
+
+
+def test_exact_bn_chain_matches_dense_weights_in_law():
+    """The Cholesky / samples-major exact chain against explicit weight matrices: the mean stationary Gram entries
+    agree within 4 standard errors (relu, d = 200, n = 4)."""
+    kw = dict(input_cov=0.5 * np.eye(4) + 0.5, layers=range(10, 31))
+    ex = simulate_bn_chain("relu", 200, 4, 30, 64, method="exact", seed=1, **kw).numpy()
+    de = simulate_bn_chain("relu", 200, 4, 30, 64, method="dense", seed=2, **kw).numpy()
+    for stat in (lambda G: G[..., 0, 0], lambda G: G[..., 0, 1]):
+        a, b = stat(ex).mean(1), stat(de).mean(1)  # per seed, over the window
+        z = (a.mean() - b.mean()) / math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+        assert abs(z) < 4, z
+
+
+def test_exact_bn_chain_never_returns_nan_and_names_a_degenerate_batch():
+    x = np.random.default_rng(0).standard_normal((50, 3))
+    x[:, 2] = x[:, 1]                              # two identical samples: fine (the rows still vary)
+    G = simulate_bn_chain("relu", 50, 3, 5, 2, input=x)
+    assert torch.isfinite(G).all()
+    x[:, :] = x[:, :1]                             # every sample the same: BN is undefined
+    with pytest.raises(DegenerateBatchError):
+        simulate_bn_chain("relu", 50, 3, 5, 2, input=x)
+
+
+def test_bn_gradient_seeds_run_in_memory_chunks_with_the_first_chunk_unchanged(monkeypatch):
+    from numerics import bn_meanfield as nbm
+    whole = nbm.simulate_bn_gradients("relu", 64, 8, 6, 2, method="exact", seed=5)
+    per_seed = 8 * 8 * 6 * 8 * 64
+    monkeypatch.setattr(nbm, "GRADIENT_CHUNK_BYTES", 2 * per_seed)   # chunks of 2 seeds
+    chunked = nbm.simulate_bn_gradients("relu", 64, 8, 6, 5, method="exact", seed=5)
+    assert chunked.sq_grad.shape == (5, 6)
+    np.testing.assert_array_equal(chunked.sq_grad[:2], whole.sq_grad)   # chunk 0 is the unchunked run
+    assert not np.allclose(chunked.sq_grad[2:4], whole.sq_grad)         # later chunks are independent draws
+    again = nbm.simulate_bn_gradients("relu", 64, 8, 6, 5, method="exact", seed=5)
+    np.testing.assert_array_equal(again.sq_grad, chunked.sq_grad)       # a seed gives the same numbers
+    assert np.all(np.isfinite(chunked.sq_grad))
+
+
+# --------------------------------------------------------------------------------------------- claims as tasks
+
+FAST = ["bn-finite-width:figure1", "bn-finite-width:corollary7", "isometry:lemma-a1", "covariance-sde:eq2-6"]
+
+
+def _cli(*args, timeout=900):
+    env = dict(os.environ, DEEPINIT_NO_CACHE="1")
+    env.pop("DEEPINIT_THREADS", None)  # the policy as a user gets it
+    return subprocess.run([sys.executable, "-m", "verify", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def _numbers(path):
+    """The report's verdicts without their wall times: everything that must not depend on the scheduler."""
+    def strip(v):
+        if isinstance(v, dict):
+            return {k: strip(x) for k, x in v.items() if k != "seconds"}
+        if isinstance(v, list):
+            return [strip(x) for x in v]
+        return v
+    with open(path, encoding="utf-8") as f:
+        return strip(json.load(f)["verdicts"])
+
+
+@pytest.fixture(scope="module")
+def serial_report(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("serial") / "r.json")
+    r = _cli(*FAST, "--budget", "quick", "-q", "--json", path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return path
+
+
+def test_jobs_2_gives_the_serial_numbers_in_the_requested_order(serial_report, tmp_path):
+    path = str(tmp_path / "r.json")
+    r = _cli(*FAST, "--budget", "quick", "-q", "--json", path, "--jobs", "2")
+    assert r.returncode == 0, r.stderr[-2000:]
+    got, want = _numbers(path), _numbers(serial_report)
+    assert [v["claim"] for v in got] == FAST
+    assert got == want
+
+
+def test_a_dask_local_cluster_gives_the_serial_numbers(serial_report, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    path = str(tmp_path / "r.json")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        r = _cli(*FAST, "--budget", "quick", "-q", "--json", path, "--scheduler", c.scheduler_address)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert _numbers(path) == _numbers(serial_report)
+
+
+def test_jobs_resume_keeps_finished_verdicts_and_runs_only_the_rest(serial_report, tmp_path):
+    path = str(tmp_path / "r.json")
+    with open(serial_report, encoding="utf-8") as f:
+        doc = json.load(f)
+    doc["verdicts"] = doc["verdicts"][:2]   # an interrupted run: two claims finished
+    doc["complete"] = False
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    r = _cli(*FAST, "--budget", "quick", "-q", "--resume", path, "--jobs", "2")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.count("not rerun") == 2 and "running 2 claims on 2 processes" in r.stdout
+    assert _numbers(path) == _numbers(serial_report)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--jobs", "0"], "--jobs 0 must be in [1, 256]"),
+    (["--jobs", "two"], "--jobs takes a positive integer"),
+    (["--threads", "0"], "--threads 0 must be in"),
+    (["--jobs", "2", "--scheduler", "tcp://127.0.0.1:1"], "exclude each other"),
+    (["--scheduler", "not an address"], "a Dask scheduler address"),
+    (["--scheduler", "tcp://127.0.0.1:1"], "cannot reach a Dask scheduler"),
+])
+def test_bad_parallel_options_exit_2_with_one_line(args, message):
+    r = _cli("isometry:lemma-a1", "--budget", "quick", *args, timeout=120)
+    assert r.returncode == 2, (r.returncode, r.stderr[-1000:])
+    assert message in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,134 @@
+"""Claims as tasks: ``--jobs N`` runs them in N local processes, ``--scheduler ADDRESS`` on a Dask cluster.
+
+A task is one claim with its controls (:func:`run_task`, a plain function of plain arguments: it pickles to any
+process or machine). Its numbers depend only on the claim, the run's settings and the seed — every check draws from
+generators seeded by the run seed and its own fixed offsets, never from global state, and the thread count is set
+by :mod:`numerics.threads` from the problem size (never from the number of workers) — so ``--jobs 1``, ``--jobs 4``
+and a 16-worker cluster give the same verdicts and the same numbers on the same kind of machine
+(``tests/test_scale.py`` compares the JSON). Longest claims are submitted first (:func:`expected_seconds`, from
+``verify/data/claim_seconds.json``) so that the last claim to finish is a short one.
+
+The caller (``verify.cli``) keeps what a serial run has: the incremental JSON report after every finished claim,
+``--resume``, the verdict cache and the exit status; a worker that dies (killed, out of memory) makes its claim
+``error`` (exit 4), never a verdict. A Dask worker must run the same code as the client: the task returns the
+package's code hash and a mismatch is an ``error`` verdict naming both.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import functools
+import json
+import multiprocessing
+import os
+from dataclasses import dataclass
+
+from .core import ERROR, Verdict
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Everything a worker needs to run one claim, as plain data."""
+
+    claim_id: str
+    budget: str
+    seed: int
+    device: str
+    dtype: str
+    params: tuple = ()            # ((name, value), ...) already bound and typed by the CLI
+    with_control: bool = True
+    debug: bool = False
+    sensitivity: bool = False
+    perturbation: tuple = ()      # ((quantity, delta), ...) of --perturb
+    artefact_dir: str | None = None
+    threads: str | None = None    # DEEPINIT_THREADS for the worker (None: the worker's own setting)
+
+
+def run_task(spec: TaskSpec) -> dict:
+    """Run one claim in this process and return ``{"verdict": …, "code": code hash, "pid": …}`` (plain JSON)."""
+    if spec.threads is not None:
+        os.environ["DEEPINIT_THREADS"] = spec.threads
+    from . import quantities as Q
+    from .cache import code_hash
+    from .core import Context
+    from .registry import resolve
+    from .runner import run_claim
+    claim = resolve(spec.claim_id)
+    ctx = Context(budget=spec.budget, seed=spec.seed, device=spec.device, dtype=spec.dtype,
+                  params=dict(spec.params), artefact_dir=spec.artefact_dir)
+    Q.set_base_perturbation(dict(spec.perturbation) or None)
+    try:
+        v = run_claim(claim, ctx, with_control=spec.with_control, debug=spec.debug, sensitivity=spec.sensitivity)
+    finally:
+        Q.set_base_perturbation(None)
+    # through JSON: what comes back is exactly what a report holds (and pickles anywhere)
+    return {"verdict": json.loads(json.dumps(v.to_dict(), default=str)), "code": code_hash(), "pid": os.getpid()}
+
+
+@functools.lru_cache(maxsize=1)
+def _seconds_table() -> dict:
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "claim_seconds.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def expected_seconds(claim_id: str, budget: str) -> float:
+    """A claim's measured wall time at a budget (with controls, 2 cores), for scheduling only (unknown: 60 s)."""
+    t = _seconds_table().get(budget, {}).get(claim_id)
+    if t is None and budget == "full":
+        t = _seconds_table().get("standard", {}).get(claim_id)
+    return float(t) if t is not None else 60.0
+
+
+class Pool:
+    """A pool of workers with one interface for local processes and a Dask cluster."""
+
+    def __init__(self, jobs: int = 1, scheduler: str | None = None):
+        self.scheduler = scheduler
+        if scheduler is not None:
+            from distributed import Client
+            self._client = Client(scheduler, timeout="30s")
+            self._exec = None
+            self.workers = len(self._client.scheduler_info().get("workers", {}))
+        else:
+            self._client = None
+            # spawn: a clean interpreter per worker (torch and fork do not mix); each claim imports what it needs
+            self._exec = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+            self.workers = jobs
+
+    def submit(self, spec: TaskSpec):
+        if self._client is not None:
+            return self._client.submit(run_task, spec, pure=False, key=f"deepinit-{spec.claim_id}-{os.urandom(4).hex()}")
+        return self._exec.submit(run_task, spec)
+
+    def as_completed(self, futures):
+        if self._client is not None:
+            from distributed import as_completed
+            return as_completed(futures)
+        return cf.as_completed(futures)
+
+    def close(self, cancel: bool = False) -> None:
+        if self._client is not None:
+            self._client.close()
+        else:
+            if cancel:  # Ctrl-C: the running claims are abandoned (their verdicts were not reported), not awaited
+                for proc in list(getattr(self._exec, "_processes", {}).values()):
+                    proc.terminate()
+            self._exec.shutdown(wait=not cancel, cancel_futures=cancel)
+
+
+def verdict_of(spec: TaskSpec, future, expected_code: str) -> Verdict:
+    """The finished task's verdict; a worker that died or runs other code gives an ``error`` verdict."""
+    try:
+        out = future.result()
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:  # the worker process died, or the task could not be shipped: never a verdict
+        return Verdict(spec.claim_id, ERROR, f"the worker running this claim failed: {type(exc).__name__}: {exc}")
+    if out.get("code") != expected_code:
+        return Verdict(spec.claim_id, ERROR, "the worker runs different code than this client (code hash "
+                       f"{str(out.get('code'))[:12]} ≠ {expected_code[:12]}): install the same deepinit-verify on "
+                       "every worker")
+    return Verdict.from_dict(out["verdict"])
