@@ -19,14 +19,42 @@ settings.register_profile("ci", max_examples=60, deadline=None)
 settings.load_profile("ci")
 
 
+def assert_latex_clean(v):
+    """Issue 11, for this verdict: its --latex output (strict symbol table: nothing unknown reaches it) gives 0 chktex
+    warnings as a fragment and as a standalone document, and the standalone document compiles. Called for every
+    verdict of the per-paper claim tests (quick and standard), which compute them anyway."""
+    import shutil
+    import subprocess
+    import tempfile
+    from verify.latex import render
+    from verify.registry import resolve
+    claims = {v.claim_id: resolve(v.claim_id)}
+    frag = render([v], claims, strict=True)
+    doc = render([v], claims, standalone=True, strict=True)
+    assert "[U+" not in frag
+    if not (shutil.which("pdflatex") and shutil.which("chktex")):
+        return  # CI installs both; without them the strict rendering above is the check
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, body in (("frag.tex", frag), ("doc.tex", doc)):
+            with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
+                f.write(body)
+            p = subprocess.run(["chktex", "-q", "-v0", name], cwd=tmp, capture_output=True, text=True, timeout=120)
+            assert [line for line in p.stdout.splitlines() if line.strip()] == [], (v.claim_id, name, p.stdout[:2000])
+        p = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp,
+                           capture_output=True, text=True, timeout=180)
+        assert p.returncode == 0, (v.claim_id, p.stdout[-3000:])
+
+
 def assert_controls(v):
     """A verdict's controls demonstrate power: a claim that holds has its negative control flagged (every declared
     quantity perturbed by ±δ — 5% at every budget — turns it), one reported violated has a positive control that
-    holds; and the check consumed exactly the quantities the claim declares."""
+    holds; and the check consumed exactly the quantities the claim declares. Its LaTeX is checked as well
+    (:func:`assert_latex_clean`)."""
     from verify import quantities as Q
     from verify.core import HOLDS, VIOLATED
     from verify.registry import resolve
     claim = resolve(v.claim_id)
+    assert_latex_clean(v)
     # the quantities the check consumed are exactly those the claim declares (none unperturbable, none idle)
     assert set(v.consumed) == {Q.canonical(q) for q in claim.depends_on}, (v.claim_id, v.consumed)
     if v.status == HOLDS:

@@ -192,30 +192,21 @@ def _chktex_warnings(tmp_path, name: str) -> list[str]:
     return [line for line in p.stdout.splitlines() if line.strip()]
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not (shutil.which("pdflatex") and shutil.which("chktex")),
-                    reason="pdflatex and chktex are not installed (CI installs them)")
-def test_every_claims_latex_compiles_with_no_chktex_warning(tmp_path, capsys):
-    """Issue 11: every claim's --latex output, fragment and standalone, compiles with 0 errors and 0 chktex
-    warnings, and nothing unknown (strict symbol table) or a literal ``\\_`` from a symbol reaches it."""
-    from verify.cli import _read_report
-    report = tmp_path / "all.json"
-    assert main(["all", "--budget", "quick", "--no-control", "-q", "--json", str(report)]) in (0, 1)
-    capsys.readouterr()
-    claims = {c.id: c for c in all_claims()}
-    verdicts = _read_report(str(report))
-    assert len(verdicts) == sum(c.checked for c in claims.values())
-    frag = render(verdicts, claims, strict=True)
-    (tmp_path / "frag.tex").write_text(frag)
-    wrapper = ("\\documentclass{article}\n\\usepackage{booktabs,longtable,siunitx,amsmath,amssymb}\n"
-               "\\begin{document}\n\\input{frag}\n\\end{document}\n")
-    p = _compile(tmp_path, "wrap.tex", wrapper)
-    assert p.returncode == 0, p.stdout[-3000:]
-    p = _compile(tmp_path, "doc.tex", render(verdicts, claims, standalone=True, strict=True))
-    assert p.returncode == 0, p.stdout[-3000:]
-    for name in ("frag.tex", "doc.tex"):
-        assert _chktex_warnings(tmp_path, name) == []
-    assert "[U+" not in frag
+# Every claim's LaTeX (fragment and standalone: 0 chktex warnings, the document compiles) is checked where its verdict
+# is computed anyway: tests/conftest.py::assert_latex_clean, called for every verdict of the per-paper claim tests at
+# the quick and the standard budget (this used to rerun `verify all --budget quick` here: 4 minutes of CI).
+
+
+def test_every_checked_claim_has_a_per_claim_latex_check():
+    """The per-paper verdict tests cover every checked claim (so assert_latex_clean sees every claim's LaTeX)."""
+    import importlib
+    covered = set()
+    for mod, paper in (("test_bn_finite_width", "bn-finite-width"), ("test_bn_mean_field", "bn-mean-field"),
+                       ("test_covariance_sde", "covariance-sde"), ("test_isometry_claims", "isometry")):
+        m = importlib.import_module(mod)
+        names = getattr(m, "EXPECTED", None) or getattr(m, "EXPECTED_QUICK", None)
+        covered |= {f"{paper}:{n}" for n in names}
+    assert {c.id for c in all_claims() if c.checked} <= covered
 
 
 def test_the_controls_never_overwrite_the_claims_figure(tmp_path):
