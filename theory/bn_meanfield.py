@@ -565,6 +565,13 @@ def gradient_explosion_rate(act, batch_size: int, *, eps: float = 0.0, gamma: fl
     return _rate_cached(_act(act), B)[0]
 
 
+def gradient_explosion_rate_error(act, batch_size: int) -> tuple[float, float]:
+    """(λ_max, its error): the difference between the two rule sizes of the quadrature that computed it (ε = 0)."""
+    B = validate.integer(batch_size, "batch size", 4, validate.MAX_BATCH, "B ≥ 4 (E r⁻² = 1/(s(B − 3)))")
+    value, err = _rate_cached(_act(act), B)
+    return float(value), float(err)
+
+
 def depth_scale(act, batch_size: int, *, eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0) -> float:
     """ξ = 1/log λ_max (the paper overlays 16ξ as the maximum trainable depth); ∞ when λ_max ≤ 1."""
     lam = gradient_explosion_rate(act, batch_size, eps=eps, gamma=gamma, beta=beta)

@@ -149,11 +149,13 @@ def time_limit(seconds: float, what: str):
 # the parser
 # --------------------------------------------------------------------------------------------
 
-def parse_formula(text: str) -> sp.Expr:
+def parse_formula(text: str, parameters: tuple = ()) -> sp.Expr:
     """Parse a user formula such as ``"x*erf(x)"`` into a sympy expression in ``x``.
 
     Only a whitelist of syntax is accepted; anything else, or anything beyond the limits of this module's
-    docstring, raises :class:`ActivationError` with a message naming what is allowed.
+    docstring, raises :class:`ActivationError` with a message naming what is allowed. ``parameters``: extra names
+    allowed as real symbols (an activation *family* such as ``tanh(a*x)``, for ``verify design``); the expression
+    then depends on x and those symbols. The power limits apply to the powers of x only.
     """
     if not isinstance(text, str) or not text.strip():
         raise ActivationError("an activation formula must be a non-empty string")
@@ -166,10 +168,15 @@ def parse_formula(text: str) -> sp.Expr:
         msg = getattr(exc, "msg", str(exc))
         raise ActivationError(f"malformed activation formula {quote(text)}: {msg}. {allowed_text()}") from None
     _check_shape(tree.body, text)
-    expr = _Builder(source, text).build(tree.body)
+    names = dict(ALLOWED_NAMES)
+    for p in parameters:
+        if p in names or p in ALLOWED_FUNCTIONS or not isinstance(p, str) or not p.isidentifier():
+            raise ActivationError(f"{quote(str(p), 20)} cannot be a parameter name")
+        names[p] = sp.Symbol(p, real=True)
+    expr = _Builder(source, text, names).build(tree.body)
     if not isinstance(expr, sp.Basic):
         expr = sp.Integer(expr)
-    if not expr.free_symbols <= {x}:
+    if not expr.free_symbols <= {x} | {names[p] for p in parameters}:
         raise ActivationError(f"formula {quote(text)} must depend on x only")
     _check_powers(expr, text)
     return expr
@@ -213,16 +220,17 @@ def _log10_abs(v: sp.Expr) -> float | None:
 
 
 class _Builder:
-    def __init__(self, source: str, text: str):
+    def __init__(self, source: str, text: str, names: dict | None = None):
         self.source, self.text = source, text
+        self.names = ALLOWED_NAMES if names is None else names
 
     def build(self, node: ast.AST) -> sp.Expr:
         text = self.text
         if isinstance(node, ast.Constant):
             return self.number(node)
         if isinstance(node, ast.Name):
-            if node.id in ALLOWED_NAMES:
-                return ALLOWED_NAMES[node.id]
+            if node.id in self.names:
+                return self.names[node.id]
             hint = difflib.get_close_matches(node.id, list(ALLOWED_NAMES) + list(ALLOWED_FUNCTIONS), n=1)
             extra = f" (did you mean {hint[0]!r}?)" if hint else ""
             raise ActivationError(f"name {quote(node.id, 30)} is not allowed in {quote(text)}{extra}. {allowed_text()}")

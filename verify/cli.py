@@ -82,6 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=_argtype(_threads), metavar="N|auto",
                    help="torch intra-op threads of the simulators: N, or auto (default: one thread for small "
                         "per-layer work, more for large widths; $DEEPINIT_THREADS)")
+    p.add_argument("--batch-sizes", metavar="B,B,...", default="4,8,16,32,64,128",
+                   help="with 'profile' / 'design': the batch sizes of the BN quantities (default 4,8,16,32,64,128)")
+    p.add_argument("--target", action="append", default=[], metavar="TARGET",
+                   help="with 'design': e.g. 'lambda_max<=1.1@B=32', 'beta<=1.05', 'sde=stable', '16xi>=200@B=64'")
+    p.add_argument("--range", dest="param_range", action="append", default=[], metavar="NAME=LO:HI",
+                   help="with 'design': the search interval of a family parameter (default -3:3 for a shift, "
+                        "0.05:4 otherwise)")
     p.add_argument("--paper", choices=tuple(PAPERS), help="with 'all' or 'list': only this paper")
     p.add_argument("--verbose", "-v", action="store_true")
     p.add_argument("--quiet", "-q", action="store_true", help="one line per claim")
@@ -311,6 +318,139 @@ def _render(args) -> int:
     return 0
 
 
+def _batch_sizes(text: str) -> tuple[int, ...]:
+    out = []
+    for part in str(text).split(","):
+        try:
+            B = int(part.strip())
+        except ValueError:
+            raise UsageError(f"--batch-sizes takes comma-separated integers, not {text[:60]!r}") from None
+        if not 4 <= B <= 4096:
+            raise UsageError(f"--batch-sizes: B = {B} must be in [4, 4096] (the BSB1 fixed point needs B ≥ 4)")
+        out.append(B)
+    if not out or len(out) > 32:
+        raise UsageError("--batch-sizes: between 1 and 32 batch sizes")
+    return tuple(dict.fromkeys(out))
+
+
+def _profile(args) -> int:
+    """``python -m verify profile ACT [ACT ...]``: the comparison table of verify.profile (text, --json, --csv DIR,
+    --latex PATH [--latex-standalone], --artefacts DIR for the figures)."""
+    import theory
+    from theory.errors import DeepinitError
+    from . import profile as PR
+    names = args.claims[1:]
+    if not names:
+        raise UsageError("usage: python -m verify profile ACTIVATION [ACTIVATION ...] (registry names or formulas)")
+    if len(names) > 50:
+        raise UsageError("profile: at most 50 activations at a time")
+    Bs = _batch_sizes(args.batch_sizes)
+    for out, what in ((args.latex, "--latex"),) + (((args.json, "--json"),) if args.json not in (None, "-") else ()):
+        if out:
+            check_output_path(out, what)
+    for d, what in ((args.csv, "--csv"), (args.artefacts, "--artefacts")):
+        if d:
+            check_output_dir(d, what)
+    acts = []
+    for nm in names:
+        try:
+            acts.append(theory.activation(nm))
+        except DeepinitError as exc:
+            raise UsageError(f"profile: {exc}") from None
+    profiles = []
+    for a in acts:
+        if args.json != "-" and not args.quiet:
+            sys.stderr.write(f"profiling {a.name} …\n")
+        try:
+            profiles.append(PR.profile_activation(a, Bs))
+        except DeepinitError as exc:
+            raise UsageError(f"profile {a.name}: {exc}") from None
+    header, rows = PR.comparison_rows(profiles, args.digits)
+    notes = PR.undefined_notes(profiles)
+    if args.json == "-":
+        sys.stdout.write(json.dumps({"profiles": [p.to_dict() for p in profiles]}, ensure_ascii=False, indent=1) + "\n")
+    else:
+        _print_table(header, rows)
+        for nt in notes:
+            print("  · " + nt)
+        print(f"({', '.join(f'{p.activation} {p.seconds:.1f} s' for p in profiles)})")
+        if args.json:
+            write_atomic(args.json, json.dumps({"profiles": [p.to_dict() for p in profiles]}, ensure_ascii=False,
+                                               indent=1) + "\n")
+    if args.csv:
+        import csv
+        import io
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+        write_atomic(os.path.join(args.csv, "profile_table.csv"), buf.getvalue())
+    if args.latex:
+        from .latex import PREAMBLE, latex_table, to_latex
+        table = latex_table("Activation profile: " + ", ".join(p.activation for p in profiles), header, rows,
+                            "tab:profile", digits=args.digits)
+        body = [table] + ([r"\noindent " + to_latex("Undefined: " + "; ".join(notes) + ".") + r"\par"] if notes else [])
+        doc = (PREAMBLE + [r"\begin{document}"] + body + [r"\end{document}"]) if args.latex_standalone else \
+            ["% deepinit-verify activation profile. Needs: \\usepackage{booktabs,longtable,siunitx,amsmath,amssymb}"] + body
+        write_atomic(args.latex, "\n\n".join(doc) + "\n")
+    if args.artefacts:
+        files = PR.write_profile_figures(profiles, args.artefacts)
+        if args.json != "-":
+            print("figures: " + ", ".join(files.values()))
+    return 0
+
+
+def _design(args) -> int:
+    """``python -m verify design FAMILY --target T [--target T ...] [--range NAME=LO:HI]``: exit 0 when some
+    parameter value meets every target, 1 when none in the range does (a clear answer), 2 on bad input."""
+    from . import design as D
+    if len(args.claims) != 2:
+        raise UsageError("usage: python -m verify design FAMILY --target TARGET [--target ...] [--range NAME=LO:HI] "
+                         "(e.g. design 'log(1+exp(x+x0))' --target sde=stable)")
+    ranges = {}
+    for item in args.param_range:
+        name, sep, span = item.partition("=")
+        lo, sep2, hi = span.partition(":")
+        try:
+            ranges[name.strip()] = (float(lo), float(hi))
+        except ValueError:
+            raise UsageError(f"--range takes NAME=LO:HI with numbers, got {item[:60]!r}") from None
+        if not (sep and sep2):
+            raise UsageError(f"--range takes NAME=LO:HI, got {item[:60]!r}")
+    if args.json not in (None, "-"):
+        check_output_path(args.json, "--json")
+    try:
+        res = D.design(args.claims[1], args.target, ranges)
+    except D.DesignError as exc:
+        raise UsageError(f"design: {exc}") from None
+    if args.json == "-":
+        sys.stdout.write(json.dumps(res.to_dict(), ensure_ascii=False, indent=1) + "\n")
+    else:
+        print(f"family {res.family}; parameter(s) {', '.join(res.parameters)} in "
+              + ", ".join(f"[{a:g}, {b:g}]" for a, b in res.ranges.values()))
+        for r in res.results:
+            sets = " ∪ ".join(f"[{p:.12g}, {q:.12g}]" for p, q in r.feasible) or "empty"
+            print(f"  {r.target.text}: met on {sets}" + (" (monotone on the grid)" if r.monotone else "")
+                  + "".join(f"; boundary in [{a:.12g}, {b:.12g}]" + (" (certified: exact sign change)" if c else "")
+                            for a, b, c in r.boundaries)
+                  + (f"; undefined at {len(r.undefined_at)} grid points" if r.undefined_at else ""))
+        print(res.message)
+        for t, q in res.answer_quantities.items():
+            print(f"  at the answer, {t}: " + ", ".join(f"{k} = {v}" for k, v in q.items() if v is not None))
+        if args.json:
+            write_atomic(args.json, json.dumps(res.to_dict(), ensure_ascii=False, indent=1) + "\n")
+    return 0 if (res.feasible or res.grid_points) else 1
+
+
+def _print_table(header: list, rows: list[list]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    t = Table(*header, show_lines=False, header_style="bold")
+    for r in rows:
+        t.add_row(*["" if c is None else (f"{c:.6g}" if isinstance(c, float) else str(c)) for c in r])
+    Console(soft_wrap=False).print(t)
+
+
 def _write_csv(verdicts: list[Verdict], directory: str) -> None:
     import csv
     import io
@@ -352,6 +492,10 @@ def _main(args) -> int:
             return _list(args.paper, args.verbose, args.claims[1:])
         if args.claims and args.claims[0] == "render":
             return _render(args)
+        if args.claims and args.claims[0] == "profile":
+            return _profile(args)
+        if args.claims and args.claims[0] == "design":
+            return _design(args)
         if "list" in args.claims:
             raise UsageError("'list' must come first: `python -m verify list [PAPER or CLAIM ...]`")
         if "all" in args.claims:

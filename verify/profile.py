@@ -1,0 +1,286 @@
+"""``python -m verify profile ACTIVATION [...]``: everything the four theories say about an activation, side by side.
+
+:func:`profile_activation` returns one :class:`ActivationProfile`: a list of :class:`ProfileQuantity` rows, each
+with its value, its error (certified, or the stated error of the route that computed it) and how it was obtained,
+or ``undefined`` with the reason when a hypothesis fails (never a silent NaN). Every number comes from the same
+``theory`` functions the claims consume:
+
+* Hermite coefficients c_0…c_K (Definition 2 of the isometry paper; ``theory.hermite_coefficients``, float route,
+  ±1e-14 absolute) and the tail mass E σ² − Σ_{k≤K} c_k²;
+* β_σ (Definition 3; exact where sympy finds a closed form, else 30-digit mpmath) and the layer-norm mean-field
+  contraction: Theorem 4's rate log β_σ per layer, the asymptotic decay −2 log(2 − β_σ) of the isometry gap, and
+  the depth at which eq (12)'s bound reaches a target gap (n = 10, equicorrelated ρ₀ = 0.5 by default);
+* per batch size B: the BSB1 fixed point q*, c* (Theorem 4 of the BN mean-field paper), λ_𝔾, λ_𝕃, λ_𝕄 (Theorems
+  1 and 6) and the fixed point's stability (max(λ_𝕃, λ_𝕄) < 1), λ_max and 16ξ (eq 24 and Fig 2);
+* the distortion γ(n) of the BN finite-width paper (eq 10), as a certified enclosure;
+* the covariance-SDE explosion criterion ¾φ″(0)² + φ‴(0) (Proposition 3.7) after the recentring of Section 3.2,
+  and whether the SDE is stable (criterion ≤ 0).
+
+Several activations give a comparison table (:func:`comparison_rows`) rendered as text, JSON, CSV or LaTeX with the
+claims' table machinery (``verify.latex.latex_table``), and figures (:func:`write_profile_figures`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+DEFAULT_BATCH_SIZES = (4, 8, 16, 32, 64, 128)
+HERMITE_FLOAT_ERROR = 1e-14  # theory.hermite_coefficients(kind="float"): "good to ~1e-14 absolute"
+
+
+@dataclass
+class ProfileQuantity:
+    """One profiled number: ``value`` ± ``error`` (``how`` says what the error means), or ``undefined`` (why)."""
+
+    key: str                 # machine name: "beta", "lambda_max@B=32", "c_3", ...
+    label: str               # what it is, in the papers' notation
+    value: float | None = None
+    error: float | None = None
+    how: str = ""
+    undefined: str = ""
+    exact: str = ""          # a closed form, when there is one
+
+    @property
+    def defined(self) -> bool:
+        return self.value is not None and not self.undefined
+
+    def text(self, digits: int = 6) -> str:
+        if not self.defined:
+            return "undefined"
+        v = self.value
+        if isinstance(v, float) and math.isinf(v):
+            return "∞"
+        return f"{v:.{digits}g}"
+
+
+@dataclass
+class ActivationProfile:
+    activation: str
+    formula: str
+    batch_sizes: tuple
+    quantities: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    def get(self, key: str) -> ProfileQuantity:
+        for q in self.quantities:
+            if q.key == key:
+                return q
+        raise KeyError(f"no quantity {key!r} in the profile of {self.activation}; keys: "
+                       + ", ".join(q.key for q in self.quantities))
+
+    def value(self, key: str) -> float | None:
+        q = self.get(key)
+        return q.value if q.defined else None
+
+    def to_dict(self) -> dict:
+        return {"activation": self.activation, "formula": self.formula, "batch_sizes": list(self.batch_sizes),
+                "seconds": self.seconds, "quantities": [asdict(q) for q in self.quantities]}
+
+
+def _undefined(key: str, label: str, exc: Exception) -> ProfileQuantity:
+    return ProfileQuantity(key, label, undefined=f"undefined because {exc}")
+
+
+def profile_activation(act, batch_sizes=DEFAULT_BATCH_SIZES, hermite_degree: int = 8, gap: float = 1e-3,
+                       n: int = 10, rho0: float = 0.5) -> ActivationProfile:
+    """The :class:`ActivationProfile` of one activation (a registry name, a whitelisted formula or an Activation)."""
+    import time
+
+    import theory
+    from theory import bn_meanfield as tbm
+    from theory import validate
+    from theory.errors import DeepinitError
+
+    start = time.monotonic()
+    a = theory.activation(act)
+    Bs = tuple(validate.integer(B, "batch size B", 4, validate.MAX_BATCH, "the BSB1 fixed point needs B ≥ 4")
+               for B in batch_sizes)
+    K = validate.integer(hermite_degree, "Hermite degree K", 0, 200)
+    gap = float(gap)
+    if not (0 < gap < 1):
+        raise DeepinitError(f"the target isometry gap must be in (0, 1), got {gap!r}")
+    n = validate.integer(n, "batch size n", 2, 1000)
+    prof = ActivationProfile(a.name, str(a.expr), Bs)
+    Qs = prof.quantities
+
+    # --- Hermite spectrum (isometry paper, Definition 2)
+    try:
+        c = np.asarray(theory.hermite_coefficients(a, K, kind="float"), dtype=float)
+        for k, ck in enumerate(c):
+            Qs.append(ProfileQuantity(f"c_{k}", f"Hermite coefficient c_{k}", float(ck), HERMITE_FLOAT_ERROR,
+                                      "Gauss–Hermite quadrature (float route, absolute error ~1e-14)"))
+    except DeepinitError as exc:
+        c = None
+        Qs.append(_undefined("c_0", "Hermite coefficients", exc))
+
+    # --- β_σ and the layer-norm mean-field contraction (isometry paper, Definition 3, Theorem 4)
+    beta = None
+    try:
+        b = theory.isometry_strength(a)
+        beta = float(b.value)
+        exact = "" if b.exact is None else str(b.exact)
+        err = 0.0 if b.exact is not None else 10.0 ** -25
+        Qs.append(ProfileQuantity("beta", "isometry strength β_σ", beta, err, b.method, exact=exact))
+        if c is not None:
+            total = float(b.variance) + float(c[0]) ** 2   # E σ² = Var σ + (E σ)²
+            tail = max(total - float(np.sum(c * c)), 0.0)
+            Qs.append(ProfileQuantity(f"hermite_tail@K={K}", f"Hermite tail mass E σ² − Σ_(k≤{K}) c_k²", tail,
+                                      2 * (K + 1) * HERMITE_FLOAT_ERROR * max(1.0, math.sqrt(total)),
+                                      "E σ² by quadrature minus the float coefficients"))
+    except DeepinitError as exc:
+        Qs.append(_undefined("beta", "isometry strength β_σ", exc))
+    if beta is not None:
+        if beta <= 1.0 + 1e-15:
+            why = "undefined because β_σ = 1 (σ affine): Theorem 4 predicts no decay"
+            for key, label in (("ln_rate", "Theorem 4 rate log β_σ per layer"),
+                               ("ln_gap_rate", "asymptotic gap decay −2 log(2 − β_σ)"),
+                               (f"ln_depth@gap={gap:g}", f"depth where eq (12)'s bound reaches gap {gap:g}")):
+                Qs.append(ProfileQuantity(key, label, undefined=why))
+        else:
+            G0 = (1 - rho0) * np.eye(n) + rho0
+            C = -n * float(theory.log_isometry(G0)) + math.log(4 * n)
+            Qs.append(ProfileQuantity("ln_rate", "Theorem 4 rate log β_σ per layer", math.log(beta), 1e-15,
+                                      "from β_σ"))
+            Qs.append(ProfileQuantity("ln_gap_rate", "asymptotic gap decay −2 log(2 − β_σ) per layer",
+                                      -2 * math.log(2 - beta) if beta < 2 else math.inf, 1e-15,
+                                      "linearisation of the mean-field map at G = I"))
+            depth = (C - math.log(gap)) / math.log(beta)
+            Qs.append(ProfileQuantity(f"ln_depth@gap={gap:g}",
+                                      f"depth where eq (12)'s bound reaches gap {gap:g} (n = {n}, ρ₀ = {rho0:g})",
+                                      depth, 1e-12 * depth,
+                                      "(−n log 𝓘(G0) + log 4n − log gap)/log β_σ (the corrected depth condition)"))
+
+    # --- BN mean field per batch size (bn-mean-field Theorems 1, 4, 6, 7)
+    for B in Bs:
+        tag = f"@B={B}"
+        try:
+            fp = theory.bsb1_fixed_point(a, B)
+            Qs.append(ProfileQuantity("q*" + tag, f"BSB1 q* (B = {B})", fp.q, fp.error, "sphere quadrature, two sizes"))
+            Qs.append(ProfileQuantity("c*" + tag, f"BSB1 c* (B = {B})", fp.c, fp.error / max(fp.q, 1e-300),
+                                      "sphere quadrature, two sizes"))
+        except DeepinitError as exc:
+            Qs.append(_undefined("q*" + tag, f"BSB1 q* (B = {B})", exc))
+            continue
+        try:
+            ev = theory.bn_jacobian_eigenvalues(a, B)
+            for k, v in (("lambda_G", ev.G), ("lambda_L", ev.L), ("lambda_M", ev.M)):
+                Qs.append(ProfileQuantity(k + tag, f"{k.replace('lambda_', 'λ_')} (B = {B})", float(v), ev.error,
+                                          "Jacobian quadrature, two sizes"))
+            worst = max(ev.L, ev.M)
+            Qs.append(ProfileQuantity("bsb1_stable" + tag, f"BSB1 stable: max(λ_L, λ_M) < 1 (B = {B})",
+                                      1.0 if worst < 1 else 0.0, None,
+                                      f"max(λ_L, λ_M) = {worst:.6g}" + (" (within the error of 1: undecided)"
+                                                                          if abs(worst - 1) <= ev.error else "")))
+        except DeepinitError as exc:
+            Qs.append(_undefined("lambda_L" + tag, f"λ_L (B = {B})", exc))
+        try:
+            lam, err = tbm.gradient_explosion_rate_error(a, B)
+            Qs.append(ProfileQuantity("lambda_max" + tag, f"λ_max (B = {B})", lam, err, "eq (24) quadrature, two sizes"))
+            xi = math.inf if lam <= 1 else 16.0 / math.log(lam)
+            xerr = 0.0 if math.isinf(xi) else 16.0 * err / (lam * math.log(lam) ** 2)
+            Qs.append(ProfileQuantity("16xi" + tag, f"16ξ, the maximal trainable depth (B = {B})", xi, xerr,
+                                      "16/log λ_max (∞ when λ_max ≤ 1)"))
+        except DeepinitError as exc:
+            Qs.append(_undefined("lambda_max" + tag, f"λ_max (B = {B})", exc))
+
+    # --- distortion γ(n) (bn-finite-width eq 10): certified enclosure
+    for B in Bs:
+        try:
+            d = theory.distortion(a, B)
+            Qs.append(ProfileQuantity(f"gamma@n={B}", f"distortion γ(n = {B})", 0.5 * (d.lower + d.upper),
+                                      0.5 * (d.upper - d.lower), "certified enclosure [lower, upper]"))
+        except DeepinitError as exc:
+            Qs.append(_undefined(f"gamma@n={B}", f"distortion γ(n = {B})", exc))
+
+    # --- covariance SDE (Proposition 3.7)
+    try:
+        crit = theory.explosion_criterion(a)
+        Qs.append(ProfileQuantity("sde_criterion", "SDE criterion ¾φ″(0)² + φ‴(0)", float(crit.value), 0.0,
+                                  "sympy, exact" + (f"; {crit.recentred}" if crit.recentred else ""),
+                                  exact=str(crit.value)))
+        Qs.append(ProfileQuantity("sde_stable", "covariance SDE stable (criterion ≤ 0)", 1.0 if crit.stable else 0.0,
+                                  None, "Proposition 3.7"))
+    except DeepinitError as exc:
+        Qs.append(_undefined("sde_criterion", "SDE criterion ¾φ″(0)² + φ‴(0)", exc))
+    prof.seconds = time.monotonic() - start
+    return prof
+
+
+def comparison_rows(profiles: list[ActivationProfile], digits: int = 6) -> tuple[list[str], list[list]]:
+    """One row per quantity, one column per activation (the union of the keys, in first-seen order)."""
+    keys, labels = [], {}
+    for p in profiles:
+        for q in p.quantities:
+            if q.key not in labels:
+                keys.append(q.key)
+                labels[q.key] = q.label
+    header = ["quantity"] + [p.activation for p in profiles]
+    rows = []
+    for k in keys:
+        row = [labels[k]]
+        for p in profiles:
+            try:
+                q = p.get(k)
+            except KeyError:
+                row.append("")
+                continue
+            if not q.defined:
+                row.append("undefined")
+            elif k.startswith(("bsb1_stable", "sde_stable")):
+                row.append("yes" if q.value else "no")
+            elif isinstance(q.value, float) and math.isinf(q.value):
+                row.append("inf")
+            else:
+                row.append(float(f"{q.value:.{digits}g}"))
+        rows.append(row)
+    return header, rows
+
+
+def undefined_notes(profiles: list[ActivationProfile]) -> list[str]:
+    out = []
+    for p in profiles:
+        for q in p.quantities:
+            if q.undefined:
+                out.append(f"{p.activation}: {q.label}: {q.undefined}")
+    return out
+
+
+def write_profile_figures(profiles: list[ActivationProfile], directory: str) -> dict:
+    """σ̂(ρ) and σ̄(ρ)/σ̄(1), λ_max and 16ξ against B, and the Hermite spectrum (PNG + PDF + CSV)."""
+    import theory
+
+    from .figures import Panel, Series, write_figure
+    rho = np.linspace(-1, 1, 201)
+    dual, reduced, lam, xi, herm = [], [], [], [], []
+    for p in profiles:
+        try:
+            dual.append(Series(p.activation, rho, np.asarray(theory.dual_activation(p.activation, rho), float),
+                               "theory", p.activation))
+            sb = np.asarray(theory.mean_reduced_dual(p.activation, rho), float)
+            if sb[-1] > 0:
+                reduced.append(Series(p.activation, rho, sb / sb[-1], "theory", p.activation))
+        except Exception:  # noqa: BLE001 — a dual that cannot be computed is left out of the plot, not fatal
+            pass
+        Bs = [B for B in p.batch_sizes if p.value(f"lambda_max@B={B}") is not None]
+        if Bs:
+            lam.append(Series(p.activation, np.array(Bs, float), np.array([p.value(f"lambda_max@B={B}") for B in Bs]),
+                              "theory", p.activation))
+            xs = [p.value(f"16xi@B={B}") for B in Bs]
+            xi.append(Series(p.activation, np.array(Bs, float),
+                             np.array([x if x is not None and math.isfinite(x) else np.nan for x in xs]),
+                             "theory", p.activation))
+        ks = [q for q in p.quantities if q.key.startswith("c_") and q.defined]
+        if ks:
+            # |c_k| within the float route's error (1e-14) of 0 is a zero: not drawn on the log axis
+            herm.append(Series(p.activation, np.arange(len(ks), dtype=float),
+                               np.array([q.value ** 2 if abs(q.value) > 10 * HERMITE_FLOAT_ERROR else 0.0
+                                         for q in ks]), "simulation", p.activation))
+    panels = [Panel("dual activation", r"$\rho$", r"$\hat\sigma(\rho)$", dual),
+              Panel("mean-reduced dual, normalised", r"$\rho$", r"$\bar\sigma(\rho)/\bar\sigma(1)$", reduced),
+              Panel("gradient explosion rate", r"batch size $B$", r"$\lambda_{\max}$", lam, logx=True),
+              Panel("maximal trainable depth", r"batch size $B$", r"$16\xi$", xi, logx=True),
+              Panel("Hermite spectrum", r"$k$", r"$c_k^2$", herm, logy=True)]
+    return write_figure(directory, "activation_profile", [p for p in panels if p.series],
+                        "activation profile: " + ", ".join(p.activation for p in profiles))
