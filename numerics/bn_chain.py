@@ -119,27 +119,60 @@ def simulate_bn_chain(act, width: int, batch_size: int, depth: int, seeds: int =
     return G[..., :n, :n], G[..., n:, n:]
 
 
-def _layers(h, sigma, blocks, depth, layers, method, gen, batchnorm):
+#: exact layers run between two reads of the Cholesky status (one host synchronisation per block; on a GPU a read
+#: per layer would stall the stream). A block whose status shows a failure is replayed from its checkpoint with a
+#: read per layer; the numbers are the same for any block length (same draws, same factors).
+CHECK_EVERY = 16
+
+
+def _layers(h, sigma, blocks, depth, layers, method, gen, batchnorm, check_every: int | None = None):
     """The layer loop of :func:`simulate_bn_chain` on h: [S, m, d] (samples × features): the requested G_ℓ.
 
     Exact layer (cost model): one normal draw Z [S, m, d] — the bound — then h = M Z with M = C Rᵀ, R the Cholesky
     factor of G_ℓ and C the batch centring folded into it (one batched m×m by m×d product), each feature scaled
     by its inverse standard deviation (one squared sum over the n samples, one product), σ, and G_{ℓ+1} = A Aᵀ/d
     (one batched product); plus an m×m Cholesky. Per layer ≈ 5 passes over S·m·d numbers besides the draw, no
-    d×d matrix. The only host synchronisation is the Cholesky status, which also catches a non-finite G (never
-    returned)."""
+    d×d matrix. The Cholesky status is read once per :data:`CHECK_EVERY` layers; a failure (a singular or
+    non-finite G) replays the block with a read per layer, which falls back to the symmetric root or raises (a
+    non-finite G is never returned)."""
     seeds, m, width = h.shape
+    k = max(1, int(check_every or CHECK_EVERY)) if method == "exact" else 1
     centre = _centring(m, blocks, h.dtype, h.device) if batchnorm else None
     if batchnorm:
         h = centre @ h
     out = []
+    ell = 0
+    while ell <= depth:
+        # checkpoint: the block [ell, ell + k) runs without reading the Cholesky status
+        h0, state, n_out = h, gen.get_state(), len(out)
+        h, ell_next, ok = _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out, ell, k,
+                                 checked=False)
+        if not ok:  # replay the block from its checkpoint, reading the status every layer
+            h, state_now = h0, gen.set_state(state)
+            del out[n_out:]
+            h, ell_next, _ = _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out, ell, k,
+                                    checked=True)
+        ell = ell_next
+    return out
+
+
+def _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out, start, k, checked):
+    """Layers start … start + k − 1 (and G_depth). Unchecked: returns ok = False if some Cholesky failed."""
+    seeds, m, width = h.shape
     unused = h.new_zeros(1, 1, 1)  # baddbmm's ignored input (beta = 0): G = A Aᵀ/d in one op
-    for ell in range(depth + 1):
+    failed = None
+    ell = start
+    for ell in range(start, min(start + k, depth + 1)):
         A = sigma(_normalise_centred(h, blocks)) if batchnorm else sigma(h)
         G = torch.baddbmm(unused, A, A.transpose(-1, -2), beta=0.0, alpha=1.0 / width)
         R = None
         if method == "exact" and ell < depth:
-            R, finite = gram_factor(G)
+            if checked:
+                R, finite = gram_factor(G)
+            else:
+                L, info = torch.linalg.cholesky_ex(G)
+                failed = info if failed is None else failed | info
+                R, finite = L.transpose(-1, -2), True
         else:
             finite = bool(torch.isfinite(G).all())
         if not finite:
@@ -151,7 +184,7 @@ def _layers(h, sigma, blocks, depth, layers, method, gen, batchnorm):
         if ell in layers:
             out.append(G)
         if ell == depth:
-            break
+            return h, depth + 1, failed is None or not bool(failed.any())
         if method == "exact":
             M = R.transpose(-1, -2)
             if batchnorm:
@@ -162,4 +195,4 @@ def _layers(h, sigma, blocks, depth, layers, method, gen, batchnorm):
             h = A @ W.transpose(-1, -2)
             if batchnorm:
                 h = centre @ h
-    return out
+    return h, ell + 1, failed is None or not bool(failed.any())

@@ -185,3 +185,22 @@ def test_bad_parallel_options_exit_2_with_one_line(args, message):
     r = _cli("isometry:lemma-a1", "--budget", "quick", *args, timeout=120)
     assert r.returncode == 2, (r.returncode, r.stderr[-1000:])
     assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_reading_the_cholesky_status_every_k_layers_gives_the_same_numbers(monkeypatch):
+    """Without BN, two identical samples make every G singular: the unchecked block fails and is replayed from its
+    checkpoint with the symmetric root. The numbers do not depend on the block length."""
+    import numerics.bn_chain as bc
+    calls = []
+    real = bc.gram_factor
+    monkeypatch.setattr(bc, "gram_factor", lambda G: calls.append(1) or real(G))
+    x = np.random.default_rng(0).standard_normal((50, 4))
+    x[:, 3] = x[:, 2]
+    runs = {}
+    for k in (1, 5, 16):
+        monkeypatch.setattr(bc, "CHECK_EVERY", k)
+        calls.clear()
+        runs[k] = bc.simulate_bn_chain("tanh", 50, 4, 30, 2, input=x, batchnorm=False)
+        assert calls, "the singular Gram matrices must go through the replay"
+    assert torch.isfinite(runs[1]).all()
+    assert torch.equal(runs[1], runs[5]) and torch.equal(runs[1], runs[16])
