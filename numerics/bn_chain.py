@@ -148,7 +148,8 @@ def _layers(h, sigma, blocks, depth, layers, method, gen, batchnorm, check_every
         h, ell_next, ok = _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out, ell, k,
                                  checked=False)
         if not ok:  # replay the block from its checkpoint, reading the status every layer
-            h, state_now = h0, gen.set_state(state)
+            h = h0
+            gen.set_state(state)
             del out[n_out:]
             h, ell_next, _ = _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out, ell, k,
                                     checked=True)

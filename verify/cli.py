@@ -681,7 +681,7 @@ def _run_parallel(args, pool, claims, device, bound, context, known, finished, s
     longest first; verdicts are reported as they finish and the final report keeps the requested order."""
     from . import parallel
     from .cache import code_hash
-    specs, todo = {}, []
+    todo = []
     for claim in claims:
         ctx = context(claim, claim.id, progress=False)
         settings = _settings(args, ctx)

@@ -6,7 +6,7 @@ import importlib
 
 from .core import DEFAULT_PAPER, PAPERS, Claim
 
-_PAPER_MODULES = ("isometry", "isometry_appendix_b", "bn_finite_width", "bn_mean_field", "bn_mean_field_training", "covariance_sde", "pending")
+_PAPER_MODULES = ("isometry", "bn_finite_width", "bn_mean_field", "bn_mean_field_training", "covariance_sde", "pending")
 
 
 class UsageError(ValueError):

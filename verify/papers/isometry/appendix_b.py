@@ -21,10 +21,10 @@ import numerics
 import theory
 from theory.dual import float_moments, variance
 
-from ..core import Claim, Context, Erratum, Evidence, Verdict
-from ..figures import Panel, Series, mean_band, write_figure
-from ..lazy import lazy_module as _lazy
-from ..registry import register
+from ...core import Claim, Context, Erratum, Evidence, Verdict
+from ...figures import Panel, Series, mean_band, write_figure
+from ...lazy import lazy_module as _lazy
+from ...registry import register
 
 stats = _lazy("scipy.stats")
 
