@@ -150,14 +150,8 @@ def verify_all_rows(budget: str):
 
 
 def _numbers(path):
-    def strip(v):
-        if isinstance(v, dict):
-            return {k: strip(x) for k, x in v.items() if k != "seconds"}
-        if isinstance(v, list):
-            return [strip(x) for x in v]
-        return v
-    with open(path, encoding="utf-8") as f:
-        return strip(json.load(f)["verdicts"])
+    from verify.parallel import comparable_verdicts
+    return comparable_verdicts(path)
 
 
 def cluster_rows():
@@ -180,6 +174,28 @@ def cluster_rows():
     return dict(jobs2=local, cluster_start=up, cluster_run=run)
 
 
+def gpu_rows(repeat=5):
+    """CPU/GPU ratio of the exact BN chain (only where CUDA is present; nothing else needs a GPU)."""
+    if not torch.cuda.is_available():
+        print("\n# GPU: no CUDA device on this machine; the CPU/GPU ratio is not measured")
+        return None
+    print("\n# exact BN chain, CPU vs CUDA (float32 and float64)")
+    rows = []
+    for dtype in (torch.float32, torch.float64):
+        for d, n, depth, S in ((1000, 10, 60, 4), (100_000, 10, 20, 1), (1_000_000, 10, 20, 1)):
+            cpu = best(lambda: simulate_bn_chain("relu", d, n, depth, S, dtype=dtype, layers=[depth]), repeat)
+
+            def gpu():
+                simulate_bn_chain("relu", d, n, depth, S, dtype=dtype, layers=[depth], device="cuda")
+                torch.cuda.synchronize()
+            gpu()
+            g = best(gpu, repeat)
+            name = str(dtype).replace("torch.", "")
+            print(f"  {name} d={d} n={n} depth {depth} seeds {S}: cpu {cpu:.4f} s, cuda {g:.4f} s, ratio {cpu / g:.1f}×")
+            rows.append(dict(dtype=name, d=d, cpu=cpu, gpu=g, ratio=cpu / g))
+    return rows
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true")
@@ -196,6 +212,7 @@ def main():
     res["bn_chain"] = bn_chain_rows(sizes)
     res["isometry"] = isometry_rows()
     res["contention"] = contention_rows()
+    res["gpu"] = gpu_rows()
     if a.huge:
         res["huge"] = huge_row()
     if a.verify_all:

@@ -246,9 +246,15 @@ def _env():
     return {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": ROOT}
 
 
+def _sigint_default():
+    """In the child: SIGINT back to its default. A test run started in the background of a non-interactive shell
+    inherits SIGINT ignored, and Python then keeps ignoring it (these tests would see exit 0, not 130)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_during_the_imports_exits_130_quietly():
     p = subprocess.Popen([sys.executable, "-m", "verify", "list"], cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True, preexec_fn=_sigint_default)
     time.sleep(0.4)   # the imports (sympy, torch) take seconds
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
@@ -261,7 +267,7 @@ def test_resume_after_ctrl_c_skips_what_is_done(tmp_path):
     claims = ["isometry:theorem1", "isometry:definition3", "isometry:theorem4"]
     cmd = [sys.executable, "-m", "verify", *claims, "--budget", "quick", "-q", "--no-control"]
     p = subprocess.Popen(cmd + ["--json", str(path)], cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True, preexec_fn=_sigint_default)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:   # wait for the first verdict to be written
         if path.exists() and json.loads(path.read_text())["verdicts"]:

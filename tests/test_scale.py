@@ -122,15 +122,8 @@ def _cli(*args, timeout=900):
 
 
 def _numbers(path):
-    """The report's verdicts without their wall times: everything that must not depend on the scheduler."""
-    def strip(v):
-        if isinstance(v, dict):
-            return {k: strip(x) for k, x in v.items() if k != "seconds"}
-        if isinstance(v, list):
-            return [strip(x) for x in v]
-        return v
-    with open(path, encoding="utf-8") as f:
-        return strip(json.load(f)["verdicts"])
+    from verify.parallel import comparable_verdicts
+    return comparable_verdicts(path)
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +174,8 @@ def test_jobs_resume_keeps_finished_verdicts_and_runs_only_the_rest(serial_repor
     (["--scheduler", "not an address"], "a Dask scheduler address"),
     (["--scheduler", "tcp://127.0.0.1:1"], "cannot reach a Dask scheduler"),
 ])
-def test_bad_parallel_options_exit_2_with_one_line(args, message):
+def test_bad_parallel_options_exit_2_with_one_line(args, message, monkeypatch):
+    monkeypatch.setenv("DEEPINIT_DASK_TIMEOUT", "3")   # an unreachable scheduler is given up after 3 s
     r = _cli("isometry:lemma-a1", "--budget", "quick", *args, timeout=120)
     assert r.returncode == 2, (r.returncode, r.stderr[-1000:])
     assert message in r.stderr and "Traceback" not in r.stderr

@@ -89,7 +89,12 @@ class Pool:
         self.scheduler = scheduler
         if scheduler is not None:
             from distributed import Client
-            self._client = Client(scheduler, timeout="30s")
+            # how long to wait for the scheduler to answer ($DEEPINIT_DASK_TIMEOUT seconds, default 20)
+            try:
+                wait = float(os.environ.get("DEEPINIT_DASK_TIMEOUT", "20"))
+            except ValueError:
+                wait = 20.0
+            self._client = Client(scheduler, timeout=f"{max(1.0, min(wait, 600.0)):g}s")
             self._exec = None
             self.workers = len(self._client.scheduler_info().get("workers", {}))
         else:
@@ -132,3 +137,16 @@ def verdict_of(spec: TaskSpec, future, expected_code: str) -> Verdict:
                        f"{str(out.get('code'))[:12]} ≠ {expected_code[:12]}): install the same deepinit-verify on "
                        "every worker")
     return Verdict.from_dict(out["verdict"])
+
+
+def comparable_verdicts(report_path: str) -> list:
+    """A JSON report's verdicts without their wall times: what must not depend on ``--jobs`` or the scheduler
+    (``tests/test_scale.py`` and ``benchmarks/bench_scale.py`` compare two runs with it)."""
+    def strip(v):
+        if isinstance(v, dict):
+            return {k: strip(x) for k, x in v.items() if k != "seconds"}
+        if isinstance(v, list):
+            return [strip(x) for x in v]
+        return v
+    with open(report_path, encoding="utf-8") as f:
+        return strip(json.load(f)["verdicts"])
