@@ -33,7 +33,10 @@ def test_profile_values_are_the_claims_values(relu):
         assert relu.value("lambda_G" + f"@B={B}") == pytest.approx(0.0, abs=1e-12)
     assert relu.value("lambda_max@B=8") == pytest.approx(1.7881899766586127, rel=1e-12)  # the golden λ_max
     assert relu.value("16xi@B=8") == pytest.approx(16 / math.log(1.7881899766586127), rel=1e-12)
-    assert relu.value("c_1") == pytest.approx(0.5, abs=1e-13) and relu.value("c_3") == pytest.approx(0, abs=1e-13)
+    assert relu.get("c_1").exact == "1/2" and relu.get("c_1").error == 0 and relu.value("c_3") == 0  # closed forms
+    tanh = profile_activation("tanh", (8,))
+    assert tanh.get("c_1").exact == "" and tanh.get("c_1").error == 1e-14                       # no closed form
+    assert tanh.value("c_1") == pytest.approx(0.6057055096021633, abs=1e-13)
     assert relu.value("bsb1_stable@B=32") == 1.0
 
 

@@ -5,8 +5,8 @@ with its value, its error (certified, or the stated error of the route that comp
 or ``undefined`` with the reason when a hypothesis fails (never a silent NaN). Every number comes from the same
 ``theory`` functions the claims consume:
 
-* Hermite coefficients c_0…c_K (Definition 2 of the isometry paper; ``theory.hermite_coefficients``, float route,
-  ±1e-14 absolute) and the tail mass E σ² − Σ_{k≤K} c_k²;
+* Hermite coefficients c_0…c_K (Definition 2 of the isometry paper; ``theory.hermite_coefficients``: exact where
+  sympy has closed forms, else the float route, ±1e-14 absolute) and the tail mass E σ² − Σ_{k≤K} c_k²;
 * β_σ (Definition 3; exact where sympy finds a closed form, else 30-digit mpmath) and the layer-norm mean-field
   contraction: Theorem 4's rate log β_σ per layer, the asymptotic decay −2 log(2 − β_σ) of the isometry gap, and
   the depth at which eq (12)'s bound reaches a target gap (n = 10, equicorrelated ρ₀ = 0.5 by default);
@@ -108,9 +108,19 @@ def profile_activation(act, batch_sizes=DEFAULT_BATCH_SIZES, hermite_degree: int
     # --- Hermite spectrum (isometry paper, Definition 2)
     try:
         c = np.asarray(theory.hermite_coefficients(a, K, kind="float"), dtype=float)
+        try:  # closed forms where sympy has them (relu, sin, selu, polynomials…): exact, error 0
+            exact = theory.hermite_coefficients(a, K, kind="exact") if K <= 40 else None
+        except DeepinitError:
+            exact = None
         for k, ck in enumerate(c):
-            Qs.append(ProfileQuantity(f"c_{k}", f"Hermite coefficient c_{k}", float(ck), HERMITE_FLOAT_ERROR,
-                                      "Gauss–Hermite quadrature (float route, absolute error ~1e-14)"))
+            if exact is not None:
+                Qs.append(ProfileQuantity(f"c_{k}", f"Hermite coefficient c_{k}", float(exact[k]), 0.0,
+                                          "exact (sympy)", exact=str(exact[k])))
+            else:
+                Qs.append(ProfileQuantity(f"c_{k}", f"Hermite coefficient c_{k}", float(ck), HERMITE_FLOAT_ERROR,
+                                          "Gauss–Hermite quadrature (float route, absolute error ~1e-14)"))
+        if exact is not None:
+            c = np.array([float(v) for v in exact])
     except DeepinitError as exc:
         c = None
         Qs.append(_undefined("c_0", "Hermite coefficients", exc))
