@@ -24,7 +24,7 @@ import os
 
 import torch
 
-from theory.errors import DeepinitError
+from theory import validate
 
 ENV = "DEEPINIT_THREADS"
 #: numbers handled per layer (e.g. seeds × width × batch) that justify one intra-op thread
@@ -41,16 +41,7 @@ def available_cores() -> int:
 
 def setting() -> int | None:
     """The thread count pinned by ``DEEPINIT_THREADS`` (None for ``auto``/unset); a bad value is a clear error."""
-    raw = os.environ.get(ENV, "").strip().lower()
-    if raw in ("", "auto"):
-        return None
-    try:
-        n = int(raw)
-    except ValueError:
-        raise DeepinitError(f"{ENV}={raw!r}: a positive integer or 'auto'") from None
-    if not 1 <= n <= 1024:
-        raise DeepinitError(f"{ENV}={n}: must be in [1, 1024] or 'auto'")
-    return n
+    return validate.thread_setting(os.environ.get(ENV, ""), ENV + "=")
 
 
 def threads_for(work_per_layer: float) -> int:

@@ -134,3 +134,18 @@ def bn_parameters(eps, gamma, beta, *, bounded: bool = True) -> tuple[float, flo
     if bounded and not abs(beta) <= 1e3:
         raise DeepinitError(f"BN β = {beta!r}: must be finite with |β| ≤ 1e3")
     return eps, gamma, beta
+
+
+def thread_setting(text, what: str) -> int | None:
+    """A thread count as the user wrote it (``--threads``, ``DEEPINIT_THREADS``): an integer in [1, 1024], or
+    ``auto``/empty → None (the policy of numerics.threads decides)."""
+    raw = str(text).strip().lower()
+    if raw in ("", "auto"):
+        return None
+    try:
+        n = int(raw)
+    except ValueError:
+        raise DeepinitError(f"{what} takes a positive integer or 'auto', not {raw[:40]!r}") from None
+    if not 1 <= n <= 1024:
+        raise DeepinitError(f"{what} {n} must be in [1, 1024] or 'auto'")
+    return n

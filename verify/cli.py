@@ -118,16 +118,9 @@ def _jobs(text) -> int:
 
 
 def _threads(text) -> str:
-    t = str(text).strip().lower()
-    if t == "auto":
-        return t
-    try:
-        n = int(t)
-    except ValueError:
-        raise ValueError(f"--threads takes a positive integer or 'auto', not {text!r}") from None
-    if not 1 <= n <= 1024:
-        raise ValueError(f"--threads {n} must be in [1, 1024] or 'auto'")
-    return str(n)
+    from theory.validate import thread_setting
+    n = thread_setting(text, "--threads")
+    return "auto" if n is None else str(n)
 
 
 def _digits(text) -> int:
