@@ -186,3 +186,23 @@ def _layers(act, sigma, G0, width, n, depth, seeds, layers, variant, method, gen
 def equicorrelated_gram(n: int, rho0: float) -> np.ndarray:
     """(1−ρ₀) I + ρ₀ 11ᵀ: the input Gram used by default (non-degenerate for −1/(n−1) < ρ₀ < 1)."""
     return (1 - rho0) * np.eye(n) + rho0 * np.ones((n, n))
+
+
+def embedded_input_gram(samples) -> np.ndarray:
+    """The Gram matrix G^0 of eq (1)'s first embedding x^0 = LN(x − x̄)/√d of real inputs (samples as rows, any
+    feature count): each sample centred over its features and scaled to unit norm, then G^0 = X^0ᵀX^0 (unit
+    diagonal). A constant sample (no variation over its features) has no embedding: a DeepinitError says which."""
+    X = np.asarray(samples, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 2:
+        raise DeepinitError("embedded_input_gram: give at least 2 samples (rows) of at least 2 features")
+    if not np.all(np.isfinite(X)):
+        raise DeepinitError("embedded_input_gram: the samples contain NaN or infinite values")
+    Xc = X - X.mean(axis=1, keepdims=True)
+    norms = np.linalg.norm(Xc, axis=1)
+    flat = np.nonzero(norms == 0)[0]
+    if flat.size:
+        raise DeepinitError(f"embedded_input_gram: sample(s) {flat.tolist()} are constant over their features")
+    U = Xc / norms[:, None]
+    G = U @ U.T
+    np.fill_diagonal(G, 1.0)
+    return G

@@ -179,3 +179,175 @@ def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed,
             acc = float(np.mean((pred == ds.y_test) & ok.cpu().numpy()))
     return TrainingRun(depth, width, B, steps, optimizer, lr, seed, acc, losses, diverged, chance,
                        rec_w, rec_h, rec_gw)
+
+
+# =============================================================================================
+# The isometry paper's MLP (eq 1) trained with SGD: Fig 7, B.6, B.7
+# =============================================================================================
+
+class _CentreNorm(torch.nn.Module):
+    """Eq (1)'s normalisation of a layer's activations: centre over the features of each sample and scale to unit
+    root-mean-square (layer norm without the affine γ, β — the paper's theory); ``mode="none"`` leaves them as they are."""
+
+    def __init__(self, mode: str):
+        super().__init__()
+        self.mode = mode
+
+    def forward(self, a):
+        if self.mode == "none":
+            return a
+        a = a - a.mean(dim=1, keepdim=True)
+        return a * torch.rsqrt(torch.mean(a * a, dim=1, keepdim=True) + 1e-30)
+
+
+@dataclass
+class IsometryTrainingRun:
+    """One SGD run of the eq-(1) MLP. ``train_loss[e]``: mean cross-entropy over the whole training set after epoch e
+    (e = 0: at initialisation); ``gaps[e, l]``: the isometry gap −log 𝓘 of the probe batch's representation after layer
+    l (l = 0: the embedded input, 1..depth: hidden layers), after epoch e."""
+    activation: str
+    depth: int
+    width: int
+    batch_size: int
+    epochs: int
+    lr: float
+    seed: int
+    train_loss: np.ndarray
+    test_accuracy: float
+    gaps: np.ndarray
+    diverged: bool
+    #: [e, l-1] for layers 1..depth: log 𝓘(G̃) − log 𝓘(G) − log(1 + Var(a)/ā²) for the layer norm of the centred
+    #: activations (isometry Corollary 2: ≥ 0 for any weights); NaN without layer norm
+    corollary2_margin: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    #: the number n of probe samples whose isometry is recorded
+    probe_size: int = 0
+
+
+def _gap_rows(reps: list[torch.Tensor]) -> np.ndarray:
+    """−log 𝓘(G) of each representation (samples as rows): G = X Xᵀ, 𝓘 = det(G)^{1/n} / (tr G / n) (eq 3)."""
+    out = np.empty(len(reps))
+    for i, X in enumerate(reps):
+        X = X.detach().to(torch.float64)
+        n = X.shape[0]
+        G = X @ X.T
+        sign, logdet = torch.linalg.slogdet(G)
+        tr = float(torch.trace(G))
+        out[i] = (math.log(tr / n) - float(logdet) / n) if float(sign) > 0 and tr > 0 else math.inf
+    return out
+
+
+def train_isometry_mlp(data, act, depth: int, width: int, batch_size: int, epochs: int, *, lr: float,
+                       seed: int = 0, probe=None, normalisation: str = "layernorm", device: str = "cpu",
+                       threads: int = 1) -> IsometryTrainingRun:
+    """Train the MLP of the isometry paper's eq (1) — x^{ℓ+1} = LN(σ(W^ℓ x^ℓ) − mean), W^ℓ ~ N(0, 1/fan_in) — with a
+    linear readout and softmax cross-entropy, by plain SGD (batches without replacement, reshuffled every epoch from the
+    seed). ``probe``: indices of training samples whose representations' isometry gaps are recorded after every epoch
+    (default: the first training image of each class). ``normalisation="none"`` drops the centring and layer norm.
+    Cost: O(epochs · N · depth · width²) flops for N training images."""
+    ds: Dataset = load_dataset(data)
+    act = _activation(act)
+    depth = validate.integer(depth, "depth", 1, 500)
+    width = validate.integer(width, "width", 2, 8192)
+    batch_size = validate.integer(batch_size, "batch size", 1, len(ds.x_train))
+    epochs = validate.integer(epochs, "epochs", 0, 10 ** 4)
+    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and 0 < lr <= 10):
+        raise DeepinitError(f"learning rate {lr!r} must be in (0, 10]")
+    if normalisation not in ("layernorm", "none"):
+        raise DeepinitError(f"normalisation {normalisation!r}: 'layernorm' (eq 1) or 'none'")
+    if probe is None:
+        probe = [int(np.nonzero(ds.y_train == k)[0][0]) for k in range(ds.classes) if np.any(ds.y_train == k)]
+    probe = [validate.integer(i, "probe index", 0, len(ds.x_train) - 1) for i in probe]
+    if len(probe) < 2 or len(probe) >= width:
+        raise DeepinitError(f"probe: between 2 and width − 1 = {width - 1} samples, got {len(probe)}")
+    validate.memory(8 * (3 * depth * width * width + 4 * len(ds.x_train) * width),
+                    f"train_isometry_mlp (depth {depth}, width {width})")
+    with intra_op_threads(threads=threads):
+        return _train_isometry(ds, act, depth, width, batch_size, epochs, float(lr), int(seed), probe,
+                               normalisation, device)
+
+
+def _train_isometry(ds, act, depth, width, B, epochs, lr, seed, probe, normalisation, device):
+    gen = torch.Generator()
+    gen.manual_seed(validate.seed(seed))
+    phi = act.torch
+    norm = _CentreNorm(normalisation)
+    linears = torch.nn.ModuleList()
+    fan_in = ds.features
+    for _ in range(depth):
+        lin = torch.nn.Linear(fan_in, width, bias=False)
+        with torch.no_grad():
+            lin.weight.copy_(torch.randn(width, fan_in, generator=gen) / math.sqrt(fan_in))
+        linears.append(lin)
+        fan_in = width
+    readout = torch.nn.Linear(width, ds.classes)
+    with torch.no_grad():
+        readout.weight.copy_(torch.randn(ds.classes, width, generator=gen) / math.sqrt(width))
+        readout.bias.zero_()
+    model = torch.nn.ModuleList([linears, readout]).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    xtr = torch.as_tensor(ds.x_train, device=device)
+    ytr = torch.as_tensor(ds.y_train, device=device)
+    # the input embedding of eq (1): each sample centred over its features, unit RMS
+    x_embed = _CentreNorm("layernorm")(xtr)
+    probe_t = torch.as_tensor(probe, device=device)
+
+    def forward(x, reps=None, centred=None):
+        if reps is not None:
+            reps.append(x)
+        for lin in linears:
+            a = phi(lin(x))
+            if centred is not None:
+                centred.append(a - a.mean(dim=1, keepdim=True))
+            x = norm(a)
+            if reps is not None:
+                reps.append(x)
+        return readout(x)
+
+    def evaluate():
+        with torch.no_grad():
+            loss = float(torch.nn.functional.cross_entropy(forward(x_embed), ytr))
+            reps, centred = [], []
+            forward(x_embed[probe_t], reps, centred)
+        gaps = _gap_rows(reps)
+        if normalisation == "none":
+            return loss, gaps, np.full(depth, np.nan)
+        # Corollary 2: LN maps the centred activations (gaps of `centred`) to reps[1:]
+        pre = _gap_rows(centred)
+        factor = []
+        for c in centred:
+            a = torch.linalg.vector_norm(c.to(torch.float64), dim=1)
+            factor.append(math.log1p(float(a.var(unbiased=False) / a.mean() ** 2)))
+        # log 𝓘 = −gap, so log 𝓘(G̃) − log 𝓘(G) = pre − post
+        with np.errstate(invalid="ignore"):   # a singular Gram (gap +∞) on both sides: no margin (NaN)
+            return loss, gaps, (pre - gaps[1:]) - np.array(factor)
+
+    n = len(xtr)
+    losses = np.full(epochs + 1, np.nan)
+    gaps = np.full((epochs + 1, depth + 1), np.nan)
+    margin = np.full((epochs + 1, depth), np.nan)
+    losses[0], gaps[0], margin[0] = evaluate()
+    diverged = not math.isfinite(losses[0])
+    for e in range(1, epochs + 1):
+        if diverged:
+            break
+        order = torch.randperm(n, generator=gen).to(device)
+        for pos in range(0, n - B + 1, B):
+            idx = order[pos:pos + B]
+            loss = torch.nn.functional.cross_entropy(forward(x_embed[idx]), ytr[idx])
+            if not bool(torch.isfinite(loss)):
+                diverged = True
+                break
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        if not diverged:
+            losses[e], gaps[e], margin[e] = evaluate()
+            diverged = not math.isfinite(losses[e])
+    with torch.no_grad():
+        if diverged:
+            acc = float(np.max(np.bincount(ds.y_test)) / len(ds.y_test))
+        else:
+            xte = _CentreNorm("layernorm")(torch.as_tensor(ds.x_test, device=device))
+            pred = forward(xte).argmax(dim=1).cpu().numpy()
+            acc = float(np.mean(pred == ds.y_test))
+    return IsometryTrainingRun(act.name, depth, width, B, epochs, lr, seed, losses, acc, gaps, diverged, margin, len(probe))

@@ -246,7 +246,7 @@ def test_networks_on_cuda():
 EXPECTED = {
     "theorem1": HOLDS, "theorem2": HOLDS, "theorem3": HOLDS, "theorem4": HOLDS, "theorem5": HOLDS,
     "theorem6": HOLDS, "theorem7": HOLDS, "theorem8": HOLDS, "theorem9": HOLDS, "figure1": HOLDS,
-    "constants": HOLDS, "epsilon": HOLDS, "figure2": HOLDS, "figure3": VIOLATED,
+    "constants": HOLDS, "epsilon": HOLDS, "figure2": HOLDS, "figure3": VIOLATED, "figure4": HOLDS,
 }
 
 
@@ -288,8 +288,13 @@ def test_constants_table_rows():
                       "linear": ["linear", "identity"]}
 
 
+#: training claims whose standard budget is not rerun by the suite (CI's 40 minutes): figure4 takes 205 s at standard
+#: on 2 cores; its quick test asserts the verdict and the structural control, and docs/papers records the standard run
+STANDARD_NOT_IN_SUITE = {"figure4"}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(EXPECTED))
+@pytest.mark.parametrize("name", [n for n in EXPECTED if n not in STANDARD_NOT_IN_SUITE])
 def test_claim_standard_budget(name):
     """The verdicts recorded in docs/papers/bn-mean-field.md (about 6 minutes in all on 2 cores)."""
     v = run_claim(resolve(f"bn-mean-field:{name}"), Context(budget="standard", seed=0))

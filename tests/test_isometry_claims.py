@@ -13,7 +13,8 @@ EXPECTED = {  # claim → status of the check (the negative control must always 
     "table2": HOLDS, "table-b1": HOLDS, "lemma-a4": HOLDS, "lemma-a6": HOLDS, "lemma-a7": HOLDS,
     "lemma-a8": HOLDS, "theorem-a2": HOLDS, "corollary-a3": HOLDS, "theorem4": HOLDS, "figure3": HOLDS,
     "figure-a1": HOLDS, "section6": HOLDS, "figure6": VIOLATED, "figure8": HOLDS, "figure9": HOLDS,
-    "figure-b1": HOLDS, "figure-b3": VIOLATED,
+    "figure-b1": HOLDS, "figure-b3": VIOLATED, "figure-b4": HOLDS, "figure7": VIOLATED, "figure-b6": HOLDS,
+    "figure-b7": HOLDS,
 }
 
 _CACHE = {}
@@ -84,10 +85,45 @@ def test_theorem4_hypotheses_not_met():
     assert v.status == HYPOTHESES_NOT_MET and "affine" in v.summary
 
 
+#: training claims whose standard budget is not rerun by the suite (CI's 40 minutes: width 256, 5 seeds, 10 epochs and
+#: the depth-30 networks); their quick tests assert verdicts and controls, docs/papers records the standard runs
+STANDARD_NOT_IN_SUITE = {"figure7", "figure-b6", "figure-b7"}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("name", sorted(n for n in EXPECTED if n not in STANDARD_NOT_IN_SUITE))
 def test_standard_budget_verdicts(name):
     """The default CLI budget gives the same verdicts (about 3 minutes for all claims)."""
     v = run_claim(resolve(f"isometry:{name}"), Context(budget="standard", seed=0))
     assert v.status == EXPECTED[name], v.summary
     assert_controls(v)
+
+
+def test_figure_b4_resolution_and_values():
+    """The extrapolated gaps match mean field for every profile and input; the control flags the dual map at ±5%."""
+    v = verdict("figure-b4")
+    judged = [e for e in v.evidence if e.passed is not None]
+    assert len(judged) == 8 and all(e.observed < e.bound for e in judged)
+    assert all(e.bound == pytest.approx(4.4083, abs=1e-3) for e in judged)   # 99.9% Bonferroni over 2·4·12 tests
+    assert v.resolution and "dual" in str(v.resolution)
+
+
+def test_figure_b4_degenerate_user_inputs_are_outside_the_hypotheses(tmp_path):
+    """A user dataset whose first images of two classes coincide gives a singular G^0: hypotheses-not-met."""
+    import numpy as np
+    from verify.core import HYPOTHESES_NOT_MET
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((40, 16))
+    y = np.repeat(np.arange(4), 10)
+    x[10] = x[0]                      # the first image of class 1 equals that of class 0
+    p = tmp_path / "dup.npz"
+    np.savez(p, x_train=x, y_train=y, x_test=x[:8], y_test=y[:8])
+    v = run_claim(resolve("isometry:figure-b4"), Context(budget="quick", params={"dataset": str(p)}))
+    assert v.status == HYPOTHESES_NOT_MET and "singular" in v.summary
+
+
+def test_figure7_rank_statistic_and_positive_control():
+    v = verdict("figure7")
+    row = v.evidence[0]
+    assert row.samples == 9 and row.observed > 0          # Kendall τ of β_σ vs the training loss: positive on digits
+    assert v.positive_control.evidence[0].observed < -0.7  # β_σ orders the initial gaps (Theorem 4)

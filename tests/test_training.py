@@ -94,3 +94,62 @@ def test_trainer_input_errors():
         train_bn_mlp("digits", "relu", 2, 16, 32, 1, lr=0.01, optimizer="adam")
     with pytest.raises(ValueError):
         P.learning_rate("inf")
+
+
+# ------------------------------------------------------------------ the isometry paper's trainer (Figs 7, B.6, B.7)
+
+def test_isometry_trainer_is_deterministic_learns_and_records_gaps():
+    from numerics.training import train_isometry_mlp
+    a = train_isometry_mlp("digits", "tanh", 3, 64, 64, 3, lr=0.05, seed=2)
+    b = train_isometry_mlp("digits", "tanh", 3, 64, 64, 3, lr=0.05, seed=2)
+    assert np.array_equal(a.train_loss, b.train_loss) and np.array_equal(a.gaps, b.gaps)
+    assert a.train_loss.shape == (4,) and a.gaps.shape == (4, 4) and a.probe_size == 10
+    assert a.train_loss[-1] < 0.5 * a.train_loss[0] and a.test_accuracy > 0.8
+    # layer 0 is the embedded input: training does not move it, and it equals the input Gram's gap
+    from numerics.datasets import load_dataset
+    from numerics.isometry_mlp import embedded_input_gram
+    from theory import isometry_gap
+    ds = load_dataset("digits")
+    probe = [int(np.nonzero(ds.y_train == k)[0][0]) for k in range(10)]
+    g0 = float(isometry_gap(embedded_input_gram(ds.x_train[probe])))
+    assert np.allclose(a.gaps[:, 0], g0, rtol=1e-5)
+
+
+def test_isometry_trainer_corollary2_margin_is_the_am_gm_gap():
+    """log 𝓘(LN X) − log 𝓘(X) = log(mean a² / geomean a²) ≥ log(1 + Var a/ā²): the recorded margin is ≥ 0 and
+    strictly positive when the norms differ (a test of the recording, against the inequality's slack)."""
+    from numerics.training import train_isometry_mlp
+    r = train_isometry_mlp("digits", "relu", 4, 64, 64, 2, lr=0.05, seed=0)
+    m = r.corollary2_margin
+    assert m.shape == (3, 4) and np.all(m >= -1e-9) and np.all(m > 0)
+    none = train_isometry_mlp("digits", "relu", 2, 64, 64, 1, lr=0.05, seed=0, normalisation="none")
+    assert np.all(np.isnan(none.corollary2_margin))
+
+
+def test_isometry_trainer_input_errors():
+    from numerics.training import train_isometry_mlp
+    with pytest.raises(DeepinitError, match="normalisation"):
+        train_isometry_mlp("digits", "relu", 2, 16, 32, 1, lr=0.01, normalisation="batchnorm")
+    with pytest.raises(DeepinitError, match="probe"):
+        train_isometry_mlp("digits", "relu", 2, 8, 32, 1, lr=0.01)          # 10 probe samples need width > 10
+    with pytest.raises(DeepinitError, match="learning rate"):
+        train_isometry_mlp("digits", "relu", 2, 16, 32, 1, lr=-1.0)
+
+
+def test_embedded_input_gram_and_errors():
+    from numerics.isometry_mlp import embedded_input_gram
+    X = np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0], [1.0, 0.0, 1.0]])
+    G = embedded_input_gram(X)
+    assert np.allclose(np.diag(G), 1) and G[0, 1] == pytest.approx(-1.0) and G[0, 2] == pytest.approx(0.0, abs=1e-15)
+    with pytest.raises(DeepinitError, match="constant"):
+        embedded_input_gram(np.array([[1.0, 1.0], [1.0, 2.0]]))
+    with pytest.raises(DeepinitError, match="NaN"):
+        embedded_input_gram(np.array([[1.0, np.nan], [1.0, 2.0]]))
+
+
+def test_width_profiles_of_fig_b4():
+    from verify.papers.isometry.appendix_b import width_profile
+    assert width_profile("fixed", 100, 3) == [100, 100, 100]
+    assert width_profile("growing", 100, 3) == [50, 100, 200]
+    assert width_profile("narrowing", 100, 3) == [200, 100, 50]
+    assert width_profile("interchanging", 100, 4) == [50, 200, 50, 200]

@@ -43,12 +43,8 @@ _PENDING = {
 }
 
 _PENDING["isometry"] = ("a later issue", [
-    ("figure7", "Fig 7: β_σ correlates with SGD training speed (needs CIFAR10 training; no dataset offline)"),
     ("figure-b3", "Fig B.3: mean-field gains vs Xavier initialisation"),
-    ("figure-b4", "Fig B.4: Theorem 4 for variable-width MLPs (MNIST, CIFAR10 inputs)"),
     ("figure-b5", "Fig B.5: LayerNorm in pre-trained GPT-2 (needs downloaded weights; none offline)"),
-    ("figure-b6", "Fig B.6: Corollary 2 and Theorem 4 during training"),
-    ("figure-b7", "Fig B.7: isometry gap during training"),
 ])
 
 for _paper, (_why, _items) in _PENDING.items():

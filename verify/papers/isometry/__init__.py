@@ -16,4 +16,4 @@ order. Shared helpers are in ``_common``.
 """
 from . import _common  # noqa: F401
 from . import normalisation, isometry_strength, appendix_a_lemmas, meanfield  # noqa: F401
-from . import theorem4, sections_6_7, gain, appendix_b  # noqa: F401
+from . import theorem4, sections_6_7, gain, appendix_b, training  # noqa: F401
