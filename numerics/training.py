@@ -74,11 +74,15 @@ class TrainingRun:
     weight_norm: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     preact_grad_norm: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     weight_grad_norm: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    #: at the steps ``record_at`` (before each update), [k, layer]: ‖∂L/∂W^l‖/‖W^l‖ and ‖∂L/∂γ^l‖/‖γ^l‖ (Fig A.2)
+    record_at: tuple = ()
+    relative_weight_grad: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    relative_gamma_grad: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
 
 def train_bn_mlp(data, act, depth: int, width: int, batch_size: int, steps: int, *, lr: float,
                  optimizer: str = "sgd", eps: float = 1e-5, sub_batch: int | None = None, seed: int = 0,
-                 record_steps: int = 0, device: str = "cpu", threads: int = 1) -> TrainingRun:
+                 record_steps: int = 0, record_at=(), device: str = "cpu", threads: int = 1) -> TrainingRun:
     """Train one BN MLP (module docstring) and return its :class:`TrainingRun`."""
     ds: Dataset = load_dataset(data)
     act = _activation(act)
@@ -87,6 +91,7 @@ def train_bn_mlp(data, act, depth: int, width: int, batch_size: int, steps: int,
     batch_size = validate.integer(batch_size, "batch size", 2, len(ds.x_train))
     steps = validate.integer(steps, "steps", 1, 10 ** 6)
     record_steps = validate.integer(record_steps, "record_steps", 0, steps)
+    record_at = tuple(sorted(set(validate.integer(k, "record_at step", 0, steps - 1) for k in record_at)))
     if optimizer not in OPTIMIZERS:
         raise DeepinitError(f"optimizer {optimizer!r}: one of {', '.join(OPTIMIZERS)}")
     if not (isinstance(lr, (int, float)) and math.isfinite(lr) and 0 < lr <= 10):
@@ -101,10 +106,10 @@ def train_bn_mlp(data, act, depth: int, width: int, batch_size: int, steps: int,
                     f"train_bn_mlp (depth {depth}, width {width}, batch {batch_size})")
     with intra_op_threads(threads=threads):
         return _train(ds, act, depth, width, batch_size, steps, lr, optimizer, eps, sub_batch, seed, record_steps,
-                      device)
+                      device, record_at)
 
 
-def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed, record_steps, device):
+def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed, record_steps, device, record_at=()):
     gen = torch.Generator()
     gen.manual_seed(validate.seed(seed))
     phi = act.torch
@@ -134,6 +139,9 @@ def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed,
     rec_h = np.zeros((record_steps, depth))
     rec_gw = np.zeros((record_steps, depth))
     diverged = False
+    at_index = {k: i for i, k in enumerate(record_at)}
+    rel_w = np.full((len(record_at), depth), np.nan)
+    rel_g = np.full((len(record_at), depth), np.nan)
 
     def forward(x, keep=None):
         for lin, bn in zip(linears, norms):
@@ -163,6 +171,11 @@ def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed,
                 rec_w[step, l] = float(lin.weight.detach().norm())
                 rec_h[step, l] = float(h.grad.norm())
                 rec_gw[step, l] = float(lin.weight.grad.norm())
+        if step in at_index:
+            i = at_index[step]
+            for l, (lin, bn) in enumerate(zip(linears, norms)):
+                rel_w[i, l] = float(lin.weight.grad.norm() / lin.weight.detach().norm())
+                rel_g[i, l] = float(bn.weight.grad.norm() / bn.weight.detach().norm())
         if not all(bool(torch.isfinite(p.grad).all()) for p in params if p.grad is not None):
             diverged = True
             break
@@ -178,7 +191,7 @@ def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed,
             pred = logits.argmax(dim=1).cpu().numpy()
             acc = float(np.mean((pred == ds.y_test) & ok.cpu().numpy()))
     return TrainingRun(depth, width, B, steps, optimizer, lr, seed, acc, losses, diverged, chance,
-                       rec_w, rec_h, rec_gw)
+                       rec_w, rec_h, rec_gw, record_at, rel_w, rel_g)
 
 
 # =============================================================================================

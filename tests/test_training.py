@@ -153,3 +153,16 @@ def test_width_profiles_of_fig_b4():
     assert width_profile("growing", 100, 3) == [50, 100, 200]
     assert width_profile("narrowing", 100, 3) == [200, 100, 50]
     assert width_profile("interchanging", 100, 4) == [50, 200, 50, 200]
+
+
+def test_relative_gradient_norms_recorded_at_chosen_steps():
+    """Fig A.2's recording: at step 0 the relative gradient norms of W^l grow towards the input by about λ_max^{1/2}
+    per layer (Theorem 7; width 64, so within a loose band), and γ's follow the same profile."""
+    B, L = 32, 12
+    r = train_bn_mlp("digits", "relu", L, 64, B, 5, lr=0.01, seed=0, record_at=(0, 4, 4))
+    assert r.record_at == (0, 4) and r.relative_weight_grad.shape == (2, L)
+    slope = np.polyfit(np.arange(L), np.log(r.relative_weight_grad[0]), 1)[0]
+    assert -slope == pytest.approx(0.5 * math.log(gradient_explosion_rate("relu", B)), rel=0.35)
+    assert np.all(r.relative_gamma_grad > 0)
+    with pytest.raises(DeepinitError, match="record_at"):
+        train_bn_mlp("digits", "relu", 2, 16, 32, 3, lr=0.01, record_at=(3,))
