@@ -8,6 +8,7 @@ Public surface:
 * :func:`layernorm_meanfield_trajectory` — the mean-field Gram dynamics (eq 10) with layer norm;
 * :func:`meanfield_map_mc` — one step of eq (10) by Monte Carlo;
 * :func:`simulate_bn_chain` — the batch-normalised chain of bn-finite-width (eq 2), exact or dense;
+  :func:`bn_sphere_grams` — Gram matrices of i.i.d. batch-normalised rows (Lemma 9);
 * :func:`bn_meanfield_map_laplace`, :func:`bn_meanfield_map_mc`, :func:`iterate_bn_meanfield`,
   :func:`classify_covariance` — the BN mean-field map of bn-mean-field (eq 10) and its limits;
 * :func:`simulate_bn_gradients` — BN networks with autograd backpropagation (squared gradient norms per layer);
@@ -24,6 +25,7 @@ _WHERE = {
     "equicorrelated_gram": "isometry_mlp", "inputs_with_gram": "isometry_mlp", "psd_sqrt": "isometry_mlp",
     "simulate_isometry_mlp": "isometry_mlp", "embedded_input_gram": "isometry_mlp",
     "DegenerateBatchError": "bn_chain", "simulate_bn_chain": "bn_chain",
+    "bn_sphere_grams": "bn_chain",
     "BNGradientRun": "bn_meanfield", "bn_meanfield_map_laplace": "bn_meanfield", "bn_meanfield_map_mc": "bn_meanfield",
     "classify_covariance": "bn_meanfield", "iterate_bn_meanfield": "bn_meanfield",
     "simulate_bn_gradients": "bn_meanfield", "MeanFieldTrajectory": "meanfield",
@@ -50,6 +52,6 @@ def __dir__():
 
 __all__ = ["VARIANTS", "SimulationDiverged", "default_device", "equicorrelated_gram", "inputs_with_gram", "psd_sqrt",
            "simulate_isometry_mlp", "embedded_input_gram", "MeanFieldTrajectory", "layernorm_meanfield_trajectory",
-           "meanfield_map_mc", "simulate_bn_chain", "DegenerateBatchError", "BNGradientRun", "bn_meanfield_map_laplace",
+           "meanfield_map_mc", "simulate_bn_chain", "bn_sphere_grams", "DegenerateBatchError", "BNGradientRun", "bn_meanfield_map_laplace",
            "bn_meanfield_map_mc", "classify_covariance", "iterate_bn_meanfield", "simulate_bn_gradients",
            "batch_norm", "bn_forward_map_mc", "bn_backward_map_mc", "bn_backward_operator_mc", "BackwardOperator"]

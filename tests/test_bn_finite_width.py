@@ -85,7 +85,8 @@ def test_seed_reproducible():
 
 EXPECTED = {"theorem1": HOLDS, "eq6": HOLDS, "figure1": HOLDS, "corollary8": HOLDS, "assumption1": HOLDS,
             "corollary2": HOLDS, "poster-theorem2": HOLDS, "figure2": VIOLATED, "theorem3": HOLDS,
-            "corollary4": HOLDS, "corollary6": HOLDS, "corollary7": HOLDS, "lemma5": VIOLATED}
+            "corollary4": HOLDS, "corollary6": HOLDS, "corollary7": HOLDS, "lemma5": VIOLATED,
+            "eq19": VIOLATED, "lemma9": HOLDS, "lemma12": VIOLATED}
 
 
 def test_every_checked_claim_is_covered_here():
@@ -191,3 +192,27 @@ def test_claim_standard_budget(name):
     v = run_claim(resolve(f"bn-finite-width:{name}"), Context(budget="standard", seed=0))
     assert v.status == EXPECTED[name], v.summary
     assert_controls(v)
+
+
+def test_gaussian_tv_closed_form_and_the_eq19_erratum():
+    """TV(N(0,1), N(0,4)) = 2(Φ(x*) − Φ(x*/2)), x*² = 8 log 2/3; for small λ the TV is ≈ λ/sqrt(2πe)·… ∝ λ, so TV/λ²
+    blows up (the printed eq (19)) while TV/λ stays bounded (the cited theorem)."""
+    from scipy import stats
+    from verify.papers.bn_finite_width import _gaussian_tv_quad, gaussian_tv_1d
+    x = math.sqrt(8 * math.log(2) / 3)
+    assert gaussian_tv_1d(4.0) == pytest.approx(2 * (stats.norm.cdf(x) - stats.norm.cdf(x / 2)), rel=1e-14)
+    for lam in (1e-3, 1e-2):
+        tv = gaussian_tv_1d(1 + lam)
+        assert tv == pytest.approx(_gaussian_tv_quad((1 + lam,)), abs=1e-12)
+        assert tv / lam ** 2 > 1.5 and 0.01 <= tv / lam <= 1.5
+    v = run_claim(resolve("bn-finite-width:eq19"), Context(budget="quick"))
+    assert v.status == VIOLATED and v.errata and "min(1" in v.errata[0].found
+
+
+def test_lemma9_identity_resolution_and_errata():
+    v = run_claim(resolve("bn-finite-width:lemma9"), Context(budget="quick"))
+    ident = [e for e in v.evidence if "(E‖y‖⁴ − n)/d" in e.name]
+    assert len(ident) == 2 and all(e.observed <= e.bound for e in ident)
+    assert {e.severity for e in v.errata} == {"typo", "error"}
+    ratio = [e for e in v.evidence if e.passed is None and e.name.startswith("tanh")][0]
+    assert ratio.numeric / ratio.theory > 1.5   # the printed non-symmetric Frobenius norm is larger than the proof's

@@ -30,7 +30,8 @@ def test_shipped_expectations_name_checked_claims_with_reasons():
     exp = E.load("shipped")
     checked = {c.id for c in all_claims() if c.checked}
     assert set(exp) == {"bn-finite-width:figure2", "bn-finite-width:lemma5", "covariance-sde:proposition3-10",
-                        "isometry:figure6", "bn-mean-field:figure3", "isometry:figure-b3"}
+                        "isometry:figure6", "bn-mean-field:figure3", "isometry:figure-b3", "isometry:figure7",
+                        "bn-finite-width:eq19", "bn-finite-width:lemma12"}
     for e in exp.values():
         assert e.claim in checked and e.status == "violated" and "Positive control" in e.reason
 

@@ -26,7 +26,7 @@ def test_list_shows_every_paper_and_status():
     assert "isometry:theorem4                        checked" in out
     assert "bn-finite-width:theorem1                 checked" in out
     assert "bn-mean-field:theorem7                   checked" in out
-    assert "isometry:figure7                         not yet" in out   # needs CIFAR10 training: no dataset offline
+    assert "isometry:figure-b5                       not yet" in out   # needs GPT-2's trained weights: none offline
 
 
 def test_unknown_claim_exit_2_with_near_matches():
@@ -48,8 +48,8 @@ def test_usage_errors_exit_2():
 
 
 def test_not_yet_is_inconclusive_and_bare_names_mean_bn_finite_width():
-    code, out, _ = run("isometry:figure7", "-q")
-    assert code == 3 and "isometry:figure7" in out and "inconclusive" in out
+    code, out, _ = run("isometry:figure-b5", "-q")
+    assert code == 3 and "isometry:figure-b5" in out and "inconclusive" in out
     code, _, err = run("theorem9")
     assert code == 2 and "bn-finite-width:theorem3" in err  # near matches come from bn-finite-width
 

@@ -164,6 +164,9 @@ FIGURE_CLAIMS = {
     "covariance-sde:figure1": "covariance_sde_figure1", "covariance-sde:figure2": "covariance_sde_figure2",
     "bn-mean-field:epsilon": "bn_mean_field_epsilon", "bn-mean-field:figure2": "bn_mean_field_figure2",
     "bn-mean-field:figure3": "bn_mean_field_figure3", "isometry:figure-b3": "isometry_figure_b3",
+    "isometry:figure-b4": "isometry_figure_b4", "isometry:figure7": "isometry_figure7",
+    "isometry:figure-b6": "isometry_figure_b6", "isometry:figure-b7": "isometry_figure_b7",
+    "bn-mean-field:figure4": "bn_mean_field_figure4", "bn-mean-field:figure-a2": "bn_mean_field_figure_a2",
 }
 
 

@@ -53,18 +53,19 @@ COVERAGE: dict[str, list[Item]] = {
         Item("Remark 1", (), "remark on the constants of Theorem 1 (no separate statement to check)"),
         Item("Remark 2", (), "remark on the probability form; see the erratum recorded under theorem1"),
         Item("Remark 3", (), "remark relating to the mean-field literature (no statement to check)"),
-        *_eqs([19], [], "Lemma 9: TV between Gaussians ≤ (3/2)‖Σ₁⁻¹Σ₂ − I‖_F (a cited bound); not yet checked "
-                        "numerically"),
-        Item("Lemma 9", (), "not yet: a cited Gaussian TV bound (checkable by numerical TV of 2-D Gaussians)"),
-        *_eqs([20], [], "Lemma 10: a matrix Bernstein bound on ‖C⁻¹G − I‖_F; not yet checked (its consequence, the "
-                        "concentration of Theorem 3, is)"),
-        Item("Lemma 10", (), "not yet: the matrix Bernstein tail of eq (20)"),
-        *_eqs(range(21, 31), [], "a step of the proof of Lemma 10, not checked (Lemma 10 itself is not yet)"),
-        *_eqs(range(31, 36), ["lemma5"], "Lemma 11 and its proof: the TV lower bound of lemma5 contradicts it"),
+        *_eqs([19], ["eq19"], "the cited TV bound between Gaussians (erratum: min(1, sqrt(Σλ²)), not Σλ²)"),
+        *_eqs([20], ["lemma9"]), Item("Lemma 9", ("lemma9",)),
+        *_eqs(range(21, 31), ["lemma9"], PROOF + " (Lemma 9: the moment identity of its Bernstein step is checked; the "
+                                        "first step's restatement is an erratum)"),
+        Item("Lemma 10", (), "not yet: P{‖G*⁻¹G − I‖ ≥ t} ≤ (100/t)·tv(h′, h) cannot fail here — with the TV of one "
+                             "chain step ≥ 0.75 (lemma5's lower bound, relu, n = 10), the right side exceeds 1 for every t "
+                             "≤ 75, and ‖G*⁻¹G − I‖ stays far below 75; it says something only when the TV is small, "
+                             "which Lemma 5 (violated) was to provide"),
+        *_eqs([31], [], "Lemma 10: not yet (see Lemma 10)"),
+        *_eqs(range(32, 36), [], "the proof of Lemma 10 (its (33) uses eq (19)'s lower end, see eq19); not yet"),
         *_eqs([36], ["lemma5"]), Item("Lemma 11", ("lemma5",)),
         *_eqs(range(37, 48), ["lemma5"], PROOF + " (Lemma 11; the step (40)–(41) is the erratum recorded under lemma5)"),
-        *_eqs([48], [], "Lemma 12: ‖μ_ℓ − μ_C‖_tv ≤ e^{−ℓα} + ε²; not yet (it chains Lemma 5, which is violated)"),
-        Item("Lemma 12", (), "not yet: rests on Lemma 5 (violated)"),
+        *_eqs([48], ["lemma12"]), Item("Lemma 12", ("lemma12",)),
         *_eqs([49], ["assumption1"]),
         Item("Fig 1", ("eq6", "figure1")), Item("Fig 2", ("figure2",)),
         Item("Poster Theorem 1", ("theorem1",), "the poster's statement of Theorem 1"),

@@ -217,12 +217,33 @@ def _b6_rows(ctx: Context, theorem4_order: int = 1) -> list[Evidence]:
     return rows
 
 
+def _b6_plot(ctx: Context) -> dict:
+    st = _settings(ctx)
+    runs = _runs(ctx, B6_DEPTH)
+    layers = np.arange(B6_DEPTH + 1, dtype=float)
+    panels = [Panel("isometry at initialisation (Fig B.6)", r"layer $\ell$", r"$\mathcal{I}(G^\ell)$", []),
+              Panel(f"isometry after {st['epochs']} epochs of SGD", r"layer $\ell$", r"$\mathcal{I}(G^\ell)$", [])]
+    for nm, rs in runs.items():
+        ok = [r for r in rs if not r.diverged]
+        if not ok:
+            continue
+        g = np.array([r.gaps for r in ok])
+        label = f"{nm} (β = {_beta(nm):.3f})"
+        panels[0].series.append(Series(label, layers, np.exp(-g[:, 0]).mean(0), "simulation", nm))
+        panels[1].series.append(Series(label, layers, np.exp(-g[:, -1]).mean(0), "simulation", nm))
+    files = write_figure(ctx.artefact_dir, "isometry_figure_b6", panels,
+                         f"eq (1) MLPs (every hidden layer ends in a layer norm), depth {B6_DEPTH}, width {st['width']}, "
+                         f"SGD lr {LR:g}, mean of {st['seeds']} seeds, budget {ctx.budget}; {CAPTION_DATA}")
+    return {f"figure_b6_{k}": v for k, v in files.items()}
+
+
 def check_figure_b6(ctx: Context) -> Verdict:
     rows = _b6_rows(ctx) + _corollary2_rows(ctx)
-    return Verdict.judged(f"{PAPER}:figure-b6", rows,
-                          "at initialisation the last layer's isometry gap falls with β_σ (Theorem 4's order); every "
-                          "layer norm increases the isometry by Corollary 2's factor, before and after training",
-                          "Theorem 4's order or Corollary 2 fails on the trained or untrained networks")
+    return Verdict.judged(f"{PAPER}:figure-b6", rows, artefacts=_b6_plot(ctx) if ctx.artefact_dir else {},
+                          holds="at initialisation the last layer's isometry gap falls with β_σ (Theorem 4's order); "
+                                "every layer norm increases the isometry by Corollary 2's factor, before and after "
+                                "training",
+                          fails="Theorem 4's order or Corollary 2 fails on the trained or untrained networks")
 
 
 def control_figure_b6(ctx: Context) -> Verdict:
