@@ -94,9 +94,8 @@ COVERAGE: dict[str, list[Item]] = {
         Item("Section 3, effect of ε", ("epsilon",), "the ε > 0 generalisation (the package's own derivation: the paper "
                                                   "gives none) against Monte Carlo and networks"),
         Item("Fig 4", ("epsilon", "figure4"), "(c, d): the theory curve λ_max(ε), 16ξ(ε) and networks' gradient "
-                                              "growth (epsilon); trained networks (digits substitute) for (a), (c), (d) "
-                                              "(figure4); not yet: (b), ReLU tuned towards linear — its kink leaves 0, "
-                                              "outside the sphere quadrature"),
+                                              "growth (epsilon); trained networks (digits substitute) for (a)–(d) "
+                                              "(figure4); (b) read as max(x, ax), a → 1 (the text lost its parameter)"),
         Item("Fig A.2", ("figure-a2",), "a ReLU BN MLP on scikit-learn's digits, a substitute for VGG19 on CIFAR100"),
         Item("Fig A.3", (), "not yet: \"acceleration effects … due to setting γ and/or initializing γ\" (VGG19, "
                             "CIFAR100): which γ settings and initial values are compared is only in the figures, lost "
