@@ -125,6 +125,8 @@ def simulate_bn_chain(act, width: int, batch_size: int, depth: int, seeds: int =
 #: per layer would stall the stream). A block whose status shows a failure is replayed from its checkpoint with a
 #: read per layer; the numbers are the same for any block length (same draws, same factors).
 CHECK_EVERY = 16
+#: the largest block of normal draws made in one call (the draws of a :data:`CHECK_EVERY`-layer block when they fit)
+DRAW_BLOCK_BYTES = 1 << 25
 
 
 def _layers(h, sigma, blocks, depth, layers, method, gen, batchnorm, check_every: int | None = None):
@@ -139,9 +141,9 @@ def _layers(h, sigma, blocks, depth, layers, method, gen, batchnorm, check_every
     non-finite G is never returned)."""
     seeds, m, width = h.shape
     k = max(1, int(check_every or CHECK_EVERY)) if method == "exact" else 1
-    centre = _centring(m, blocks, h.dtype, h.device) if batchnorm else None
+    centre = _centring(m, blocks, h.dtype, h.device).expand(seeds, m, m).contiguous() if batchnorm else None
     if batchnorm:
-        h = centre @ h
+        h = torch.bmm(centre, h)
     out = []
     ell = 0
     while ell <= depth:
@@ -163,19 +165,29 @@ def _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out,
     """Layers start … start + k − 1 (and G_depth). Unchecked: returns ok = False if some Cholesky failed."""
     seeds, m, width = h.shape
     unused = h.new_zeros(1, 1, 1)  # baddbmm's ignored input (beta = 0): G = A Aᵀ/d in one op
-    failed = None
+    infos = []
     ell = start
-    for ell in range(start, min(start + k, depth + 1)):
+    stop = min(start + k, depth + 1)
+    # the block's normal draws in one call where they fit in DRAW_BLOCK_BYTES and a layer's count is a multiple of 16:
+    # torch's CPU normal_ fills in groups of 16, so then the stream is that of one call per layer (tested) and the
+    # numbers do not depend on it; it saves the per-call cost of small draws
+    n_draw = min(stop, depth) - start
+    Zs = None
+    if (method == "exact" and n_draw > 1 and h.numel() % 16 == 0
+            and n_draw * h.numel() * h.element_size() <= DRAW_BLOCK_BYTES):
+        Zs = torch.randn(n_draw, seeds, m, width, generator=gen, dtype=h.dtype, device=h.device)
+    for ell in range(start, stop):
         A = sigma(_normalise_centred(h, blocks)) if batchnorm else sigma(h)
         G = torch.baddbmm(unused, A, A.transpose(-1, -2), beta=0.0, alpha=1.0 / width)
-        R = None
+        M = None   # the lower factor: M Mᵀ = G
         if method == "exact" and ell < depth:
             if checked:
                 R, finite = gram_factor(G)
+                M = R.transpose(-1, -2)
             else:
-                L, info = torch.linalg.cholesky_ex(G)
-                failed = info if failed is None else failed | info
-                R, finite = L.transpose(-1, -2), True
+                M, info = torch.linalg.cholesky_ex(G)
+                infos.append(info)   # read once at the end of the block (no host sync per layer)
+                finite = True
         else:
             finite = bool(torch.isfinite(G).all())
         if not finite:
@@ -187,18 +199,19 @@ def _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out,
         if ell in layers:
             out.append(G)
         if ell == depth:
-            return h, depth + 1, failed is None or not bool(failed.any())
+            return h, depth + 1, not infos or not bool(torch.stack(infos).any())
         if method == "exact":
-            M = R.transpose(-1, -2)
-            if batchnorm:
-                M = centre @ M
-            h = torch.bmm(M, torch.randn(seeds, m, width, generator=gen, dtype=h.dtype, device=h.device))
+            if batchnorm:   # C M: the centring folded into the factor (one tiny batched product)
+                M = torch.bmm(centre, M)
+            Z = Zs[ell - start] if Zs is not None else torch.randn(seeds, m, width, generator=gen, dtype=h.dtype,
+                                                                    device=h.device)
+            h = torch.bmm(M, Z)
         else:
             W = torch.randn(seeds, width, width, generator=gen, dtype=h.dtype, device=h.device) / math.sqrt(width)
             h = A @ W.transpose(-1, -2)
             if batchnorm:
-                h = centre @ h
-    return h, ell + 1, failed is None or not bool(failed.any())
+                h = torch.bmm(centre, h)
+    return h, ell + 1, not infos or not bool(torch.stack(infos).any())
 
 
 def bn_sphere_grams(act, batch_size: int, width: int, reps: int, *, whiten=None, seed: int = 0):

@@ -198,3 +198,18 @@ def test_reading_the_cholesky_status_every_k_layers_gives_the_same_numbers(monke
         assert calls, "the singular Gram matrices must go through the replay"
     assert torch.isfinite(runs[1]).all()
     assert torch.equal(runs[1], runs[5]) and torch.equal(runs[1], runs[16])
+
+
+def test_block_draws_give_the_same_numbers_as_per_layer_draws(monkeypatch):
+    """The exact BN chain draws a block's normals in one call (DRAW_BLOCK_BYTES): the generator's stream is that of one
+    call per layer, so the Gram matrices are bitwise those of per-layer draws, in float64 and float32."""
+    import numpy as np
+    import torch
+    import numerics.bn_chain as nb
+    for dtype in (torch.float64, torch.float32):
+        for d, n, S in ((320, 5, 2), (300, 6, 3)):   # 3200 draws per layer (a multiple of 16: one call per block); 5400
+            a = nb.simulate_bn_chain("relu", d, n, 40, S, dtype=dtype, seed=11).numpy()
+            monkeypatch.setattr(nb, "DRAW_BLOCK_BYTES", 0)
+            b = nb.simulate_bn_chain("relu", d, n, 40, S, dtype=dtype, seed=11).numpy()
+            monkeypatch.undo()
+            assert np.array_equal(a, b)
