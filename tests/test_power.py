@@ -200,5 +200,5 @@ def test_list_shows_uncovered_items():
     import sys
     out = subprocess.run([sys.executable, "-m", "verify", "list", "--paper", "bn-finite-width"], capture_output=True,
                          text=True, check=True).stdout
-    assert "bn-finite-width:[Lemma 9]" in out and "not yet" in out
+    assert "bn-finite-width:[Lemma 10]" in out and "not yet" in out and "cannot fail" in out
 

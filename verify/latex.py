@@ -29,7 +29,7 @@ _GREEK = {
 #: characters that are mathematics: their LaTeX in math mode
 MATH_SYMBOLS = {
     **_GREEK,
-    "≤": r"\le", "≥": r"\ge", "≈": r"\approx", "≠": r"\ne", "≲": r"\lesssim", "≳": r"\gtrsim", "≡": r"\equiv",
+    "≤": r"\le", "≥": r"\ge", "≈": r"\approx", "≠": r"\ne", "≲": r"\lesssim", "≳": r"\gtrsim", "≡": r"\equiv", "≻": r"\succ",
     "≪": r"\ll", "≫": r"\gg", "∼": r"\sim", "≅": r"\cong", "∝": r"\propto", "±": r"\pm", "∓": r"\mp",
     "×": r"\times", "·": r"\cdot", "⋅": r"\cdot", "∘": r"\circ", "⊗": r"\otimes", "∈": r"\in", "∉": r"\notin",
     "⊂": r"\subset", "⊆": r"\subseteq", "∩": r"\cap", "∪": r"\cup", "∖": r"\setminus", "∅": r"\emptyset",

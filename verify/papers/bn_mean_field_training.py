@@ -280,7 +280,7 @@ EPS0 = 1e-5
 
 
 def _fig4_settings(ctx: Context) -> dict:
-    return ctx.pick(dict(alphas=(2.0,), slopes=(0.2,), relu_eps=(), tanh_eps=(0.6,), steps=300, seeds=1),
+    return ctx.pick(dict(alphas=(2.0,), slopes=(), relu_eps=(), tanh_eps=(0.6,), steps=300, seeds=1),
                     dict(alphas=(2.0, 1.0), slopes=(0.2, 0.4), relu_eps=(0.6,), tanh_eps=(0.6,), steps=500, seeds=1),
                     dict(alphas=(2.0, 1.0, 0.5), slopes=(0.2, 0.4, 0.6), relu_eps=(0.3, 0.6), tanh_eps=(0.3, 0.6),
                          steps=1000, seeds=2))
