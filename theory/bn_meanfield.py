@@ -869,3 +869,127 @@ def _affine_rate_cached(act: Activation, B: int, eps: float, gamma: float, beta:
     lam, err = _converged(compute, f"λ_max of {act.name} at B = {B}, ε = {eps:g}, γ = {gamma:g}, β = {beta:g}",
                           rtol=1e-9)
     return float(lam), err
+
+
+# ---------------------------------------------------------------------------------------------
+# The backward map at an arbitrary Σ by deterministic quadrature (the second route to numerics' Monte Carlo)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BackwardMapQuadrature:
+    """V_back(Σ){Δ} = E_{h~N(0,Σ)}[JᵀΔJ], J = ∂φ(BN_{ε,γ,β}(h))/∂h, by a tensor Gauss–Hermite rule; ``error``: the
+    largest entrywise difference from the rule with about ⅔ of the nodes per axis (an estimate of the error)."""
+    value: np.ndarray
+    error: float
+    nodes: int
+
+
+def _sphere_rule(m: int, nodes: int):
+    """Points ω and weights (summing to 1) of a product rule for the uniform law on S^m ⊂ ℝ^{m+1}: hyperspherical
+    angles θ_1..θ_{m−1} by Gauss–Jacobi in cos θ_j (weight (1 − x²)^{(m−j−1)/2}), the last angle by the trapezoid rule
+    (spectral for periodic integrands)."""
+    phis = 2 * math.pi * (np.arange(2 * nodes) + 0.5) / (2 * nodes)
+    pts = np.stack([np.cos(phis), np.sin(phis)], axis=1)        # S^1
+    wts = np.full(len(phis), 1.0 / len(phis))
+    for j in range(m - 1, 0, -1):                                   # prepend one polar angle per step: S^k → S^{k+1}
+        k = pts.shape[1] - 1                                        # current sphere S^k; new weight (1 − x²)^{(k−1)/2}
+        x, w = special.roots_jacobi(nodes, (k - 1) / 2, (k - 1) / 2)
+        w = w / w.sum()
+        sx = np.sqrt(1 - x * x)
+        pts = np.concatenate([np.repeat(x, len(wts))[:, None], (sx[:, None, None] * pts[None]).reshape(-1, k + 1)], 1)
+        wts = (w[:, None] * wts[None]).ravel()
+    return pts, wts
+
+
+def _radial_weight_rule(alpha: float, nodes: int, scale: float):
+    """Nodes/weights for ∫_0^∞ f(t) t^α e^{−t} dt where f varies on the scale ``scale`` near 0 (with ε > 0 the radial
+    integrand of the backward map turns over at t ≈ Bε/(2‖Σ‖)): a geometric mesh from scale/64 up to 16 — Gauss–Jacobi
+    (weight t^α) on the first piece, Gauss–Legendre with t^α e^{−t} written out on the others — and Gauss–Laguerre
+    beyond 16. Without such a scale (ε = 0) plain generalised Gauss–Laguerre."""
+    if not scale > 0:
+        return special.roots_genlaguerre(nodes, alpha)
+    m = max(8, nodes // 2)
+    edges = [min(scale / 64, 1.0)]
+    while edges[-1] < 16.0:
+        edges.append(min(edges[-1] * 4, 16.0))
+    x, w = special.roots_jacobi(m, 0.0, alpha)               # on [−1, 1] with weight (1 + x)^α
+    T0 = edges[0]
+    ts = [T0 * (x + 1) / 2]
+    ws = [w * (T0 / 2) ** (alpha + 1) * np.exp(-ts[0])]
+    g, gw = np.polynomial.legendre.leggauss(m)
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        tt = lo + (hi - lo) * (g + 1) / 2
+        ts.append(tt)
+        ws.append(gw * (hi - lo) / 2 * tt ** alpha * np.exp(-tt))
+    tl, wl = special.roots_genlaguerre(m, 0.0)               # ∫_16^∞ t^α e^{−t} f = e^{−16}∫_0^∞ (16 + s)^α e^{−s} f
+    ts.append(16.0 + tl)
+    ws.append(wl * np.exp(-16.0) * (16.0 + tl) ** alpha)
+    return np.concatenate(ts), np.concatenate(ws)
+
+
+def _backward_map_rule(dphi, S: np.ndarray, D: np.ndarray, eps: float, gamma: float, beta: float, nodes: int,
+                       chunk: int = 1 << 16) -> np.ndarray:
+    """E[JᵀΔJ] with c = Gh = Q M r ω (Q a basis of 1^⊥, MMᵀ = QᵀΣQ, r ~ χ_{B−1}, ω uniform on S^{B−2}): JᵀΔJ =
+    γ²B·F/r² with F = (r²/n²)·Pᵀ diag φ′ Δ diag φ′ P bounded, so the radial law times 1/r² is the generalised
+    Gauss–Laguerre weight t^{(B−5)/2}e^{−t} in t = r²/2 (B ≥ 4)."""
+    B = S.shape[0]
+    Qf, _ = np.linalg.qr(np.concatenate([np.ones((B, 1)), np.eye(B)[:, :B - 1]], axis=1))
+    Q = Qf[:, 1:]
+    M = np.linalg.cholesky(Q.T @ S @ Q)
+    om, wo = _sphere_rule(B - 2, nodes)
+    t, wt = _radial_weight_rule((B - 5) / 2, nodes, B * eps / (2 * float(np.max(np.linalg.eigvalsh(S)))))
+    wt = wt / special.gamma((B - 1) / 2)      # ∫ t^{(B−3)/2} e^{−t} dt = Γ((B−1)/2): the χ²_{B−1}/2 law, times 1/r²·…
+    r = np.sqrt(2 * t)
+    dirs = om @ (Q @ M).T                       # [directions, B]: c/r
+    G = np.eye(B) - 1.0 / B
+    out = np.zeros((B, B))
+    for i, (ri, wi) in enumerate(zip(r, wt)):
+        for s0 in range(0, len(wo), chunk):
+            c = ri * dirs[s0:s0 + chunk]
+            n2 = np.sum(c * c, axis=1) + B * eps
+            y = gamma * math.sqrt(B) * c / np.sqrt(n2)[:, None] + beta
+            P = G[None] - c[:, :, None] * c[:, None, :] / n2[:, None, None]
+            K = np.sqrt(ri * ri / n2)[:, None, None] * np.asarray(dphi(y), dtype=float)[:, :, None] * P
+            # 1/r² from the change of weight: E_r[g(r)] with density ∝ r^{B−2}e^{−r²/2} = E_t[g]·…; the weight above
+            # already holds t^{(B−5)/2} = t^{(B−3)/2}/t and 1/t = 2/r²
+            out += 0.5 * wi * np.einsum("k,kai,ab,kbj->ij", wo[s0:s0 + chunk], K, D, K)
+    return gamma * gamma * B * out
+
+
+def backward_map_quadrature(act, Sigma, Delta, *, eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0,
+                            nodes: int | None = None) -> BackwardMapQuadrature:
+    """The BN backward map V_back(Σ){Δ} = E[JᵀΔJ] (bn-mean-field eqs 21–23, here at any Σ, not only Σ*) with BN's ε
+    and affine γ, β, J = γ√B n⁻¹ diag φ′(BN h)(G − Gh hᵀG/n²), n² = ‖Gh‖² + Bε. Deterministic: polar coordinates of
+    Gh in 1^⊥ — generalised Gauss–Laguerre in the radius (the 1/r² of J absorbed in the weight, so ε = 0 is exact) and a
+    product rule on S^{B−2} — the independent route to numerics.bn_backward_map_mc. Fast convergence for smooth φ; a
+    kink (ReLU) makes it algebraic, which ``error`` shows. Cost nodes·(2·nodes)·nodes^{B−3} points: 4 ≤ B ≤ 6."""
+    a = activation(act)
+    S = np.asarray(Sigma, dtype=float)
+    if S.ndim != 2 or S.shape[0] != S.shape[1] or not np.all(np.isfinite(S)) or not np.allclose(S, S.T, atol=1e-12):
+        raise DeepinitError("Σ must be a finite symmetric B×B matrix")
+    B = S.shape[0]
+    if not 4 <= B <= 6:
+        raise DeepinitError(f"the polar quadrature covers batch sizes 4..6 (got B = {B}; B ≥ 4 as in Theorem 7); use "
+                            "numerics.bn_backward_map_mc for larger batches")
+    D = np.asarray(Delta, dtype=float)
+    if D.shape != (B, B) or not np.all(np.isfinite(D)):
+        raise DeepinitError(f"Δ must be a finite {B}×{B} matrix")
+    for v, nm in ((eps, "ε"), (gamma, "γ"), (beta, "β")):
+        if not (isinstance(v, (int, float)) and math.isfinite(v)):
+            raise DeepinitError(f"BN's {nm} = {v!r} must be a finite number")
+    if eps < 0:
+        raise DeepinitError(f"BN's ε = {eps!r} must be ≥ 0")
+    if np.any(np.linalg.eigvalsh(0.5 * (S + S.T)) <= 0):
+        raise DeepinitError("Σ must be positive definite")
+    if nodes is None:
+        nodes = {4: 40, 5: 20, 6: 12}[B]
+    nodes = validate.integer(nodes, "nodes", 4, 400)
+    if 2 * nodes ** (B - 1) > 4_000_000:
+        raise DeepinitError(f"{2 * nodes ** (B - 1)} quadrature points exceed 4·10⁶")
+    dphi = derivative(a).numpy
+    v = _backward_map_rule(dphi, S, D, float(eps), float(gamma), float(beta), nodes)
+    v2 = _backward_map_rule(dphi, S, D, float(eps), float(gamma), float(beta), max(4, (2 * nodes) // 3))
+    if not np.all(np.isfinite(v)):
+        raise QuadratureError(f"{a.name}: the backward-map integrand is not finite on the quadrature nodes")
+    err = float(np.max(np.abs(v - v2)))
+    return BackwardMapQuadrature(0.5 * (v + v.T) if np.allclose(D, D.T) else v, err, nodes)
