@@ -933,6 +933,7 @@ def _backward_map_rule(dphi, S: np.ndarray, D: np.ndarray, eps: float, gamma: fl
     γ²B·F/r² with F = (r²/n²)·Pᵀ diag φ′ Δ diag φ′ P bounded, so the radial law times 1/r² is the generalised
     Gauss–Laguerre weight t^{(B−5)/2}e^{−t} in t = r²/2 (B ≥ 4)."""
     B = S.shape[0]
+    out = np.zeros((B, B, B, B) if D is None else (B, B))
     Qf, _ = np.linalg.qr(np.concatenate([np.ones((B, 1)), np.eye(B)[:, :B - 1]], axis=1))
     Q = Qf[:, 1:]
     M = np.linalg.cholesky(Q.T @ S @ Q)
@@ -942,7 +943,6 @@ def _backward_map_rule(dphi, S: np.ndarray, D: np.ndarray, eps: float, gamma: fl
     r = np.sqrt(2 * t)
     dirs = om @ (Q @ M).T                       # [directions, B]: c/r
     G = np.eye(B) - 1.0 / B
-    out = np.zeros((B, B))
     for i, (ri, wi) in enumerate(zip(r, wt)):
         for s0 in range(0, len(wo), chunk):
             c = ri * dirs[s0:s0 + chunk]
@@ -952,7 +952,10 @@ def _backward_map_rule(dphi, S: np.ndarray, D: np.ndarray, eps: float, gamma: fl
             K = np.sqrt(ri * ri / n2)[:, None, None] * np.asarray(dphi(y), dtype=float)[:, :, None] * P
             # 1/r² from the change of weight: E_r[g(r)] with density ∝ r^{B−2}e^{−r²/2} = E_t[g]·…; the weight above
             # already holds t^{(B−5)/2} = t^{(B−3)/2}/t and 1/t = 2/r²
-            out += 0.5 * wi * np.einsum("k,kai,ab,kbj->ij", wo[s0:s0 + chunk], K, D, K)
+            if D is None:   # the operator's kernel T[a, b, i, j] = E[J_ai J_bj]·(r²/n²) terms: (JᵀΔJ)_ij = Σ Δ_ab T_abij
+                out += 0.5 * wi * np.einsum("k,kai,kbj->abij", wo[s0:s0 + chunk], K, K)
+            else:
+                out += 0.5 * wi * np.einsum("k,kai,ab,kbj->ij", wo[s0:s0 + chunk], K, D, K)
     return gamma * gamma * B * out
 
 
@@ -993,3 +996,43 @@ def backward_map_quadrature(act, Sigma, Delta, *, eps: float = 0.0, gamma: float
         raise QuadratureError(f"{a.name}: the backward-map integrand is not finite on the quadrature nodes")
     err = float(np.max(np.abs(v - v2)))
     return BackwardMapQuadrature(0.5 * (v + v.T) if np.allclose(D, D.T) else v, err, nodes)
+
+
+@dataclass(frozen=True)
+class BackwardOperatorQuadrature:
+    """Δ ↦ E[JᵀΔJ] on B×B symmetric matrices at one Σ by the polar quadrature: ``matrix`` in the basis E_aa,
+    E_ab + E_ba (a < b; coordinates: upper triangle, row-major — numerics.bn_backward_operator_mc's convention),
+    ``eigenvalues`` descending by real part, ``error`` the largest entrywise difference of ``matrix`` from the rule
+    with ⅔ of the nodes."""
+    matrix: np.ndarray
+    eigenvalues: np.ndarray
+    error: float
+
+    @property
+    def top_eigenvalue(self) -> float:
+        return float(self.eigenvalues[0].real)
+
+
+def backward_operator_quadrature(act, Sigma, *, eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0,
+                                 nodes: int | None = None) -> BackwardOperatorQuadrature:
+    """The backward map at Σ as an operator on symmetric matrices and its spectrum (its top eigenvalue is λ_max at
+    Σ*, the local rate elsewhere), deterministically: :func:`backward_map_quadrature`'s rule on the 4-index kernel."""
+    S = np.asarray(Sigma, dtype=float)
+    B = S.shape[0] if S.ndim == 2 else 0
+    probe = backward_map_quadrature(act, Sigma, np.eye(B) if B else Sigma, eps=eps, gamma=gamma, beta=beta,
+                                    nodes=nodes)   # validates and fixes the rule size
+    dphi = derivative(activation(act)).numpy
+    iu = np.triu_indices(B)
+
+    def matrix(n):
+        T = _backward_map_rule(dphi, S, None, float(eps), float(gamma), float(beta), n)
+        cols = []
+        for a, b in zip(*iu):
+            E = np.zeros((B, B))
+            E[a, b] = E[b, a] = 1.0
+            cols.append(np.einsum("ab,abij->ij", E, T)[iu])
+        return np.array(cols).T
+    M = matrix(probe.nodes)
+    err = float(np.max(np.abs(M - matrix(max(4, (2 * probe.nodes) // 3)))))
+    w = np.linalg.eigvals(M)
+    return BackwardOperatorQuadrature(M, w[np.argsort(-w.real)], err)
