@@ -31,9 +31,10 @@ def test_shipped_expectations_name_checked_claims_with_reasons():
     checked = {c.id for c in all_claims() if c.checked}
     assert set(exp) == {"bn-finite-width:figure2", "bn-finite-width:lemma5", "covariance-sde:proposition3-10",
                         "isometry:figure6", "bn-mean-field:figure3", "isometry:figure-b3", "isometry:figure7",
-                        "bn-finite-width:eq19", "bn-finite-width:lemma12"}
+                        "bn-finite-width:eq19", "bn-finite-width:lemma12", "bn-mean-field:figure4"}
     for e in exp.values():
-        assert e.claim in checked and e.status == "violated" and "Positive control" in e.reason
+        assert e.claim in checked and "violated" in (e.status, *dict(e.by_budget).values())
+        assert "Positive control" in e.reason
 
 
 def test_comparison_outcomes_and_exit_codes():
@@ -144,3 +145,22 @@ def test_verdict_cache_makes_a_repeat_instant_and_never_serves_other_settings(tm
     assert main(argv + ["--perturb", "beta=0.05"]) == 3   # a perturbed run is never served the honest verdict
     assert "(cached)" not in capsys.readouterr().out
     assert len(cache.code_hash()) == 64
+
+
+def test_an_expectation_can_differ_by_budget(tmp_path):
+    """status_standard overrides status for standard-budget verdicts only; a bad budget key is refused."""
+    from verify.core import HOLDS, VIOLATED, Verdict
+    p = tmp_path / "e.toml"
+    p.write_text('["bn-mean-field:figure4"]\nstatus = "holds"\nstatus_standard = "violated"\nreason = "r"\n')
+    exp = E.load(str(p))
+    quick = Verdict("bn-mean-field:figure4", HOLDS, "", [])
+    quick.settings = {"budget": "quick"}
+    std = Verdict("bn-mean-field:figure4", VIOLATED, "", [])
+    std.settings = {"budget": "standard"}
+    assert [c.outcome for c in E.compare([quick, std], exp)] == ["match", "match"]
+    std_holds = Verdict("bn-mean-field:figure4", HOLDS, "", [])
+    std_holds.settings = {"budget": "standard"}
+    assert E.compare([std_holds], exp)[0].outcome == "no longer reproduces"
+    p.write_text('["bn-mean-field:figure4"]\nstatus = "holds"\nstatus_huge = "violated"\n')
+    with pytest.raises(E.ExpectationError, match="budget"):
+        E.load(str(p))

@@ -1,7 +1,9 @@
 """Expected verdicts for CI: a TOML file of claim → expected status with the reason (the paper's erratum).
 
 ``python -m verify all --expect FILE`` (``--expect shipped`` for :data:`SHIPPED`, the file for the four papers) compares
-every verdict with its expectation. A claim not listed is expected to ``hold``. Outcomes per claim:
+every verdict with its expectation. A claim not listed is expected to ``hold``. An entry may name a different status
+for one budget (``status_standard = "violated"``, also ``status_quick``, ``status_full``) when the larger budget
+resolves more of the statement (more settings, more steps). Outcomes per claim:
 
 * ``match`` — the verdict is the expected one;
 * ``regression`` — an expected ``holds`` (or ``hypotheses-not-met``) came out violated, inconclusive or error;
@@ -35,6 +37,10 @@ class Expectation:
     claim: str
     status: str
     reason: str = ""
+    by_budget: tuple = ()   # ((budget, status), …) overriding ``status`` for that budget
+
+    def status_for(self, budget) -> str:
+        return dict(self.by_budget).get(budget, self.status)
 
 
 def load(path: str) -> dict[str, Expectation]:
@@ -59,7 +65,18 @@ def load(path: str) -> dict[str, Expectation]:
         if entry["status"] not in STATUSES or entry["status"] == ERROR:
             raise ExpectationError(f"--expect {path!r}: [{claim!r}] status must be one of "
                                    f"{', '.join(s for s in STATUSES if s != ERROR)}")
-        out[claim] = Expectation(claim, entry["status"], str(entry.get("reason", "")).strip())
+        by_budget = []
+        for key, value in entry.items():
+            if key.startswith("status_"):
+                budget = key[len("status_"):]
+                if budget not in ("quick", "standard", "full"):
+                    raise ExpectationError(f"--expect {path!r}: [{claim!r}] {key}: the budget must be quick, standard "
+                                           "or full")
+                if value not in STATUSES or value == ERROR:
+                    raise ExpectationError(f"--expect {path!r}: [{claim!r}] {key} must be one of "
+                                           f"{', '.join(s for s in STATUSES if s != ERROR)}")
+                by_budget.append((budget, value))
+        out[claim] = Expectation(claim, entry["status"], str(entry.get("reason", "")).strip(), tuple(by_budget))
     return out
 
 
@@ -76,7 +93,7 @@ def compare(verdicts, expectations: dict[str, Expectation]) -> list[Comparison]:
     out = []
     for v in verdicts:
         e = expectations.get(v.claim_id)
-        expected = e.status if e else HOLDS
+        expected = e.status_for((getattr(v, "settings", None) or {}).get("budget")) if e else HOLDS
         if v.status == expected:
             outcome = "match"
         elif expected == VIOLATED:

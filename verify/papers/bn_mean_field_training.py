@@ -365,6 +365,14 @@ def check_figure4(ctx: Context) -> Verdict:
                           "the trainable depth does not follow 16ξ(α, ε)", artefacts=_fig4_plot(ctx, fig) if fig else {})
 
 
+def positive_figure4(ctx: Context) -> Verdict:
+    """The same check on the settings whose prediction is least in doubt: (a) at α = 2 and (c)'s ε pair (the same
+    trained networks: the runs are cached)."""
+    rows = [r for r in _fig4_rows(ctx) if r.name.startswith("Fig 4(a) tanh(2*x)") or r.name.startswith("Fig 4(c)")]
+    return Verdict.judged(f"{PAPER}:figure4", rows, "tanh(2x) and the ε pair of (c): the check holds",
+                          "not even for tanh(2x) and the ε pair")
+
+
 def control_figure4(ctx: Context) -> Verdict:
     return Verdict.judged(f"{PAPER}:figure4", _fig4_rows(ctx, scale=0.25),
                           "the prediction 4ξ fits the trained networks (not rejected)",
@@ -386,6 +394,8 @@ register(Claim(
     "control); a factor 2 is at the edge of the grid.",
     check_figure4, control_figure4, "the prediction 16ξ replaced by 4ξ (four times too small) must be rejected",
     depends_on=(),
+    positive_control=positive_figure4,
+    positive_control_description="the same check on (a) at α = 2 and (c)'s ε pair must hold",
     uses=("theory.bn_meanfield.gradient_explosion_rate", "numerics.training.train_bn_mlp",
           "numerics.datasets.load_dataset"),
     parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),)))
