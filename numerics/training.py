@@ -30,6 +30,29 @@ from .datasets import Dataset, load_dataset
 OPTIMIZERS = ("sgd", "rmsprop")
 
 
+def _check_lr(lr) -> float:
+    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and 0 < lr <= 10):
+        raise DeepinitError(f"learning rate {lr!r} must be in (0, 10]")
+    return float(lr)
+
+
+def _init_linears(gen: torch.Generator, fan_in: int, width: int, depth: int, classes: int):
+    """``depth`` bias-free layers W ~ N(0, 1/fan_in) and a readout (N(0, 1/width), bias 0), drawn in that order from
+    ``gen`` — the initialisation both trainers share (a seed gives the same weights)."""
+    linears = torch.nn.ModuleList()
+    for _ in range(depth):
+        lin = torch.nn.Linear(fan_in, width, bias=False)
+        with torch.no_grad():
+            lin.weight.copy_(torch.randn(width, fan_in, generator=gen) / math.sqrt(fan_in))
+        linears.append(lin)
+        fan_in = width
+    readout = torch.nn.Linear(width, classes)
+    with torch.no_grad():
+        readout.weight.copy_(torch.randn(classes, width, generator=gen) / math.sqrt(width))
+        readout.bias.zero_()
+    return linears, readout
+
+
 class _SubBatchNorm(torch.nn.Module):
     """BN over the batch axis, or over consecutive sub-batches of ``sub_batch`` rows (each with its own statistics)."""
 
@@ -94,8 +117,7 @@ def train_bn_mlp(data, act, depth: int, width: int, batch_size: int, steps: int,
     record_at = tuple(sorted(set(validate.integer(k, "record_at step", 0, steps - 1) for k in record_at)))
     if optimizer not in OPTIMIZERS:
         raise DeepinitError(f"optimizer {optimizer!r}: one of {', '.join(OPTIMIZERS)}")
-    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and 0 < lr <= 10):
-        raise DeepinitError(f"learning rate {lr!r} must be in (0, 10]")
+    lr = _check_lr(lr)
     if not (math.isfinite(eps) and 0 <= eps <= 1e3):
         raise DeepinitError(f"BN ε = {eps!r} must be in [0, 1e3]")
     if sub_batch is not None:
@@ -113,19 +135,8 @@ def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed,
     gen = torch.Generator()
     gen.manual_seed(validate.seed(seed))
     phi = act.torch
-    linears, norms = torch.nn.ModuleList(), torch.nn.ModuleList()
-    fan_in = ds.features
-    for _ in range(depth):
-        lin = torch.nn.Linear(fan_in, width, bias=False)
-        with torch.no_grad():
-            lin.weight.copy_(torch.randn(width, fan_in, generator=gen) / math.sqrt(fan_in))
-        linears.append(lin)
-        norms.append(_SubBatchNorm(width, eps, sub_batch))
-        fan_in = width
-    readout = torch.nn.Linear(width, ds.classes)
-    with torch.no_grad():
-        readout.weight.copy_(torch.randn(ds.classes, width, generator=gen) / math.sqrt(width))
-        readout.bias.zero_()
+    linears, readout = _init_linears(gen, ds.features, width, depth, ds.classes)
+    norms = torch.nn.ModuleList([_SubBatchNorm(width, eps, sub_batch) for _ in range(depth)])   # no random draws
     model = torch.nn.ModuleList([linears, norms, readout]).to(device)
     params = list(model.parameters())
     opt = torch.optim.SGD(params, lr=lr) if optimizer == "sgd" else torch.optim.RMSprop(params, lr=lr)
@@ -263,8 +274,7 @@ def train_isometry_mlp(data, act, depth: int, width: int, batch_size: int, epoch
     width = validate.integer(width, "width", 2, 8192)
     batch_size = validate.integer(batch_size, "batch size", 1, len(ds.x_train))
     epochs = validate.integer(epochs, "epochs", 0, 10 ** 4)
-    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and 0 < lr <= 10):
-        raise DeepinitError(f"learning rate {lr!r} must be in (0, 10]")
+    lr = _check_lr(lr)
     if normalisation not in ("layernorm", "none"):
         raise DeepinitError(f"normalisation {normalisation!r}: 'layernorm' (eq 1) or 'none'")
     if probe is None:
@@ -284,18 +294,7 @@ def _train_isometry(ds, act, depth, width, B, epochs, lr, seed, probe, normalisa
     gen.manual_seed(validate.seed(seed))
     phi = act.torch
     norm = _CentreNorm(normalisation)
-    linears = torch.nn.ModuleList()
-    fan_in = ds.features
-    for _ in range(depth):
-        lin = torch.nn.Linear(fan_in, width, bias=False)
-        with torch.no_grad():
-            lin.weight.copy_(torch.randn(width, fan_in, generator=gen) / math.sqrt(fan_in))
-        linears.append(lin)
-        fan_in = width
-    readout = torch.nn.Linear(width, ds.classes)
-    with torch.no_grad():
-        readout.weight.copy_(torch.randn(ds.classes, width, generator=gen) / math.sqrt(width))
-        readout.bias.zero_()
+    linears, readout = _init_linears(gen, ds.features, width, depth, ds.classes)
     model = torch.nn.ModuleList([linears, readout]).to(device)
     opt = torch.optim.SGD(model.parameters(), lr=lr)
     xtr = torch.as_tensor(ds.x_train, device=device)

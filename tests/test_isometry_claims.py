@@ -128,3 +128,16 @@ def test_figure7_rank_statistic_and_positive_control():
     row = v.evidence[0]
     assert row.samples == 9 and row.observed > 0          # Kendall τ of β_σ vs the training loss: positive on digits
     assert v.positive_control.evidence[0].observed < -0.7  # β_σ orders the initial gaps (Theorem 4)
+
+
+def test_rank_rows_leave_out_non_finite_values_and_do_not_judge_too_few():
+    """A diverged run (loss +∞) or a singular Gram (NaN) is left out of the rank test by name; with fewer than 4
+    finite activations the row is not judged (numerical trouble is inconclusive, never a pass)."""
+    import math
+    from verify.papers.isometry.training import _kendall_row
+    x = {"a": 1.0, "b": 1.1, "c": 1.2, "d": 1.3, "e": 1.4}
+    r = _kendall_row("t", x, {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": math.inf})
+    assert r.samples == 4 and r.observed == pytest.approx(-1.0) and r.passed is True and "left out" in r.note
+    assert "e" in r.note.split("left out")[1]
+    r = _kendall_row("t", x, {"a": 5.0, "b": 4.0, "c": math.inf, "d": math.nan, "e": math.inf})
+    assert r.passed is None and r.samples == 2

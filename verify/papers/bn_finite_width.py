@@ -1036,19 +1036,29 @@ register(Claim(
 # Lemma 5 (eq 13) / Lemma 11 (eq 36) — one step of the chain from μ_0 barely moves it in TV
 # =============================================================================================
 
+def _tv_lower_bound(gram: np.ndarray, ha: np.ndarray, hb: np.ndarray):
+    """A lower bound on the TV distance between the laws of two samples of d×n matrices h ([samples, d, n] each):
+    the two-sample KS distance of S(h) = ‖G^{−1/2}(hᵀh/d)G^{−1/2} − I‖_F² (any statistic's KS distance is ≤ TV) minus
+    the 95% DKW margin. Returns (KS, lower bound, d·mean S under a, d·mean S under b)."""
+    samples, d, n = ha.shape
+    w, v = np.linalg.eigh(gram)
+    half_inv = (v / np.sqrt(w)) @ v.T
+
+    def stat(h):
+        g = np.transpose(h, (0, 2, 1)) @ h / d
+        return np.linalg.norm(half_inv @ g @ half_inv - np.eye(n), axis=(-2, -1)) ** 2
+    a, b = stat(ha), stat(hb)
+    ks = float(stats.ks_2samp(a, b).statistic)
+    return ks, ks - 2 * math.sqrt(math.log(2 / 0.05) / (2 * samples)), float(a.mean() * d), float(b.mean() * d)
+
+
 def _lemma5_tv(ctx: Context, act: str, n: int, d: int, samples: int, kernel: str = "chain"):
     """A lower bound on ‖T(μ_0) − μ_0‖_tv: the KS distance between the laws of the statistic
     S(h) = ‖G*^{−1/2}(hᵀh/d)G*^{−1/2} − I‖_F² under h ~ μ_0 (rows i.i.d. N(0, G*)) and under one step of the
     chain h' = W σ(φ(h)); any statistic's KS distance is ≤ TV. Returns (KS, 95% DKW lower bound)."""
     fp = theory.bsb1_constants(act, n)  # defines μ_0 = N(0, G*); not a compared quantity
-    w, v = np.linalg.eigh(fp.gram)
-    half_inv = (v / np.sqrt(w)) @ v.T
     chol = np.linalg.cholesky(fp.gram)
     rng = np.random.default_rng([ctx.seed, d, 5])
-
-    def stat(h):
-        g = np.transpose(h, (0, 2, 1)) @ h / d
-        return np.linalg.norm(half_inv @ g @ half_inv - np.eye(n), axis=(-2, -1)) ** 2
     h0 = rng.standard_normal((samples, d, n)) @ chol.T
     # h' | h0 has i.i.d. rows N(0, G(h0)), G(h0) the Gram of σ(φ(h0)) (exact in distribution)
     if kernel == "meanfield":  # the mean-field kernel h' = W G*^{1/2}: μ_0 is invariant, the TV is 0
@@ -1057,9 +1067,7 @@ def _lemma5_tv(ctx: Context, act: str, n: int, d: int, samples: int, kernel: str
         G0 = numerics.simulate_bn_chain(act, d, n, 0, samples, input_cov=fp.gram, seed=ctx.seed + d,
                                         device=ctx.device).cpu().numpy()[:, 0]
     h1 = rng.standard_normal((samples, d, n)) @ np.transpose(np.linalg.cholesky(G0), (0, 2, 1))
-    a, b = stat(h0), stat(h1)
-    ks = float(stats.ks_2samp(a, b).statistic)
-    return ks, ks - 2 * math.sqrt(math.log(2 / 0.05) / (2 * samples)), float(a.mean() * d), float(b.mean() * d)
+    return _tv_lower_bound(fp.gram, h0, h1)
 
 
 def _lemma5_rows(ctx: Context, constant: float = 1.0, widths=None, kernel: str = "chain") -> list[Evidence]:
@@ -1332,17 +1340,11 @@ L12_ALPHA_MIN = 0.1   # e^{−ℓα} at ℓ = 20 for any α ≥ 0.1 (assumption1
 
 
 def _lemma12_tv(ctx: Context, act: str, n: int, d: int, samples: int, depth: int, candidate_only: bool = False):
-    """A lower bound on ‖μ_ℓ − μ_C‖_tv by the KS distance of S(h) = ‖G*^{−1/2}(hᵀh/d)G*^{−1/2} − I‖_F² between h_ℓ
-    (the exact chain run ℓ layers from h_0 ~ μ_C) and h_C ~ μ_C (rows i.i.d. N(0, G*)); minus the 95% DKW margin.
+    """A lower bound on ‖μ_ℓ − μ_C‖_tv (:func:`_tv_lower_bound`) between h_ℓ (the exact chain run ℓ layers from
+    h_0 ~ μ_C) and h_C ~ μ_C (rows i.i.d. N(0, G*)).
     ``candidate_only``: both samples from μ_C (the positive control: the TV is 0)."""
     fp = theory.bsb1_constants(act, n)   # defines μ_C = N(0, G*) (the candidate law), not a compared quantity
-    w, v = np.linalg.eigh(fp.gram)
-    half_inv = (v / np.sqrt(w)) @ v.T
     rng = np.random.default_rng([ctx.seed, d, 12])
-
-    def stat(h):
-        g = np.transpose(h, (0, 2, 1)) @ h / d
-        return np.linalg.norm(half_inv @ g @ half_inv - np.eye(n), axis=(-2, -1)) ** 2
     hc = rng.standard_normal((samples, d, n)) @ np.linalg.cholesky(fp.gram).T
     if candidate_only:
         G = np.broadcast_to(fp.gram, (samples, n, n))
@@ -1350,8 +1352,7 @@ def _lemma12_tv(ctx: Context, act: str, n: int, d: int, samples: int, depth: int
         G = numerics.simulate_bn_chain(act, d, n, depth - 1, samples, input_cov=fp.gram, seed=ctx.seed + 7 * d,
                                        device=ctx.device, layers=[depth - 1]).cpu().numpy()[:, -1]
     hl = rng.standard_normal((samples, d, n)) @ np.transpose(np.linalg.cholesky(G), (0, 2, 1))
-    ks = float(stats.ks_2samp(stat(hl), stat(hc)).statistic)
-    return ks, ks - 2 * math.sqrt(math.log(2 / 0.05) / (2 * samples))
+    return _tv_lower_bound(fp.gram, hl, hc)[:2]
 
 
 def _lemma12_rows(ctx: Context, candidate_only: bool = False) -> list[Evidence]:

@@ -272,9 +272,15 @@ def _b4_rows(ctx: Context, figure: dict | None = None) -> list[Evidence]:
             m1, m4 = g1.mean(0), g4.mean(0)
             rich = (4 * m4 - m1) / 3
             se = np.sqrt(16 * g4.var(0, ddof=1) / S + g1.var(0, ddof=1) / S) / 3
+            w = width_profile(kind, d, L)
+            if not (np.all(np.isfinite(g1)) and np.all(np.isfinite(g4)) and np.all(se[1:] > 0)):
+                # a numerically singular Gram (gap +∞) or a degenerate spread: no z-test — numerical trouble, not a verdict
+                rows.append(Evidence(f"{label}, {kind} widths: infinite-width extrapolation of the gap", passed=None,
+                                     note=f"not judged: {int(np.sum(~np.isfinite(g1)) + np.sum(~np.isfinite(g4)))} "
+                                          "non-finite gaps (singular Gram matrices) or a zero standard error"))
+                continue
             z = (rich[1:] - mf[1:]) / se[1:]
             worst = int(np.argmax(np.abs(z)))
-            w = width_profile(kind, d, L)
             rows.append(Evidence(
                 f"{label}, {kind} widths ({w[0]}…{w[-1]}, ×4): infinite-width extrapolation of the gap = mean field, "
                 f"layers 1..{L}", theory=float(mf[worst + 1]), numeric=float(rich[worst + 1]),

@@ -79,6 +79,12 @@ def _kendall_row(name: str, x: dict, y: dict, *, expect_negative: bool = True, j
                  note: str = "") -> Evidence:
     """Kendall's τ between x and y over the activations, with the exact one-sided p-value (scipy, method='exact')."""
     keys = [k for k in x if k in y and math.isfinite(y[k])]
+    dropped = [k for k in x if k not in keys]
+    if dropped:
+        note = (note + "; " if note else "") + "left out (a diverged run or a singular Gram): " + ", ".join(dropped)
+    if len(keys) < 4:
+        return Evidence(name, samples=len(keys), passed=None,
+                        note=f"not judged: only {len(keys)} activations with finite values; " + note)
     res = stats.kendalltau([x[k] for k in keys], [y[k] for k in keys], method="exact",
                            alternative="less" if expect_negative else "greater")
     tau, p = float(res.statistic), float(res.pvalue)
@@ -257,9 +263,14 @@ def _corollary2_rows(ctx: Context) -> list[Evidence]:
     activations − log(1 + Var(a)/ā²) ≥ 0 (a ratio of the arithmetic to the geometric mean of the squared norms, so it
     holds for any weights; checked on the probe batch at every epoch)."""
     runs = _runs(ctx, B6_DEPTH)
-    m = [r.corollary2_margin for rs in runs.values() for r in rs if not r.diverged]
-    worst = float(np.nanmin([x.min() for x in m]))
-    count = int(sum(np.isfinite(x).sum() for x in m))
+    m = np.concatenate([r.corollary2_margin.ravel() for rs in runs.values() for r in rs if not r.diverged] or
+                       [np.array([np.nan])])
+    m = m[np.isfinite(m)]   # a singular Gram on both sides of a layer norm has no margin
+    count = int(m.size)
+    if not count:
+        return [Evidence("Corollary 2 at every epoch: no finite margin (every run diverged or every Gram singular)",
+                         passed=None)]
+    worst = float(m.min())
     return [Evidence(f"Corollary 2 at every epoch: log 𝓘(G̃) − log 𝓘(G) − log(1 + Var(a)/ā²) over every layer norm, "
                      f"{len(runs)} activations", bound=-1e-9, observed=worst, samples=count, passed=worst >= -1e-9,
                      note="min over layers, epochs, activations and seeds (float64 on float32 networks; tolerance "
