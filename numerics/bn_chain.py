@@ -129,58 +129,98 @@ CHECK_EVERY = 16
 DRAW_BLOCK_BYTES = 1 << 25
 
 
+#: σ's in-place torch kernels (the same kernels as the out-of-place ones, so the same numbers): the exact layer then
+#: applies σ to its work buffer instead of allocating a new tensor per layer
+_IN_PLACE = {torch.relu: torch.relu_, torch.tanh: torch.tanh_, torch.sigmoid: torch.sigmoid_, torch.sin: torch.sin_}
+
+
+class _Workspace:
+    """The exact layer's buffers, allocated once per simulation and reused by every layer (per-layer allocations and
+    first-touch page faults were ≈ 20% of the float32 chain at d = 1000, n = 10: docs/benchmarks.md)."""
+
+    def __init__(self, h: torch.Tensor, blocks: int, depth: int, k: int):
+        seeds, m, width = h.shape
+        self.pre = torch.empty_like(h)                        # h², then φ(h) and σ(φ(h)) in place
+        self.inv_sd = h.new_empty((seeds, blocks, 1, width))  # per feature and batch: 1/sd over the n samples
+        self.h = torch.empty_like(h)   # h_{ℓ+1} = M Z (h_ℓ is not read once A_ℓ is formed)
+        self.checkpoint = torch.empty_like(h)                 # h at the start of a block (for a replay)
+        # the normal draws: a block's worth in one call when a layer's count is a multiple of 16 (torch's CPU normal_
+        # fills in groups of 16, so the stream is then that of one call per layer — tested — and the numbers do not
+        # depend on the block length); ``buffer.normal_`` draws the same numbers as ``torch.randn`` of its shape
+        per_layer = h.numel()
+        draws = min(k, depth)
+        if not (draws > 1 and per_layer % 16 == 0 and draws * per_layer * h.element_size() <= DRAW_BLOCK_BYTES):
+            draws = 1
+        self.z = torch.empty((draws, seeds, m, width), dtype=h.dtype, device=h.device)
+        self.unused = h.new_zeros(1, 1, 1)   # baddbmm's ignored input (beta = 0): G = A Aᵀ/d in one op
+
+
 def _layers(h, sigma, blocks, depth, layers, method, gen, batchnorm, check_every: int | None = None):
     """The layer loop of :func:`simulate_bn_chain` on h: [S, m, d] (samples × features): the requested G_ℓ.
 
     Exact layer (cost model): one normal draw Z [S, m, d] — the bound — then h = M Z with M = C Rᵀ, R the Cholesky
     factor of G_ℓ and C the batch centring folded into it (one batched m×m by m×d product), each feature scaled
     by its inverse standard deviation (one squared sum over the n samples, one product), σ, and G_{ℓ+1} = A Aᵀ/d
-    (one batched product); plus an m×m Cholesky. Per layer ≈ 5 passes over S·m·d numbers besides the draw, no
-    d×d matrix. The Cholesky status is read once per :data:`CHECK_EVERY` layers; a failure (a singular or
-    non-finite G) replays the block with a read per layer, which falls back to the symmetric root or raises (a
-    non-finite G is never returned)."""
+    (one batched product); plus an m×m Cholesky. Per layer ≈ 5 passes over S·m·d numbers besides the draw, all into
+    buffers allocated once (:class:`_Workspace`), no d×d matrix. The Cholesky status is read once per
+    :data:`CHECK_EVERY` layers; a failure (a singular or non-finite G) replays the block with a read per layer, which
+    falls back to the symmetric root or raises (a non-finite G is never returned)."""
     seeds, m, width = h.shape
     k = max(1, int(check_every or CHECK_EVERY)) if method == "exact" else 1
     centre = _centring(m, blocks, h.dtype, h.device).expand(seeds, m, m).contiguous() if batchnorm else None
     if batchnorm:
         h = torch.bmm(centre, h)
+    ws = _Workspace(h, blocks, depth, k) if method == "exact" else None
     out = []
     ell = 0
     while ell <= depth:
         # checkpoint: the block [ell, ell + k) runs without reading the Cholesky status
-        h0, state, n_out = h, gen.get_state(), len(out)
-        h, ell_next, ok = _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out, ell, k,
+        state, n_out = gen.get_state(), len(out)
+        h0 = ws.checkpoint.copy_(h) if ws is not None else h
+        h, ell_next, ok = _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out, ell, k, ws,
                                  checked=False)
         if not ok:  # replay the block from its checkpoint, reading the status every layer
-            h = h0
             gen.set_state(state)
             del out[n_out:]
-            h, ell_next, _ = _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out, ell, k,
-                                    checked=True)
+            h, ell_next, _ = _block(h0.clone(), sigma, blocks, depth, layers, method, gen, batchnorm, centre, out,
+                                    ell, k, ws, checked=True)
         ell = ell_next
     return out
 
 
-def _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out, start, k, checked):
+def _exact_activations(h, sigma, blocks, batchnorm, ws):
+    """A = σ(φ(h)) into ``ws.pre`` (φ: each feature over the n samples of its batch; h is centred)."""
+    seeds, m, width = h.shape
+    if not batchnorm:
+        return sigma(h)
+    pre = ws.pre.view(seeds, blocks, m // blocks, width)
+    hb = h.view(seeds, blocks, m // blocks, width)
+    torch.mul(hb, hb, out=pre)
+    torch.sum(pre, dim=-2, keepdim=True, out=ws.inv_sd)
+    ws.inv_sd.mul_(1.0 / (m // blocks)).rsqrt_()
+    torch.mul(hb, ws.inv_sd, out=pre)
+    in_place = _IN_PLACE.get(sigma)
+    return in_place(ws.pre) if in_place is not None else sigma(ws.pre)
+
+
+def _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out, start, k, ws, checked):
     """Layers start … start + k − 1 (and G_depth). Unchecked: returns ok = False if some Cholesky failed."""
     seeds, m, width = h.shape
-    unused = h.new_zeros(1, 1, 1)  # baddbmm's ignored input (beta = 0): G = A Aᵀ/d in one op
+    exact = method == "exact"
+    unused = ws.unused if exact else h.new_zeros(1, 1, 1)
     infos = []
     ell = start
     stop = min(start + k, depth + 1)
-    # the block's normal draws in one call where they fit in DRAW_BLOCK_BYTES and a layer's count is a multiple of 16:
-    # torch's CPU normal_ fills in groups of 16, so then the stream is that of one call per layer (tested) and the
-    # numbers do not depend on it; it saves the per-call cost of small draws
     n_draw = min(stop, depth) - start
-    Zs = None
-    if (method == "exact" and n_draw > 1 and h.numel() % 16 == 0
-            and n_draw * h.numel() * h.element_size() <= DRAW_BLOCK_BYTES):
-        Zs = torch.randn(n_draw, seeds, m, width, generator=gen, dtype=h.dtype, device=h.device)
+    Zs = ws.z[:n_draw].normal_(generator=gen) if exact and ws.z.shape[0] > 1 and n_draw > 0 else None
     for ell in range(start, stop):
-        A = sigma(_normalise_centred(h, blocks)) if batchnorm else sigma(h)
+        if exact:
+            A = _exact_activations(h, sigma, blocks, batchnorm, ws)
+        else:
+            A = sigma(_normalise_centred(h, blocks)) if batchnorm else sigma(h)
         G = torch.baddbmm(unused, A, A.transpose(-1, -2), beta=0.0, alpha=1.0 / width)
         M = None   # the lower factor: M Mᵀ = G
-        if method == "exact" and ell < depth:
+        if exact and ell < depth:
             if checked:
                 R, finite = gram_factor(G)
                 M = R.transpose(-1, -2)
@@ -200,12 +240,11 @@ def _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out,
             out.append(G)
         if ell == depth:
             return h, depth + 1, not infos or not bool(torch.stack(infos).any())
-        if method == "exact":
+        if exact:
             if batchnorm:   # C M: the centring folded into the factor (one tiny batched product)
                 M = torch.bmm(centre, M)
-            Z = Zs[ell - start] if Zs is not None else torch.randn(seeds, m, width, generator=gen, dtype=h.dtype,
-                                                                    device=h.device)
-            h = torch.bmm(M, Z)
+            Z = Zs[ell - start] if Zs is not None else ws.z[0].normal_(generator=gen)
+            h = torch.bmm(M, Z, out=ws.h)
         else:
             W = torch.randn(seeds, width, width, generator=gen, dtype=h.dtype, device=h.device) / math.sqrt(width)
             h = A @ W.transpose(-1, -2)

@@ -213,3 +213,41 @@ def test_block_draws_give_the_same_numbers_as_per_layer_draws(monkeypatch):
             b = nb.simulate_bn_chain("relu", d, n, 40, S, dtype=dtype, seed=11).numpy()
             monkeypatch.undo()
             assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("act", ["relu", "tanh", "gelu"])
+def test_exact_chain_with_reused_buffers_equals_a_plain_reference_loop(act):
+    """The exact layer writes into buffers allocated once (ping-pong h, in-place σ, a reused draw buffer). A plain loop
+    that allocates everything and draws one ``randn`` per layer must give the same Gram matrices (up to rounding), for
+    one batch and for a paired batch (an aliasing bug between the buffers changes them at O(1))."""
+    import numerics.bn_chain as nb
+    from numerics.linalg import psd_sqrt
+    from theory import activation
+    sigma = activation(act).torch
+    d, n, depth, S = 96, 5, 37, 3
+    C1 = 0.5 * np.eye(n) + 0.5
+    C2 = 0.8 * np.eye(n) + 0.2
+    for covs in ([C1], [C1, C2]):
+        got = nb.simulate_bn_chain(act, d, n, depth, S, seed=3, input_cov=C1,
+                                   paired_input=C2 if len(covs) == 2 else None)
+        gen = torch.Generator()
+        gen.manual_seed(3)
+        h = torch.cat([torch.randn(S, d, n, generator=gen, dtype=torch.float64)
+                       @ psd_sqrt(torch.as_tensor(C, dtype=torch.float64)) for C in covs], dim=-1).transpose(-1, -2)
+        m = n * len(covs)
+        centre = torch.block_diag(*[torch.eye(n, dtype=torch.float64) - 1.0 / n] * len(covs))
+        ref = []
+        for ell in range(depth + 1):
+            hc = centre @ h
+            hb = hc.reshape(S, len(covs), n, d)
+            A = sigma(hb / torch.sqrt((hb ** 2).mean(dim=2, keepdim=True))).reshape(S, m, d)
+            G = A @ A.transpose(-1, -2) / d
+            ref.append(G)
+            if ell < depth:
+                h = centre @ torch.linalg.cholesky(G) @ torch.randn(S, m, d, generator=gen, dtype=torch.float64)
+        ref = torch.stack(ref, dim=1)
+        if len(covs) == 2:
+            assert torch.allclose(got[0], ref[..., :n, :n], rtol=0, atol=1e-9)
+            assert torch.allclose(got[1], ref[..., n:, n:], rtol=0, atol=1e-9)
+        else:
+            assert torch.allclose(got, ref, rtol=0, atol=1e-9)
