@@ -94,7 +94,7 @@ def bn_chain_rows(sizes, repeat=9):
                 tb.append(best(lambda: torch.randn(draws, generator=g, dtype=dtype), 1))
                 tf.append(best(lambda: buf.normal_(generator=g), 1))
             tb, te, tf = min(tb), min(te), min(tf)
-            del buf
+            buf = None   # free it before the next size
             name = str(dtype).replace("torch.", "")
             print(f"{name:8s} {d:8d} {n:3d} {depth:5d} {S:5d} {tb:9.4f} {te:9.4f} {te / tb:6.2f} {tf:9.4f} {te / tf:6.2f}")
             rows.append(dict(dtype=name, d=d, n=n, depth=depth, seeds=S, bound=tb, exact=te, ratio=te / tb,
