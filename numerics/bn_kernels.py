@@ -167,11 +167,13 @@ def bn_backward_map_mc(act, Sigma, Delta, samples: int = 100_000, seed: int = 0,
 
 @dataclass
 class BackwardOperator:
-    """Δ ↦ E[JᵀΔJ] on B×B symmetric matrices at one Σ, estimated from ``samples`` draws.
+    """Δ ↦ E[JᵀΔJ] on B×B symmetric matrices at one Σ, estimated from ``samples`` draws (B = ΣB_k with several
+    ``batches``: J block-diagonal, and the operator couples the batches' blocks).
 
     ``matrix``: in the basis of :func:`numerics.bn_meanfield.sym_basis` (coordinates: upper triangle, row-major);
     ``eigenvalues``: descending by real part; ``top_eigenvector``: a B×B matrix (unit Frobenius norm);
-    ``lambda_G``, ``lambda_G_se``: E‖GJ‖²_F/(B − 1) and its standard error — the eigenvalue on G."""
+    ``lambda_G``, ``lambda_G_se``: E‖GJ‖²_F/(B − k) (G the per-batch centring, k batches) and its standard error —
+    the eigenvalue on G for one batch. :meth:`apply` maps Δ (any symmetric B×B matrices, batched) to E[JᵀΔJ]."""
 
     matrix: np.ndarray
     eigenvalues: np.ndarray
@@ -184,29 +186,45 @@ class BackwardOperator:
     def top_eigenvalue(self) -> float:
         return float(self.eigenvalues[0].real)
 
+    def apply(self, Delta) -> np.ndarray:
+        """E[JᵀΔJ] for symmetric Δ: one B×B matrix or a stack [..., B, B] (the same draws for every Δ, so the map
+        is exactly linear)."""
+        D = np.asarray(Delta, dtype=float)
+        B = int(round((math.sqrt(8 * self.matrix.shape[0] + 1) - 1) / 2))
+        if D.shape[-2:] != (B, B) or not np.all(np.isfinite(D)) or not np.allclose(D, np.swapaxes(D, -1, -2)):
+            raise DeepinitError(f"Δ must be finite symmetric {B}×{B} matrices")
+        iu = np.triu_indices(B)
+        coords = D[..., iu[0], iu[1]] @ self.matrix.T
+        out = np.zeros(D.shape)
+        out[..., iu[0], iu[1]] = coords
+        out[..., iu[1], iu[0]] = coords
+        return out
+
 
 def bn_backward_operator_mc(act, Sigma, samples: int = 100_000, seed: int = 0, *, eps: float = 0.0,
-                            gamma: float = 1.0, beta: float = 0.0, chunk: int = 20_000) -> BackwardOperator:
-    """The backward map at Σ as a matrix (one batch of size B ≤ 24), its spectrum and λ_G with a standard error.
-    At the BSB1 fixed point its top eigenvalue is the gradient-explosion rate λ_max (Theorem 7); elsewhere it is
-    the local rate along the trajectory."""
+                            gamma: float = 1.0, beta: float = 0.0, batches=None,
+                            chunk: int = 20_000) -> BackwardOperator:
+    """The backward map at Σ as a matrix (Σ of size B ≤ 24, one batch or several ``batches`` through one network),
+    its spectrum and λ_G with a standard error. At the BSB1 fixed point its top eigenvalue is the gradient-explosion
+    rate λ_max (Theorem 7); elsewhere it is the local rate along the trajectory."""
     act = _activation(act)
     S = _check_sigma(Sigma)
     B = S.shape[0]
+    sizes = _batches(batches, B)
     if B > _MAX_OPERATOR_B:
         raise DeepinitError(f"batch size {B}: the operator has (B(B+1)/2)² entries and costs samples·B⁴; use "
                             f"bn_backward_map_mc for B > {_MAX_OPERATOR_B}")
     eps, gamma, beta = _bn_params(eps, gamma, beta)
     samples = _samples(samples)
-    f = _phi_tilde(act, eps, gamma, beta, (B,))
-    G = torch.eye(B, dtype=torch.float64) - 1.0 / B
+    f = _phi_tilde(act, eps, gamma, beta, sizes)
+    G = torch.block_diag(*[torch.eye(b, dtype=torch.float64) - 1.0 / b for b in sizes])
     K = torch.zeros(B, B, B, B, dtype=torch.float64)
     g1 = g2 = 0.0
     for h in _draws(S, samples, seed, chunk):
-        _degenerate_check(h, (B,), eps)
+        _degenerate_check(h, sizes, eps)
         J = _jacobians(f, h)
         K += torch.einsum("sik,sjl->klij", J, J)  # (JᵀΔJ)_kl = Σ_ij J_ik Δ_ij J_jl
-        gj = ((G @ J) ** 2).sum(dim=(1, 2)) / (B - 1)
+        gj = ((G @ J) ** 2).sum(dim=(1, 2)) / (B - len(sizes))
         g1 += float(gj.sum())
         g2 += float((gj * gj).sum())
     K = (K / samples).numpy()

@@ -323,13 +323,17 @@ class _ExactGaussianLayer(torch.autograd.Function):
 @dataclass
 class BNGradientRun:
     """One ensemble of finite-width BN networks: per seed and layer l = 1..depth,
-    ``sq_grad[s, l−1] = ‖∂L/∂h^l‖²`` and ``cov[s, l−1] = h^l h^lᵀ/N`` (B×B)."""
+    ``sq_grad[s, l−1] = ‖∂L/∂h^l‖²``, ``cov[s, l−1] = h^l h^lᵀ/N`` and ``grad_gram[s, l−1] = Π^l = g^l g^lᵀ``
+    (B×B, g^l = ∂L/∂h^l summed over the N neurons; tr Π^l = ‖∂L/∂h^l‖²). In the mean-field limit
+    Π^{l−1} = V_back(Σ^{l−1}){Π^l} (bn-mean-field eq 21), Σ^{l−1} = ``cov[s, l−2]``, with the cross-batch blocks when
+    the run has several ``batches``."""
 
     sq_grad: np.ndarray
     cov: np.ndarray
     width: int
     batch_size: int
     method: str
+    grad_gram: np.ndarray | None = None
 
     def growth_rate(self, window: tuple[int, int] | None = None, confidence: float = 0.95):
         """λ̂ with a t-interval over seeds: per seed, the least-squares slope of log‖∂L/∂h^l‖² on l over the
@@ -349,11 +353,14 @@ class BNGradientRun:
 
 def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: int = 1, *, method: str = "dense",
                           input=None, device: str | None = None, dtype=torch.float64, seed: int = 0,
-                          eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0, batches=None) -> BNGradientRun:
+                          eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0, batches=None,
+                          readout_cov=None) -> BNGradientRun:
     """Forward covariances and backpropagated squared gradient norms of ``seeds`` batch-normalised networks.
 
     ``input``: a B×N₀ batch used for every seed (default: i.i.d. N(0, 1) entries, drawn per seed).
-    Loss: L = Σ_{b,i} v_{bi} x^depth_{bi}/√N with v ~ N(0, 1).
+    Loss: L = Σ_{b,i} v_{bi} x^depth_{bi}/√N with v ~ N(0, 1) i.i.d.; with ``readout_cov`` (B×B, positive
+    semi-definite) each neuron's v_{·i} ~ N(0, readout_cov), so that Π^depth has that mean (e.g. two batches whose
+    matched samples share their targets: a non-zero cross-batch block of the gradient covariance).
     Batch norm: γ (h − h̄)/sqrt(Var h + ε) + β per neuron (the paper: ε = 0, γ = 1, β = 0); ``batches``
     (sizes adding up to B) normalises each sub-batch with its own statistics — several batches through one network,
     whose covariance ``cov`` then holds the cross-batch blocks.
@@ -376,6 +383,13 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
     dev = default_device(device)
     seed = validate.seed(seed)
     sizes = _batches(batches, B)
+    readout = None
+    if readout_cov is not None:
+        R = np.asarray(readout_cov, dtype=float)
+        if R.shape != (B, B) or not np.all(np.isfinite(R)) or not np.allclose(R, R.T, atol=1e-12) \
+                or float(np.linalg.eigvalsh(0.5 * (R + R.T)).min()) < -1e-12:
+            raise DeepinitError(f"readout_cov must be a finite symmetric positive semi-definite {B}×{B} matrix")
+        readout = psd_sqrt(torch.as_tensor(0.5 * (R + R.T), dtype=dtype, device=dev))
     x0 = None
     if input is not None:
         x0 = torch.as_tensor(np.asarray(input, dtype=float), dtype=dtype, device=dev)
@@ -391,12 +405,12 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
         for k, start in enumerate(range(0, seeds, chunk)):
             try:
                 parts.append(_gradient_chunk(act, width, B, depth, min(chunk, seeds - start), method, x0, dtype, dev,
-                                             derived_seed(seed, k), eps, gamma, beta, sizes))
+                                             derived_seed(seed, k), eps, gamma, beta, sizes, readout))
             except SimulationDiverged as exc:  # seed indices of the whole run, not of the chunk
                 raise SimulationDiverged(exc.layer, exc.partial, [start + i for i in exc.seeds]) from None
     sq = np.concatenate([p[0] for p in parts])
     cov = np.concatenate([p[1] for p in parts])
-    return BNGradientRun(sq, cov, width, B, method)
+    return BNGradientRun(sq, cov, width, B, method, np.concatenate([p[2] for p in parts]))
 
 
 #: the most memory one chunk of seeds of :func:`simulate_bn_gradients` may hold for autograd (1 GiB)
@@ -410,7 +424,7 @@ def derived_seed(seed: int, k: int) -> int:
     return int(np.random.SeedSequence([int(seed), int(k)]).generate_state(1, dtype=np.uint64)[0] >> 2)
 
 
-def _gradient_chunk(act, width, B, depth, seeds, method, x0, dtype, dev, seed, eps, gamma, beta, sizes):
+def _gradient_chunk(act, width, B, depth, seeds, method, x0, dtype, dev, seed, eps, gamma, beta, sizes, readout=None):
     from .bn_kernels import batch_norm
     gen = torch.Generator(device=dev)
     gen.manual_seed(seed)
@@ -440,14 +454,17 @@ def _gradient_chunk(act, width, B, depth, seeds, method, x0, dtype, dev, seed, e
             # BN over the batch axis (dim 1): move it last for batch_norm
             x = phi(batch_norm(h.transpose(1, 2), eps, gamma, beta, sizes).transpose(1, 2))
         v = torch.randn(x.shape, generator=gen, dtype=dtype, device=dev)
+        if readout is not None:   # each neuron's targets across the batch ~ N(0, readout_cov)
+            v = readout @ v
         loss = (x * v).sum() / math.sqrt(width)
         loss.backward()
     sq = torch.stack([(h.grad ** 2).sum(dim=(1, 2)) for h in hs], dim=1)
+    gram = torch.stack([h.grad @ h.grad.transpose(1, 2) for h in hs], dim=1)
     cov = torch.stack([(h.detach() @ h.detach().transpose(1, 2)) / width for h in hs], dim=1)
     if not bool(torch.isfinite(sq).all()):
         bad = ~torch.isfinite(sq).all(dim=1)
         raise SimulationDiverged(depth, torch.empty(0), torch.nonzero(bad).flatten().tolist())
-    return sq.cpu().numpy(), cov.cpu().numpy()
+    return sq.cpu().numpy(), cov.cpu().numpy(), gram.cpu().numpy()
 
 
 # ---------------------------------------------------------------------------------------------
