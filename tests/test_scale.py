@@ -251,3 +251,64 @@ def test_exact_chain_with_reused_buffers_equals_a_plain_reference_loop(act):
             assert torch.allclose(got[1], ref[..., n:, n:], rtol=0, atol=1e-9)
         else:
             assert torch.allclose(got, ref, rtol=0, atol=1e-9)
+
+
+# --------------------------------------------------------------------------------------------- sweep points as tasks
+
+def test_sweep_points_are_tasks_on_a_dask_cluster_with_the_serial_numbers():
+    """Inside a claim's task on a Dask worker, map_points submits every sweep point as a task of its own (the task
+    stream shows one "deepinit-point-" task per point) and gives the numbers of the serial loop exactly; a point that
+    consumes a perturbable theory quantity is refused (the controls' perturbation would not reach it)."""
+    distributed = pytest.importorskip("distributed")
+    from verify import parallel
+    from verify import quantities as Q
+    from verify.papers.isometry.training import _run
+    points = [("digits", act, 2, 16, 1, seed, "cpu") for act in ("tanh", "relu") for seed in (0, 1)]
+    serial = parallel.map_points(_run, points)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c, \
+            distributed.Client(c) as client:
+        with distributed.get_task_stream(client) as ts:
+            remote = client.submit(parallel.call_with_point_tasks, parallel.map_points, _run, points,
+                                   pure=False).result()
+        bad = client.submit(parallel.call_with_point_tasks, parallel.map_points, Q.isometry_strength,
+                            [("tanh",), ("relu",)], pure=False)
+        with pytest.raises(Exception, match="consumed"):
+            bad.result()
+    point_tasks = [t for t in ts.data if str(t["key"]).startswith("deepinit-point-")]
+    assert len(point_tasks) == len(points)
+    for a, b in zip(serial, remote):
+        assert (a.activation, a.seed) == (b.activation, b.seed)
+        assert np.array_equal(a.train_loss, b.train_loss) and np.array_equal(a.gaps, b.gaps)
+        assert a.test_accuracy == b.test_accuracy
+    assert len({float(r.train_loss[-1]) for r in serial}) == len(points)   # four different runs, not one repeated
+
+
+_BODY_CALLS = []
+
+
+def _counted_point(x, scale=2.0):
+    _BODY_CALLS.append(x)
+    return x * scale
+
+
+def test_sweep_point_calls_reuse_what_map_points_computed_as_tasks():
+    """A claim submits its sweep with map_points and then walks it with plain calls: with a point runner active (as on
+    a Dask worker), the plain calls — positional or keyword, defaults left out or given — return the submitted values
+    without running the body again; serially map_points is the plain loop."""
+    from verify import parallel
+    point = parallel.sweep_point(_counted_point)
+    _BODY_CALLS.clear()
+    assert parallel.map_points(point, [(1,), (2,)]) == [2.0, 4.0] and _BODY_CALLS == [1, 2]   # serial: the loop
+    _BODY_CALLS.clear()
+    submitted = []
+    token = parallel._POINT_RUNNER.set(lambda fn, pts: submitted.extend(pts) or [fn(*p) for p in pts])
+    try:
+        assert parallel.map_points(point, [(3,), (4, 2.0), (3,)]) == [6.0, 8.0, 6.0]
+        assert submitted == [(3, 2.0), (4, 2.0)]          # defaults filled in, duplicates submitted once
+        calls = len(_BODY_CALLS)
+        assert point(3) == 6.0 and point(4, scale=2.0) == 8.0 and point(x=3) == 6.0
+        assert len(_BODY_CALLS) == calls                   # no recomputation
+        assert point(5) == 10.0 and len(_BODY_CALLS) == calls + 1   # a point not submitted is computed
+    finally:
+        parallel._POINT_RUNNER.reset(token)
+        parallel._POINT_CACHE.clear()

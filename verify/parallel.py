@@ -1,4 +1,5 @@
-"""Claims as tasks: ``--jobs N`` runs them in N local processes, ``--scheduler ADDRESS`` on a Dask cluster.
+"""Claims as tasks: ``--jobs N`` runs them in N local processes, ``--scheduler ADDRESS`` on a Dask cluster; on a
+cluster the sweep points inside a claim are tasks too (:func:`map_points`).
 
 A task is one claim with its controls (:func:`run_task`, a plain function of plain arguments: it pickles to any
 process or machine). Its numbers depend only on the claim, the run's settings and the seed — every check draws from
@@ -15,8 +16,12 @@ package's code hash and a mismatch is an ``error`` verdict naming both.
 """
 from __future__ import annotations
 
+import collections
 import concurrent.futures as cf
+import contextlib
+import contextvars
 import functools
+import inspect
 import json
 import multiprocessing
 import os
@@ -43,10 +48,135 @@ class TaskSpec:
     threads: str | None = None    # DEEPINIT_THREADS for the worker (None: the worker's own setting)
 
 
+# ---------------------------------------------------------------------------------------------
+# Sweep points as tasks
+# ---------------------------------------------------------------------------------------------
+
+#: how a claim's sweep points run: None = one after another in this process; on a Dask worker, a function that
+#: submits them to the cluster (set by :func:`run_task`)
+_POINT_RUNNER: contextvars.ContextVar = contextvars.ContextVar("deepinit_point_runner", default=None)
+#: points computed as tasks, kept for the claim's controls and sensitivity reruns (same arguments, same value)
+_POINT_CACHE: collections.OrderedDict = collections.OrderedDict()
+_POINT_CACHE_SIZE = 1024
+
+
+class PointConsumedQuantity(RuntimeError):
+    """A sweep point consumed a perturbable theory quantity: it cannot run as a separate task, because the claim's
+    perturbation (its negative controls) would not reach it. A bug in the claim, reported as ``error``."""
+
+
+def sweep_point(fn):
+    """Decorator for a claim's sweep-point function (module level, plain-data arguments including the point's seed,
+    consuming no perturbable quantity): a direct call ``fn(...)`` returns the value :func:`map_points` already
+    computed as a task for the same arguments (defaults filled in), so a claim can submit its whole sweep first and
+    then walk it with plain calls."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def point(*args, **kwargs):
+        key = (_point_name(point), _point_args(point, args, kwargs))
+        if key in _POINT_CACHE:
+            return _POINT_CACHE[key]
+        return fn(*args, **kwargs)
+    point.__sweep_signature__ = sig
+    return point
+
+
+def _point_name(fn) -> str:
+    return f"{fn.__module__}.{fn.__qualname__}"
+
+
+def _point_args(fn, args: tuple, kwargs: dict | None = None) -> tuple:
+    sig = getattr(fn, "__sweep_signature__", None)
+    if sig is None:
+        return tuple(args)
+    bound = sig.bind(*args, **(kwargs or {}))
+    bound.apply_defaults()
+    return tuple(bound.args)
+
+
+def map_points(fn, points) -> list:
+    """``[fn(*p) for p in points]`` — the sweep points of a claim (activations × seeds, widths, batch sizes …). Each
+    point is a pure function of its arguments: a module-level ``fn`` (importable on a worker; :func:`sweep_point`),
+    plain-data arguments that include the point's seed, and no perturbable theory quantity consumed
+    (:mod:`verify.quantities`; asserted on the worker). Serially (a plain run, ``--jobs N``) the points run here, one
+    after another; when the claim runs as a task on a Dask cluster (``--scheduler``), each point is a task of its own,
+    and the claim's task leaves its worker slot while it waits (``distributed.worker_client``). Same points, same
+    numbers, in either case."""
+    points = [_point_args(fn, tuple(p)) for p in points]
+    runner = _POINT_RUNNER.get()
+    if runner is None or len(points) < 2:
+        return [fn(*p) for p in points]
+    name = _point_name(fn)
+    missing = list(dict.fromkeys(p for p in points if (name, p) not in _POINT_CACHE))
+    if missing:
+        for p, value in zip(missing, runner(fn, missing)):
+            _POINT_CACHE[(name, p)] = value
+            while len(_POINT_CACHE) > _POINT_CACHE_SIZE:
+                _POINT_CACHE.popitem(last=False)
+    return [_POINT_CACHE[(name, p)] for p in points]
+
+
+def _run_point(fn, args: tuple, threads: str | None):
+    """One sweep point on a worker, with the claim's thread baseline, under an unperturbed quantities state."""
+    if threads is not None:
+        os.environ["DEEPINIT_THREADS"] = threads
+    from numerics.threads import intra_op_threads
+
+    from . import quantities as Q
+    with Q.perturbed(None, memo={}) as state, intra_op_threads(0, blas=True):
+        value = fn(*args)
+    if state.consumed:
+        raise PointConsumedQuantity(f"{fn.__qualname__}{args!r} consumed {sorted(state.consumed)}: a sweep point must "
+                                    "not consume a perturbable quantity")
+    return value
+
+
+def _dask_point_runner(threads: str | None):
+    def run(fn, points):
+        from distributed import worker_client
+        with worker_client() as client:   # this task leaves its slot while the points run
+            futures = [client.submit(_run_point, fn, p, threads, pure=False,
+                                     key=f"deepinit-point-{fn.__name__}-{os.urandom(6).hex()}") for p in points]
+            return client.gather(futures)
+    return run
+
+
+def _on_dask_worker() -> bool:
+    try:
+        from distributed import get_worker
+        get_worker()
+        return True
+    except (ImportError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def points_as_tasks(threads: str | None = None):
+    """Within the block, :func:`map_points` submits each point as a task when this code runs on a Dask worker (and runs
+    them here otherwise)."""
+    token = _POINT_RUNNER.set(_dask_point_runner(threads) if _on_dask_worker() else None)
+    try:
+        yield
+    finally:
+        _POINT_RUNNER.reset(token)
+
+
+def call_with_point_tasks(fn, *args):
+    """``fn(*args)`` inside :func:`points_as_tasks` (what a claim's task does; a task of its own for a sweep)."""
+    with points_as_tasks():
+        return fn(*args)
+
+
 def run_task(spec: TaskSpec) -> dict:
     """Run one claim in this process and return ``{"verdict": …, "code": code hash, "pid": …}`` (plain JSON)."""
     if spec.threads is not None:
         os.environ["DEEPINIT_THREADS"] = spec.threads
+    with points_as_tasks(spec.threads):
+        return _run_task(spec)
+
+
+def _run_task(spec: TaskSpec) -> dict:
     from . import quantities as Q
     from .cache import code_hash
     from .core import Context

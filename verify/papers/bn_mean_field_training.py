@@ -26,6 +26,7 @@ from .. import quantities as Q
 from ..core import Claim, Context, Evidence, Parameter, Verdict
 from ..figures import Panel, Series, write_figure
 from ..lazy import lazy_module as _lazy
+from ..parallel import map_points, sweep_point
 from ..registry import register
 
 training = _lazy("numerics.training")
@@ -49,6 +50,7 @@ def _depth_scale(B: int) -> float:
     return 16.0 / math.log(theory.gradient_explosion_rate("relu", B))
 
 
+@sweep_point
 @functools.lru_cache(maxsize=256)
 def _trained(dataset: str, depth: int, B: int, steps: int, lr: float, optimizer: str, sub_batch: int, seed: int,
              record: int = 0, act: str = "relu", eps: float = 1e-5):
@@ -72,6 +74,10 @@ def _fig2_rows(ctx: Context, scale: float = 1.0, figure: dict | None = None) -> 
     opt = str(ctx.params.get("optimizer") or "sgd")
     sub = int(ctx.params.get("sub_batch") or 0)
     data = _dataset(ctx)
+    # the whole sweep first: each (B, depth, seed) a task of its own on a Dask cluster (verify.parallel)
+    map_points(_trained, [(data, max(2, int(round(m * (scale * _depth_scale(B))))), B, st["steps"], lr, opt, sub,
+                           ctx.seed * 100 + s)
+                          for B in st["B"] if not (sub and B % sub) for m in st["mult"] for s in range(st["seeds"])])
     rows = []
     for B in st["B"]:
         if sub and B % sub:
@@ -306,6 +312,14 @@ def _fig4_rows(ctx: Context, scale: float = 1.0, figure: list | None = None) -> 
     settings = [("(a)", f"tanh({a:g}*x)" if a != 1.0 else "tanh", EPS0, f"α = {a:g}") for a in st["alphas"]]
     settings += [("(b)", f"max(x, {a:g}*x)", EPS0, f"a = {a:g}") for a in st["slopes"]]
     settings += [("(d)", "relu", f * eps_critical("relu", FIG4_B), f"ε = {f:g}·ε_c") for f in st["relu_eps"]]
+    # the whole sweep first (settings × the two depths × seeds, and (c)'s pair): tasks on a Dask cluster
+    xi0 = scale * _xi16("tanh", EPS0)
+    L_c = max(2, int(round(2 * xi0)))
+    sweep = [(act, eps, max(2, int(round(k * (scale * _xi16(act, eps)))))) for _, act, eps, _ in settings
+             for k in (0.5, 2.0)]
+    sweep += [("tanh", EPS0, L_c)] + [("tanh", f * eps_critical("tanh", FIG4_B), L_c) for f in st["tanh_eps"]]
+    map_points(_trained, [(_dataset(ctx), L, FIG4_B, st["steps"], 0.01, "sgd", 0, ctx.seed * 100 + s, 0, act, eps)
+                          for act, eps, L in sweep for s in range(st["seeds"])])
     rows = []
     for i, (panel, act, eps, label) in enumerate(settings):
         ctx.progress(f"Fig 4{panel}: {act}, {label}", i / (len(settings) + 1))
@@ -323,8 +337,7 @@ def _fig4_rows(ctx: Context, scale: float = 1.0, figure: list | None = None) -> 
         if figure is not None:
             figure.append((panel, act, label, xi16, (L_in, a_in), (L_out, a_out)))
     # (c): the critical point — at a depth beyond tanh's ε = 0 trainable range, a large ε makes it trainable
-    xi0 = scale * _xi16("tanh", EPS0)
-    L = max(2, int(round(2 * xi0)))
+    L = L_c
     a0, _ = _fig4_acc(ctx, "tanh", EPS0, L)
     for f in st["tanh_eps"]:
         eps = f * eps_critical("tanh", FIG4_B)

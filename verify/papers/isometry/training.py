@@ -28,6 +28,7 @@ from ... import params as P
 from ...core import Claim, Context, Evidence, Parameter, Verdict
 from ...figures import Panel, Series, write_figure
 from ...lazy import lazy_module as _lazy
+from ...parallel import map_points, sweep_point
 from ...registry import register
 from ._common import PAPER
 
@@ -54,6 +55,7 @@ def _dataset(ctx: Context) -> str:
     return str(ctx.params.get("dataset") or "digits")
 
 
+@sweep_point
 @functools.lru_cache(maxsize=512)
 def _run(dataset: str, act: str, depth: int, width: int, epochs: int, seed: int, device: str):
     return training.train_isometry_mlp(dataset, act, depth, width, BATCH, epochs, lr=LR, seed=seed, device=device)
@@ -61,12 +63,12 @@ def _run(dataset: str, act: str, depth: int, width: int, epochs: int, seed: int,
 
 def _runs(ctx: Context, depth: int, acts=ACTIVATIONS) -> dict:
     st = _settings(ctx)
-    out = {}
-    for i, nm in enumerate(acts):
-        ctx.progress(f"training depth-{depth} MLPs: {nm}", i / len(acts))
-        out[nm] = [_run(_dataset(ctx), nm, depth, st["width"], st["epochs"], ctx.seed * 100 + s, ctx.device)
-                   for s in range(st["seeds"])]
-    return out
+    ctx.progress(f"training depth-{depth} MLPs: {len(acts)} activations × {st['seeds']} seeds", 0.0)
+    # the sweep points (activation, seed): tasks of their own on a Dask cluster (verify.parallel.map_points)
+    points = [(_dataset(ctx), nm, depth, st["width"], st["epochs"], ctx.seed * 100 + s, ctx.device)
+              for nm in acts for s in range(st["seeds"])]
+    runs = iter(map_points(_run, points))
+    return {nm: [next(runs) for _ in range(st["seeds"])] for nm in acts}
 
 
 def _beta(nm: str) -> float:
