@@ -188,6 +188,30 @@ def cluster_rows():
     return dict(jobs2=local, cluster_start=up, cluster_run=run)
 
 
+def points_rows(claim: str = "isometry:figure7", budget: str = "quick"):
+    """One claim whose sweep points are tasks (verify.parallel.map_points): serial against a 2-worker LocalCluster,
+    where its points spread over both workers; identical numbers required."""
+    from distributed import LocalCluster
+    print(f"\n# sweep points as tasks: {claim} --budget {budget}, serial vs a 2-worker LocalCluster")
+    env = dict(os.environ, DEEPINIT_NO_CACHE="1")
+    paths = [os.path.join(tempfile.mkdtemp(), "r.json") for _ in range(2)]
+    base = [sys.executable, "-m", "verify", claim, "--budget", budget, "-q"]
+    t = time.perf_counter()
+    subprocess.run(base + ["--json", paths[0]], cwd=ROOT, env=env, capture_output=True)
+    serial = time.perf_counter() - t
+    t = time.perf_counter()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        up = time.perf_counter() - t
+        t2 = time.perf_counter()
+        subprocess.run(base + ["--json", paths[1], "--scheduler", c.scheduler_address], cwd=ROOT, env=env,
+                       capture_output=True)
+        run = time.perf_counter() - t2
+    same = _numbers(paths[0]) == _numbers(paths[1])
+    print(f"  serial {serial:.1f} s; cluster start-up {up:.1f} s, run on it {run:.1f} s ({serial / run:.2f}×); "
+          f"identical numbers: {same}")
+    return dict(claim=claim, budget=budget, serial=serial, cluster_start=up, cluster_run=run, identical=same)
+
+
 def gpu_rows(repeat=5):
     """CPU/GPU ratio of the exact BN chain (only where CUDA is present; nothing else needs a GPU)."""
     if not torch.cuda.is_available():
@@ -218,9 +242,16 @@ def main():
     p.add_argument("--cluster", action="store_true")
     p.add_argument("--json", help="write the measurements here")
     p.add_argument("--chain-only", action="store_true", help="only the BN chain rows")
+    p.add_argument("--points", metavar="CLAIM", help="only: CLAIM serial vs its sweep points on a 2-worker LocalCluster")
     a = p.parse_args()
     print(f"torch {torch.__version__}, cores {T.available_cores()}, default threads {torch.get_num_threads()}")
     res = {}
+    if a.points:
+        res["points"] = points_rows(a.points)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(res, f, indent=1)
+        return
     sizes = [(1000, 10, 60, 4), (1000, 4, 60, 4), (1000, 64, 60, 4), (100_000, 10, 20, 1)]
     if not a.quick:
         sizes += [(100_000, 64, 10, 1), (1_000_000, 10, 5, 1)]
