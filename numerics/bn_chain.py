@@ -40,16 +40,25 @@ def _centring(m: int, blocks: int, dtype, device) -> torch.Tensor:
     return torch.block_diag(*[torch.eye(n, dtype=dtype, device=device) - 1.0 / n] * blocks)
 
 
-def _normalise_centred(hc: torch.Tensor, blocks: int) -> torch.Tensor:
+def _normalise_centred(hc: torch.Tensor, blocks: int, out: torch.Tensor | None = None,
+                       inv_sd: torch.Tensor | None = None) -> torch.Tensor:
     """φ of eq (2) for centred h: [S, m, d] (samples × features): each feature divided by its standard deviation
     over the n samples of its block. A feature of zero variance gives NaN, which the caller's finiteness check turns
     into :class:`DegenerateBatchError`. (Samples-major layout: the reduction over n is a sum of n contiguous rows,
-    4–8× faster than a normalisation over a last dimension of size n.)"""
+    4–8× faster than a normalisation over a last dimension of size n.) ``out`` ([S, m, d]) and ``inv_sd``
+    ([S, blocks, 1, d]): buffers to write into (the exact layer's :class:`_Workspace`); the same numbers either way."""
     S, m, d = hc.shape
     n = m // blocks
     hb = hc.view(S, blocks, n, d)
-    inv_sd = (hb * hb).sum(dim=-2, keepdim=True).mul_(1.0 / n).rsqrt_()
-    return (hb * inv_sd).view(S, m, d)
+    if out is None:
+        inv = (hb * hb).sum(dim=-2, keepdim=True).mul_(1.0 / n).rsqrt_()
+        return (hb * inv).view(S, m, d)
+    ob = out.view(S, blocks, n, d)
+    torch.mul(hb, hb, out=ob)
+    torch.sum(ob, dim=-2, keepdim=True, out=inv_sd)
+    inv_sd.mul_(1.0 / n).rsqrt_()
+    torch.mul(hb, inv_sd, out=ob)
+    return out
 
 
 def _check_rows_vary(h: torch.Tensor, blocks: int) -> None:
@@ -190,17 +199,11 @@ def _layers(h, sigma, blocks, depth, layers, method, gen, batchnorm, check_every
 
 def _exact_activations(h, sigma, blocks, batchnorm, ws):
     """A = σ(φ(h)) into ``ws.pre`` (φ: each feature over the n samples of its batch; h is centred)."""
-    seeds, m, width = h.shape
     if not batchnorm:
         return sigma(h)
-    pre = ws.pre.view(seeds, blocks, m // blocks, width)
-    hb = h.view(seeds, blocks, m // blocks, width)
-    torch.mul(hb, hb, out=pre)
-    torch.sum(pre, dim=-2, keepdim=True, out=ws.inv_sd)
-    ws.inv_sd.mul_(1.0 / (m // blocks)).rsqrt_()
-    torch.mul(hb, ws.inv_sd, out=pre)
+    pre = _normalise_centred(h, blocks, out=ws.pre, inv_sd=ws.inv_sd)
     in_place = _IN_PLACE.get(sigma)
-    return in_place(ws.pre) if in_place is not None else sigma(ws.pre)
+    return in_place(pre) if in_place is not None else sigma(pre)
 
 
 def _block(h, sigma, blocks, depth, layers, method, gen, batchnorm, centre, out, start, k, ws, checked):

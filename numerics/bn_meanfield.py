@@ -323,7 +323,8 @@ class _ExactGaussianLayer(torch.autograd.Function):
 @dataclass
 class BNGradientRun:
     """One ensemble of finite-width BN networks: per seed and layer l = 1..depth,
-    ``sq_grad[s, l−1] = ‖∂L/∂h^l‖²``, ``cov[s, l−1] = h^l h^lᵀ/N`` and ``grad_gram[s, l−1] = Π^l = g^l g^lᵀ``
+    ``sq_grad[s, l−1] = ‖∂L/∂h^l‖²``, ``cov[s, l−1] = h^l h^lᵀ/N`` and, when asked for,
+    ``grad_gram[s, l−1] = Π^l = g^l g^lᵀ``
     (B×B, g^l = ∂L/∂h^l summed over the N neurons; tr Π^l = ‖∂L/∂h^l‖²). In the mean-field limit
     Π^{l−1} = V_back(Σ^{l−1}){Π^l} (bn-mean-field eq 21), Σ^{l−1} = ``cov[s, l−2]``, with the cross-batch blocks when
     the run has several ``batches``."""
@@ -333,7 +334,7 @@ class BNGradientRun:
     width: int
     batch_size: int
     method: str
-    grad_gram: np.ndarray | None = None
+    grad_gram: np.ndarray | None = None   # only with simulate_bn_gradients(grad_gram=True)
 
     def growth_rate(self, window: tuple[int, int] | None = None, confidence: float = 0.95):
         """λ̂ with a t-interval over seeds: per seed, the least-squares slope of log‖∂L/∂h^l‖² on l over the
@@ -354,13 +355,14 @@ class BNGradientRun:
 def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: int = 1, *, method: str = "dense",
                           input=None, device: str | None = None, dtype=torch.float64, seed: int = 0,
                           eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0, batches=None,
-                          readout_cov=None) -> BNGradientRun:
+                          readout_cov=None, grad_gram: bool = False) -> BNGradientRun:
     """Forward covariances and backpropagated squared gradient norms of ``seeds`` batch-normalised networks.
 
     ``input``: a B×N₀ batch used for every seed (default: i.i.d. N(0, 1) entries, drawn per seed).
     Loss: L = Σ_{b,i} v_{bi} x^depth_{bi}/√N with v ~ N(0, 1) i.i.d.; with ``readout_cov`` (B×B, positive
     semi-definite) each neuron's v_{·i} ~ N(0, readout_cov), so that Π^depth has that mean (e.g. two batches whose
     matched samples share their targets: a non-zero cross-batch block of the gradient covariance).
+    ``grad_gram=True`` also records the gradient Grams Π^l (as much memory as ``cov``, so off by default).
     Batch norm: γ (h − h̄)/sqrt(Var h + ε) + β per neuron (the paper: ε = 0, γ = 1, β = 0); ``batches``
     (sizes adding up to B) normalises each sub-batch with its own statistics — several batches through one network,
     whose covariance ``cov`` then holds the cross-batch blocks.
@@ -405,12 +407,12 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
         for k, start in enumerate(range(0, seeds, chunk)):
             try:
                 parts.append(_gradient_chunk(act, width, B, depth, min(chunk, seeds - start), method, x0, dtype, dev,
-                                             derived_seed(seed, k), eps, gamma, beta, sizes, readout))
+                                             derived_seed(seed, k), eps, gamma, beta, sizes, readout, grad_gram))
             except SimulationDiverged as exc:  # seed indices of the whole run, not of the chunk
                 raise SimulationDiverged(exc.layer, exc.partial, [start + i for i in exc.seeds]) from None
     sq = np.concatenate([p[0] for p in parts])
     cov = np.concatenate([p[1] for p in parts])
-    return BNGradientRun(sq, cov, width, B, method, np.concatenate([p[2] for p in parts]))
+    return BNGradientRun(sq, cov, width, B, method, np.concatenate([p[2] for p in parts]) if grad_gram else None)
 
 
 #: the most memory one chunk of seeds of :func:`simulate_bn_gradients` may hold for autograd (1 GiB)
@@ -424,7 +426,8 @@ def derived_seed(seed: int, k: int) -> int:
     return int(np.random.SeedSequence([int(seed), int(k)]).generate_state(1, dtype=np.uint64)[0] >> 2)
 
 
-def _gradient_chunk(act, width, B, depth, seeds, method, x0, dtype, dev, seed, eps, gamma, beta, sizes, readout=None):
+def _gradient_chunk(act, width, B, depth, seeds, method, x0, dtype, dev, seed, eps, gamma, beta, sizes, readout=None,
+                    grad_gram: bool = False):
     from .bn_kernels import batch_norm
     gen = torch.Generator(device=dev)
     gen.manual_seed(seed)
@@ -459,12 +462,12 @@ def _gradient_chunk(act, width, B, depth, seeds, method, x0, dtype, dev, seed, e
         loss = (x * v).sum() / math.sqrt(width)
         loss.backward()
     sq = torch.stack([(h.grad ** 2).sum(dim=(1, 2)) for h in hs], dim=1)
-    gram = torch.stack([h.grad @ h.grad.transpose(1, 2) for h in hs], dim=1)
+    gram = torch.stack([h.grad @ h.grad.transpose(1, 2) for h in hs], dim=1) if grad_gram else None
     cov = torch.stack([(h.detach() @ h.detach().transpose(1, 2)) / width for h in hs], dim=1)
     if not bool(torch.isfinite(sq).all()):
         bad = ~torch.isfinite(sq).all(dim=1)
         raise SimulationDiverged(depth, torch.empty(0), torch.nonzero(bad).flatten().tolist())
-    return sq.cpu().numpy(), cov.cpu().numpy(), gram.cpu().numpy()
+    return sq.cpu().numpy(), cov.cpu().numpy(), gram.cpu().numpy() if gram is not None else None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -266,7 +266,7 @@ def test_cross_batch_backward_map_matches_finite_networks():
     R = np.block([[np.eye(B), rho * np.eye(B)], [rho * np.eye(B), np.eye(B)]])
     kw = dict(eps=0.1, gamma=1.2, beta=0.1)
     run = nbm.simulate_bn_gradients("tanh", N, 2 * B, 16, seeds=seeds, method="exact", seed=4, batches=(B, B),
-                                    readout_cov=R, **kw)
+                                    readout_cov=R, grad_gram=True, **kw)
     P, C = run.grad_gram, run.cov
     assert np.allclose(np.trace(P, axis1=2, axis2=3), run.sq_grad, rtol=1e-12)
     tr = np.trace(P, axis1=2, axis2=3)
