@@ -152,6 +152,74 @@ def test_wishart_scheme_moments_and_psd():
     assert var12 == pytest.approx(V0[0, 0] * V0[1, 1] + V0[0, 1] ** 2, rel=0.03)  # Σ of (3.2)
 
 
+def test_correlation_law_generator_matches_the_sde_coefficients():
+    """Over a short time the forward equation's law moves by the drift ν + μ and spreads by σ² (eqs 3.4–3.5),
+    evaluated here from their formulas, not from the solver's rates."""
+    T = 1e-3
+    for r0, nu_scale in ((0.3, 1.0), (-0.5, 1.0), (0.1, 0.0), (-0.8, 2.0)):
+        law = ncs.correlation_sde_law(0.0, -1.0, r0, T, cells=1000, nu_scale=nu_scale)
+        a = nu_scale * ncs.nu_numeric(0.0, -1.0)(np.array(r0)) - 0.5 * r0 * (1 - r0 * r0)
+        assert (law.mean - r0) / T == pytest.approx(float(a), rel=0.02, abs=2e-3)
+        assert law.var / T == pytest.approx((1 - r0 * r0) ** 2, rel=0.03)
+
+
+def test_correlation_law_matches_weak2_paths_and_is_a_law():
+    """The forward equation against the weak order-2 scheme (a second route): mean and variance of ρ_T, and the CDF
+    within the one-sample KS floor."""
+    law = ncs.correlation_sde_law(0.0, -1.0, -0.5, 1.0)
+    paths = ncs.simulate_correlation_sde(0.0, -1.0, -0.5, 1.0, 1e-2, 100_000, scheme="weak2", seed=7,
+                                         keep="last").values[:, -1]
+    se = paths.std() / math.sqrt(paths.size)
+    assert abs(paths.mean() - law.mean) < 4 * se
+    assert paths.var() == pytest.approx(law.var, rel=0.02)
+    assert stats.kstest(paths, law.cdf).pvalue > 0.001
+    assert law.pmf.sum() == pytest.approx(1.0) and law.pmf.min() >= 0
+    F = law.cdf(np.linspace(-1.5, 1.5, 301))
+    assert F[0] == 0.0 and F[-1] == 1.0 and np.all(np.diff(F) >= 0)
+    # ν moves the law: without it the mean is lower (ν ≥ 0) — the check's sensitivity
+    assert ncs.correlation_sde_law(0.0, -1.0, -0.5, 1.0, drift_nu=False).mean < law.mean - 0.15
+    # second order in the grid for the mean
+    assert abs(ncs.correlation_sde_law(0.0, -1.0, -0.5, 1.0, cells=1000).mean - law.mean) < 1e-5
+
+
+def test_correlation_law_bad_input():
+    for kw in ({"cells": 8}, {"cells": 10 ** 6}, {"cells": 2.5}):
+        with pytest.raises(DeepinitError):
+            ncs.correlation_sde_law(0.0, -1.0, 0.3, 1.0, **kw)
+    for args in ((0.0, -1.0, 1.2, 1.0), (0.0, -1.0, float("nan"), 1.0), (0.0, -1.0, 0.3, -1.0),
+                 (float("inf"), -1.0, 0.3, 1.0)):
+        with pytest.raises(DeepinitError):
+            ncs.correlation_sde_law(*args)
+
+
+def test_width_extrapolation_recovers_the_limit_and_flags_a_misfit():
+    from verify.papers.covariance_sde import _extrapolate
+    widths = np.array([4, 8, 16, 32, 64])
+    se = np.full(5, 1e-3)
+    exact = 0.02 + 0.11 * widths ** -0.5 - 0.37 / widths
+    coef, C, chi2, dof = _extrapolate(widths, exact, se)
+    assert coef == pytest.approx([0.02, 0.11, -0.37], abs=1e-9) and chi2 < 1e-12 and dof == 2
+    # a term the model lacks (n^-2, large at n = 4) is caught by the χ² (the verdict would be inconclusive)
+    _, _, chi2, dof = _extrapolate(widths, exact + 2.0 / widths ** 2, se)
+    assert stats.chi2.sf(chi2, dof) < 0.001
+
+
+def test_width_convergence_turns_when_nu_is_off_by_the_resolution():
+    """Mutation: the SDE side with ν scaled by 1 ± 25% (the quick budget's resolution) makes the limit row fail."""
+    from verify import quantities as Q
+    from verify.papers.covariance_sde import _width_rows
+    ctx = Context(budget="quick", seed=0)
+    shared: dict = {}   # the networks are simulated once and reused, as in the runner's controls
+    with Q.perturbed({}, memo=shared):
+        rows, fits = _width_rows(ctx)
+    assert fits and all(r.passed for r in rows if r.passed is not None)
+    for d in (0.25, -0.25):
+        with Q.perturbed({"nu": d}, memo=shared):
+            rows, _ = _width_rows(ctx)
+        limit = [r for r in rows if r.name.startswith("the limit")][0]
+        assert limit.passed is False, (d, limit.note)
+
+
 # ------------------------------------------------------------------ claims
 
 EXPECTED = {
@@ -159,6 +227,7 @@ EXPECTED = {
     "proposition3-7": HOLDS, "theorem3-9": HOLDS, "proposition3-10": VIOLATED, "eq4-1": HOLDS,
     "example4-1": HOLDS, "example4-2": HOLDS, "figure1": HOLDS, "figure2": HOLDS, "sde-schemes": HOLDS,
     "sde-step-size": HOLDS, "constants": HOLDS, "m-point": HOLDS,
+    "width-convergence": HOLDS,
 }
 
 

@@ -167,12 +167,14 @@ FIGURE_CLAIMS = {
     "isometry:figure-b4": "isometry_figure_b4", "isometry:figure7": "isometry_figure7",
     "isometry:figure-b6": "isometry_figure_b6", "isometry:figure-b7": "isometry_figure_b7",
     "bn-mean-field:figure4": "bn_mean_field_figure4", "bn-mean-field:figure-a2": "bn_mean_field_figure_a2",
+    # not a printed figure, but it draws the study of the missing Appendix F
+    "covariance-sde:width-convergence": "covariance_sde_width_convergence",
 }
 
 
 def test_every_figure_claim_is_listed_here():
     figs = {c.id for c in all_claims() if c.checked and ("Fig" in c.title or c.id.split(":")[1].startswith("figure"))}
-    assert figs == set(FIGURE_CLAIMS)
+    assert figs == set(FIGURE_CLAIMS) - {"covariance-sde:width-convergence"}
 
 
 @pytest.mark.parametrize("claim", sorted(FIGURE_CLAIMS))

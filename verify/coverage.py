@@ -162,7 +162,10 @@ COVERAGE: dict[str, list[Item]] = {
         Item("Example 4.1", ("example4-1",)), Item("Example 4.2", ("example4-2",)),
         Item("Fig 1", ("figure1", "eq2-10")), Item("Fig 2", ("figure2",)),
         Item("Theorem 3.2 for m ≥ 3 inputs", ("m-point",), "beyond the printed text (the m-point appendix is "
-                                                            "missing): m = 3 and the network–SDE distance vs width"),
+                                                            "missing): m = 3"),
+        Item("Appendix F (KS distance vs width)", ("width-convergence",),
+             "beyond the printed text (Section 3 cites it, the appendix is missing): the network–SDE KS distance as the "
+             "width grows, and the mean extrapolated to n = ∞"),
         Item("Table 1", (), "notation table (no claim)"),
         Item("Proposition A.6, Proposition B.8, Theorem 5.5", (), "appendix results cited in the main text; the "
                                                                   "appendices are not in shared/papers"),
