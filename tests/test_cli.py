@@ -26,7 +26,7 @@ def test_list_shows_every_paper_and_status():
     assert "isometry:theorem4                        checked" in out
     assert "bn-finite-width:theorem1                 checked" in out
     assert "bn-mean-field:theorem7                   checked" in out
-    assert "isometry:figure-b5                       not yet" in out   # needs GPT-2's trained weights: none offline
+    assert "isometry:figure-b5                       offline" in out   # needs GPT-2's trained weights: none offline
 
 
 def test_unknown_claim_exit_2_with_near_matches():

@@ -153,8 +153,8 @@ def _list(paper: str | None, verbose: bool, filters: list[str] = ()) -> int:
         if (paper and c.paper != paper) or not keep(c.paper, c.id):
             continue
         shown += 1
-        state = "checked" if c.checked else "not yet"
-        print(f"{c.id:40s} {state:8s} {c.title}")
+        state = "checked" if c.checked else c.pending_kind
+        print(f"{c.id:40s} {state:9s} {c.title}")
         if verbose:
             if c.depends_on:
                 deltas = ", ".join(f"{q} ±{100 * c.control_delta_for(q, 'quick'):g}%/±{100 * c.control_delta_for(q, 'standard'):g}%"
@@ -174,7 +174,7 @@ def _list(paper: str | None, verbose: bool, filters: list[str] = ()) -> int:
             ident = f"{p}:[{it.item}]"
             if ident not in listed and keep(p, ident):
                 shown += 1
-                print(f"{ident:40s} {'not yet':8s} {it.note}")
+                print(f"{ident:40s} {it.status:9s} {it.note}")
     if not shown and filters:
         sys.stderr.write(f"error: nothing matches {' '.join(filters)!r}; papers are: {', '.join(PAPERS)}\n")
         return 2

@@ -251,6 +251,8 @@ class Claim:
     parameters: tuple[Parameter, ...] = ()
     aliases: tuple[str, ...] = ()
     pending_reason: str = ""
+    # an unchecked claim: "not yet" (could be checked), or "offline" (needs data or weights that cannot exist offline)
+    pending_kind: str = "not yet"
     # the theory quantities (verify.quantities) and printed constants the statement depends on: the negative
     # control scales each by (1 ± δ) where the check consumes it and must be flagged; --sensitivity measures δ
     depends_on: tuple[str, ...] = ()

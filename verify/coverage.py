@@ -2,13 +2,24 @@
 
 One row per numbered equation, theorem, lemma, corollary, proposition, definition, assumption, example, table and
 figure (for bn-mean-field: of shared/papers/yang2019-equations.md and the paper text). ``claims`` empty means the item
-is not checked; ``note`` says why (a definition implemented and tested elsewhere, a proof step whose conclusion is
-checked, a training experiment that needs data this package cannot download). ``python -m verify list`` shows the
-unchecked items as "not yet"; ``python -m verify.docs`` renders the table into docs/papers/<paper>.md.
+is not checked; ``note`` says why and ``kind`` which of these it is (``Item.status``):
+
+* ``no claim`` — a definition or setting implemented (and tested) in numerics/theory, notation, a remark with no
+  statement of its own, a proof step whose conclusion a listed claim checks, an illustration;
+* ``vacuous`` — a statement that cannot fail in any setting the package can build (reported with the measurement);
+* ``text lost`` — a statement whose content (the settings compared, an appendix) is not in the text copies;
+* ``offline`` — needs data or pretrained weights that cannot exist offline;
+* ``not yet`` — a statement that could be checked and is not (none today: a test keeps it so).
+
+``python -m verify list`` shows the status of every unchecked item; ``python -m verify.docs`` renders the table into
+docs/papers/<paper>.md.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+
+UNCHECKED_KINDS = ("no claim", "vacuous", "text lost", "offline", "not yet")
 
 
 @dataclass(frozen=True)
@@ -16,14 +27,23 @@ class Item:
     item: str                   # as printed: "Theorem 1", "eq (13)", "Fig 2", "Table B.1"
     claims: tuple[str, ...]     # claim names of this paper (without the paper prefix)
     note: str = ""
+    kind: str = "no claim"      # for an unchecked item: one of UNCHECKED_KINDS
+
+    def __post_init__(self):
+        if self.kind not in UNCHECKED_KINDS:
+            raise ValueError(f"{self.item}: kind {self.kind!r} is not one of {UNCHECKED_KINDS}")
 
     @property
     def covered(self) -> bool:
         return bool(self.claims)
 
+    @property
+    def status(self) -> str:
+        return "checked" if self.claims else self.kind
 
-def _eqs(numbers, claims=(), note=""):
-    return [Item(f"eq ({k})", tuple(claims), note) for k in numbers]
+
+def _eqs(numbers, claims=(), note="", kind="no claim"):
+    return [Item(f"eq ({k})", tuple(claims), note, kind) for k in numbers]
 
 
 PROOF = "a step of a proof; its conclusion is what the listed claim checks"
@@ -57,12 +77,12 @@ COVERAGE: dict[str, list[Item]] = {
         *_eqs([20], ["lemma9"]), Item("Lemma 9", ("lemma9",)),
         *_eqs(range(21, 31), ["lemma9"], PROOF + " (Lemma 9: the moment identity of its Bernstein step is checked; the "
                                         "first step's restatement is an erratum)"),
-        Item("Lemma 10", (), "not yet: P{‖G*⁻¹G − I‖ ≥ t} ≤ (100/t)·tv(h′, h) cannot fail here — with the TV of one "
+        Item("Lemma 10", (), "P{‖G*⁻¹G − I‖ ≥ t} ≤ (100/t)·tv(h′, h) cannot fail here — with the TV of one "
                              "chain step ≥ 0.75 (lemma5's lower bound, relu, n = 10), the right side exceeds 1 for every t "
                              "≤ 75, and ‖G*⁻¹G − I‖ stays far below 75; it says something only when the TV is small, "
-                             "which Lemma 5 (violated) was to provide"),
-        *_eqs([31], [], "Lemma 10: not yet (see Lemma 10)"),
-        *_eqs(range(32, 36), [], "the proof of Lemma 10 (its (33) uses eq (19)'s lower end, see eq19); not yet"),
+                             "which Lemma 5 (violated) was to provide", "vacuous"),
+        *_eqs([31], [], "Lemma 10's inequality (see Lemma 10)", "vacuous"),
+        *_eqs(range(32, 36), [], "the proof of Lemma 10 (its (33) uses eq (19)'s lower end, see eq19)"),
         *_eqs([36], ["lemma5"]), Item("Lemma 11", ("lemma5",)),
         *_eqs(range(37, 48), ["lemma5"], PROOF + " (Lemma 11; the step (40)–(41) is the erratum recorded under lemma5)"),
         *_eqs([48], ["lemma12"]), Item("Lemma 12", ("lemma12",)),
@@ -97,10 +117,10 @@ COVERAGE: dict[str, list[Item]] = {
                                               "growth (epsilon); trained networks (digits substitute) for (a)–(d) "
                                               "(figure4); (b) read as max(x, ax), a → 1 (the text lost its parameter)"),
         Item("Fig A.2", ("figure-a2",), "a ReLU BN MLP on scikit-learn's digits, a substitute for VGG19 on CIFAR100"),
-        Item("Fig A.3", (), "not yet: \"acceleration effects … due to setting γ and/or initializing γ\" (VGG19, "
+        Item("Fig A.3", (), "\"acceleration effects … due to setting γ and/or initializing γ\" (VGG19, "
                             "CIFAR100): which γ settings and initial values are compared is only in the figures, lost "
-                            "from the text copy, so there is no statement to test"),
-        Item("Fig A.4", (), "not yet: as Fig A.3 (the γ settings compared are only in the lost figure)"),
+                            "from the text copy, so there is no statement to test", "text lost"),
+        Item("Fig A.4", (), "as Fig A.3 (the γ settings compared are only in the lost figure)", "text lost"),
         Item("Tables of constants", ("constants",), "q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ (the package's own tables)"),
     ],
     "isometry": [
@@ -136,7 +156,8 @@ COVERAGE: dict[str, list[Item]] = {
         Item("Fig A.1", ("figure-a1",)), Item("Figs B.1–B.2", ("figure-b1",)),
         Item("Fig B.3", ("figure-b3",)),
         Item("Fig B.4", ("figure-b4",), "inputs: scikit-learn's digits, a substitute for MNIST/CIFAR10"),
-        Item("Fig B.5", (), "not yet: LayerNorm in pre-trained GPT-2 (no weights offline)"),
+        Item("Fig B.5", (), "LayerNorm in pre-trained GPT-2 (no weights offline; random weights would not test a "
+                            "claim about trained ones)", "offline"),
         Item("Fig B.6", ("figure-b6",), "digits substitute, as Fig 7"),
         Item("Fig B.7", ("figure-b7",), "digits substitute, as Fig 7"),
     ],
@@ -168,7 +189,7 @@ COVERAGE: dict[str, list[Item]] = {
              "width grows, and the mean extrapolated to n = ∞"),
         Item("Table 1", (), "notation table (no claim)"),
         Item("Proposition A.6, Proposition B.8, Theorem 5.5", (), "appendix results cited in the main text; the "
-                                                                  "appendices are not in shared/papers"),
+                                                                  "appendices are not in shared/papers", "text lost"),
     ],
 }
 

@@ -36,6 +36,34 @@ def _figure_lines(v, page_dir: str | None) -> list[str]:
     return out
 
 
+COVERAGE_HEADING = "## Coverage of the numbered items"
+
+
+def coverage_section(paper: str) -> list[str]:
+    """The page's coverage table (verify/coverage.py): it does not depend on any run."""
+    lines = [COVERAGE_HEADING, "",
+             "Every numbered equation, theorem, lemma, corollary, proposition, definition, table and figure of the "
+             "paper (`verify/coverage.py`), with the claims that check it or why none does: *no claim* (a definition, "
+             "notation, a remark or a proof step), *vacuous* (cannot fail), *text lost* (its content is not in the text "
+             "copy), *offline* (needs data or weights that cannot exist offline).", "",
+             "| item | checked by | note |", "|---|---|---|"]
+    for it in COVERAGE.get(paper, []):
+        by = ", ".join(f"`{paper}:{n}`" for n in it.claims) if it.claims else f"**{it.status}**"
+        lines.append(f"| {_md(it.item)} | {by} | {_md(it.note)} |")
+    lines.append("")
+    return lines
+
+
+def replace_coverage_section(page: str, paper: str) -> str:
+    """``page`` with its coverage section regenerated (the verdicts, which need runs, are kept as they are)."""
+    start = page.find(COVERAGE_HEADING)
+    if start < 0:
+        raise ValueError("the page has no coverage section")
+    end = page.find("\n## ", start + len(COVERAGE_HEADING))
+    end = len(page) if end < 0 else end + 1
+    return page[:start] + "\n".join(coverage_section(paper)) + "\n" + page[end:]
+
+
 def render_paper_page(paper: str, verdicts: dict, budget: str, page_dir: str | None = None) -> str:
     claims = [c for c in all_claims() if c.paper == paper]
     lines = [f"# `{paper}` — {PAPERS[paper]}", "",
@@ -45,7 +73,7 @@ def render_paper_page(paper: str, verdicts: dict, budget: str, page_dir: str | N
     for c in claims:
         v = verdicts.get(c.id)
         if v is None:
-            lines.append(f"| `{c.id}` | not yet | {_md(c.pending_reason)} | | | |")
+            lines.append(f"| `{c.id}` | {c.pending_kind} | {_md(c.pending_reason)} | | | |")
             continue
         nc, pc = v.negative_control, v.positive_control
         ctl = "; ".join(([f"negative → {nc.status}"] if nc else []) + ([f"positive → {pc.status}"] if pc else []))
@@ -55,14 +83,7 @@ def render_paper_page(paper: str, verdicts: dict, budget: str, page_dir: str | N
     lines += ["Resolution: the relative error δ in each declared theory quantity (scaled by 1 ± δ inside the package, "
               "where the check consumes it) that this run showed the check flags — the negative control. "
               "`python -m verify CLAIM --sensitivity` measures the smallest such δ on the ladder 0.5%…50%.", ""]
-    lines += ["## Coverage of the numbered items", "",
-              "Every numbered equation, theorem, lemma, corollary, proposition, definition, table and figure of the "
-              "paper (`verify/coverage.py`), with the claims that check it or why none does.", "",
-              "| item | checked by | note |", "|---|---|---|"]
-    for it in COVERAGE.get(paper, []):
-        by = ", ".join(f"`{paper}:{n}`" for n in it.claims) if it.claims else "**not yet**"
-        lines.append(f"| {_md(it.item)} | {by} | {_md(it.note)} |")
-    lines.append("")
+    lines += coverage_section(paper)
     errata = [(c, e) for c in claims if c.id in verdicts for e in verdicts[c.id].errata]
     lines += ["## Errata found", ""]
     if not errata:
@@ -111,10 +132,18 @@ def main(argv=None) -> int:
     p.add_argument("paper", choices=tuple(PAPERS))
     p.add_argument("--budget", default="standard", choices=("quick", "standard", "full"))
     p.add_argument("--out", default=None)
+    p.add_argument("--coverage-only", action="store_true",
+                   help="rewrite only the page's coverage table (no claim is run; the verdicts stay as generated)")
     p.add_argument("--figures", default=os.path.join("docs", "figures"),
                    help="directory for the figure claims' PNG/PDF/CSV, embedded in the page (default docs/figures)")
     args = p.parse_args(argv)
     out = args.out or os.path.join("docs", "papers", f"{args.paper}.md")
+    if args.coverage_only:
+        with open(out, encoding="utf-8") as fh:
+            page = fh.read()
+        write_atomic(out, replace_coverage_section(page, args.paper))
+        print(out)
+        return 0
     os.makedirs(args.figures, exist_ok=True)
     verdicts = {}
     for c in all_claims():

@@ -51,5 +51,8 @@ for _paper, (_why, _items) in _PENDING.items():
     for _name, _title in _items:
         if f"{_paper}:{_name}" in _CLAIMS:  # already checked by its paper's module
             continue
+        _offline = "offline" in _title
         register(Claim(paper=_paper, name=_name, title=_title, statement=_title,
-                       pending_reason=f"to be checked under {_why}"))
+                       pending_reason=("pretrained weights cannot be had offline; random weights would not test a claim "
+                                       "about trained ones") if _offline else f"to be checked under {_why}",
+                       pending_kind="offline" if _offline else "not yet"))
