@@ -1387,7 +1387,7 @@ register(Claim(
     "the interval at the largest width lies below that at the smallest. Mean: the biases fitted by weighted least "
     "squares to b∞ + βn^(−1/2) + γn^(−1) (the shaping's O(n^(−3/2)) per-layer error over n layers); judged: b∞ = 0 "
     "within 99.9%; a χ² misfit (p < 0.001) makes the verdict inconclusive. Resolution: the ν scale at which the "
-    "b∞ row rejects with probability ≥ 0.99 — about 20% (quick), 12% (standard), 8% (full); the negative control "
+    "b∞ row rejects with probability ≥ 0.99 — about 25% (quick), 12% (standard), 8% (full); the negative control "
     "scales ν by that much on the SDE side (both routes).",
     check_width_convergence, None, "",
     depends_on=("nu",),
