@@ -143,6 +143,37 @@ def test_jobs_2_gives_the_serial_numbers_in_the_requested_order(serial_report, t
     assert got == want
 
 
+def test_task_groups_keep_affinity_groups_together():
+    from verify.parallel import AFFINITY_GROUPS, task_groups
+    assert ("isometry:figure7", "isometry:figure-b6", "isometry:figure-b7") in AFFINITY_GROUPS
+    ids = ["a:x", "isometry:figure-b7", "b:y", "isometry:figure7", "c:z"]
+    assert task_groups(ids) == [("a:x",), ("isometry:figure7", "isometry:figure-b7"), ("b:y",), ("c:z",)]
+    assert task_groups(["isometry:figure-b6"]) == [("isometry:figure-b6",)]
+    assert sorted(c for g in task_groups(FAST) for c in g) == sorted(FAST)
+
+
+def test_a_group_task_runs_its_claims_in_one_worker_with_the_serial_numbers(serial_report):
+    """An affinity group is one task: both claims run in the same worker process (so an in-process cache is shared)
+    and each verdict equals the serial run's."""
+    from verify import parallel
+    from verify.cache import code_hash
+    specs = tuple(parallel.TaskSpec(c, "quick", 0, "cpu", "float64") for c in FAST[2:])
+    pool = parallel.Pool(jobs=2)
+    try:
+        fut = pool.submit_group(specs)
+        out = fut.result(timeout=600)
+        verdicts = [parallel.verdict_of(s, fut, code_hash(), i) for i, s in enumerate(specs)]
+    finally:
+        pool.close()
+    assert len({o["pid"] for o in out}) == 1
+    with open(serial_report, encoding="utf-8") as f:
+        serial = {v["claim"]: v for v in json.load(f)["verdicts"]}
+    for v in verdicts:
+        got = v.to_dict()
+        assert got["claim"] in FAST[2:] and got["status"] == serial[got["claim"]]["status"]
+        assert [e["observed"] for e in got["evidence"]] == [e["observed"] for e in serial[got["claim"]]["evidence"]]
+
+
 def test_a_dask_local_cluster_gives_the_serial_numbers(serial_report, tmp_path):
     distributed = pytest.importorskip("distributed")
     path = str(tmp_path / "r.json")

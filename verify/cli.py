@@ -693,23 +693,34 @@ def _run_parallel(args, pool, claims, device, bound, context, known, finished, s
     where = f"the Dask cluster at {args.scheduler} ({pool.workers} workers)" if args.scheduler else f"{pool.workers} processes"
     say(f"running {len(todo)} claims on {where}")
     code = code_hash()
-    todo.sort(key=lambda cs: -parallel.expected_seconds(cs[0].id, args.budget))
+    by_id = {claim.id: (claim, settings) for claim, settings in todo}
+    # affinity groups (claims sharing in-process computations) run as one task; longest task first
+    groups = parallel.task_groups(by_id)
+    groups.sort(key=lambda g: -sum(parallel.expected_seconds(c, args.budget) for c in g))
     try:
         futures = {}
-        for claim, settings in todo:
-            spec = parallel.TaskSpec(claim.id, args.budget, args.seed, device, args.dtype,
-                                     tuple(sorted(bound[claim.id].items())), not args.no_control, args.debug,
-                                     bool(args.sensitivity), tuple(sorted(Q.base_perturbation().items())),
-                                     args.artefacts, threads)
-            futures[pool.submit(spec)] = (claim, settings, spec)
+        for group in groups:
+            members = []
+            for cid in group:
+                claim, settings = by_id[cid]
+                spec = parallel.TaskSpec(claim.id, args.budget, args.seed, device, args.dtype,
+                                         tuple(sorted(bound[claim.id].items())), not args.no_control, args.debug,
+                                         bool(args.sensitivity), tuple(sorted(Q.base_perturbation().items())),
+                                         args.artefacts, threads)
+                members.append((claim, settings, spec))
+            if len(members) == 1:
+                futures[pool.submit(members[0][2])] = (members, False)
+            else:
+                futures[pool.submit_group(tuple(m[2] for m in members))] = (members, True)
         done = 0
         for fut in pool.as_completed(list(futures)):
-            claim, settings, spec = futures[fut]
-            done += 1
-            v = parallel.verdict_of(spec, fut, code)
-            if not args.quiet:
-                sys.stderr.write(f"[{done}/{len(todo)} finished] {claim.id}: {v.status} ({v.seconds:.1f} s)\n")
-            finished(v, claim, settings, computed=True)
+            members, grouped = futures[fut]
+            for i, (claim, settings, spec) in enumerate(members):
+                done += 1
+                v = parallel.verdict_of(spec, fut, code, i if grouped else None)
+                if not args.quiet:
+                    sys.stderr.write(f"[{done}/{len(todo)} finished] {claim.id}: {v.status} ({v.seconds:.1f} s)\n")
+                finished(v, claim, settings, computed=True)
     except KeyboardInterrupt:
         pool.close(cancel=True)
         raise
