@@ -161,6 +161,66 @@ def test_cross_batch_kernel_of_networks_matches_the_two_batch_map():
     cross_net, cross_mf = float(net[:B, B:].mean()), float(S[:B, B:].mean())
     assert cross_mf > 0.05 and abs(cross_net - cross_mf) < 0.01, (cross_net, cross_mf)
     assert np.allclose(S[:B, B:], cross_mf, atol=0.01)  # exchangeable inputs: a constant cross block
+    # the exact route: the cross block of the two-batch fixed point is μ*² (theory.two_batch_fixed_point).
+    # Criterion, fixed before the run: |network − μ*²| ≤ 4 SE (over seeds, each seed's mean over layers 15–30 and the
+    # cross entries) + 2q*/N (a finite-width allowance); μ*² × (1 ± 5%) must be rejected by the same rule.
+    exact = tbm.two_batch_fixed_point("relu", B, **kw)
+    per_seed = run.cov[:, 15:, :B, B:].mean(axis=(1, 2, 3))
+    se = float(per_seed.std(ddof=1) / math.sqrt(len(per_seed)))
+    allowed = 4 * se + 2 * exact.diagonal.q / 1000
+
+    def accepted(theory_value):
+        return abs(float(per_seed.mean()) - theory_value) <= allowed
+    assert accepted(exact.cross), (float(per_seed.mean()), exact.cross, allowed)
+    assert not accepted(1.05 * exact.cross) and not accepted(0.95 * exact.cross), (float(per_seed.mean()), allowed)
+    assert abs(cross_mf - exact.cross) < 0.01   # the iterated Monte Carlo map, too
+
+
+@pytest.mark.parametrize("act,kw", [("relu", dict(eps=0.1)), ("gelu", dict(eps=0.05, gamma=1.2, beta=0.1))])
+def test_two_batch_cross_block_is_the_product_of_output_means(act, kw):
+    """One step of the two-batch Monte Carlo map at a Σ with two different BSB1 diagonal blocks (s₁ ≠ s₂, so with
+    ε > 0 the two means differ) and a constant cross block c·11ᵀ: the image's cross block is μ(s₁)μ(s₂)·11ᵀ exactly
+    (independence of the centred batches; theory.bn_output_mean). Criterion, fixed before the run: the mean cross
+    entry within 4 SE (SE: the mean of the entries' standard errors, an upper bound for the SE of their mean); the
+    product × (1 ± 5%) rejected by the same rule; every entry within 5 of its own SE (a constant block)."""
+    B = 4
+    q1, c1, q2, c2, c = 1.0, 0.3, 0.5, 0.1, 0.2
+    blk = lambda q, cc: q * ((1 - cc) * np.eye(B) + cc * np.ones((B, B)))
+    Sigma = np.block([[blk(q1, c1), np.full((B, B), c)], [np.full((B, B), c), blk(q2, c2)]])
+    assert np.linalg.eigvalsh(Sigma).min() > 0
+    mu1 = tbm.bn_output_mean(act, B, s=q1 * (1 - c1), **kw)
+    mu2 = tbm.bn_output_mean(act, B, s=q2 * (1 - c2), **kw)
+    assert abs(mu1 - mu2) > 0.01 * abs(mu1)   # the two batches differ, so the product is not a square of either
+    V, se = nbk.bn_forward_map_mc(act, Sigma, 200_000, seed=3, batches=(B, B), **kw)
+    cross, cross_se = V[:B, B:], se[:B, B:]
+    m, s = float(cross.mean()), float(cross_se.mean())
+
+    def accepted(theory_value):
+        return abs(m - theory_value) <= 4 * s
+    assert accepted(mu1 * mu2), (m, mu1 * mu2, s)
+    assert not accepted(1.05 * mu1 * mu2) and not accepted(0.95 * mu1 * mu2), (m, mu1 * mu2, s)
+    assert np.all(np.abs(cross - mu1 * mu2) <= 5 * cross_se)
+
+
+def test_two_batch_fixed_point_golden_values_and_refusals():
+    """ReLU at ε = 0: μ* = E relu(√B u₁) = √3/4 at B = 4 (u uniform on the unit sphere of 1^⊥; the marginal of √B u₁
+    has density ∝ (1 − t²)^0 in t = x/√3, i.e. uniform on [−√3, √3]: E relu = √3/4); an odd φ has μ* = 0, so its two
+    batches are uncorrelated at the fixed point; the matrix is the block form; bad input is refused."""
+    fp = tbm.two_batch_fixed_point("relu", 4)
+    assert abs(fp.mean - math.sqrt(3) / 4) < 1e-14 and abs(fp.cross - 3 / 16) < 1e-14
+    assert abs(tbm.two_batch_fixed_point("tanh", 8, eps=0.1).mean) < 1e-14
+    S = fp.sigma
+    assert S.shape == (8, 8) and np.allclose(S[:4, :4], fp.diagonal.sigma) and np.allclose(S[:4, 4:], 3 / 16)
+    assert np.all(np.linalg.eigvalsh(S) > 0)
+    # ε = 0: μ does not depend on s; with ε > 0 it grows with s towards the ε = 0 value
+    assert abs(tbm.bn_output_mean("relu", 4, s=0.01) - math.sqrt(3) / 4) < 1e-14
+    mus = [tbm.bn_output_mean("relu", 4, s=s, eps=0.1) for s in (0.01, 0.1, 1.0, 100.0)]
+    assert all(a < b for a, b in zip(mus, mus[1:])) and mus[-1] < math.sqrt(3) / 4
+    for bad in (dict(s=-1.0), dict(s=float("nan")), dict(s=0.0)):
+        with pytest.raises(DeepinitError):
+            tbm.bn_output_mean("relu", 4, **bad)
+    with pytest.raises(DeepinitError):
+        tbm.two_batch_fixed_point("relu", 3)
 
 
 # ------------------------------------------------------------------ the deterministic route to V_back at any Σ

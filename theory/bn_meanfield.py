@@ -872,6 +872,107 @@ def _affine_rate_cached(act: Activation, B: int, eps: float, gamma: float, beta:
 
 
 # ---------------------------------------------------------------------------------------------
+# Two batches through one network: the cross-batch block of the forward map, exactly
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TwoBatchFixedPoint:
+    """The fixed point of the forward map for two batches of B through one network, each normalised with its own
+    statistics: Σ*₂ = [[Σ*, μ*²11ᵀ], [μ*²11ᵀ, Σ*]] (2B×2B), Σ* the one-batch BSB1 point (:class:`BSB1FixedPoint`,
+    ``.diagonal``) and μ* = E φ(BN(h))ᵢ for h ~ N(0, Σ*) (``.mean``).
+
+    Why the cross block is exactly μ*²: when Σ's cross block is constant, c·11ᵀ, the centred pre-activations of the
+    two batches have covariance G Σ₁₂ G = c·G11ᵀG = 0 (G the centring), so — jointly Gaussian — they are independent;
+    each batch's BN output is a function of its own centred h, so E[φ̃(h₁)φ̃(h₂)ᵀ] = E φ̃(h₁) E φ̃(h₂)ᵀ = μ₁μ₂·11ᵀ,
+    again constant. The class of Σ with BSB1 diagonal blocks and a constant cross block is invariant, and in it the
+    cross block is the product of the two batches' output means. (The peer code computes this kernel by Monte Carlo
+    or Laplace quadrature over all 2B coordinates; here it is a 1-coordinate sphere integral.)"""
+
+    diagonal: BSB1FixedPoint
+    mean: float
+    error: float = 0.0   # relative disagreement of two quadrature sizes
+
+    @property
+    def batch_size(self) -> int:
+        return self.diagonal.batch_size
+
+    @property
+    def cross(self) -> float:
+        """μ*²: every entry of the cross-batch block."""
+        return self.mean ** 2
+
+    @property
+    def sigma(self) -> np.ndarray:
+        """Σ*₂ (2B×2B)."""
+        B, S = self.batch_size, self.diagonal.sigma
+        X = np.full((B, B), self.cross)
+        return np.block([[S, X], [X, S]])
+
+
+def _output_moments(phi, B: int, s: float, eps: float, gamma: float, beta: float, nodes: int,
+                    rnodes: int) -> np.ndarray:
+    """(E φ(γρX₁ + β), E φ(γρX₁ + β)²) over the sphere marginal X₁ and the radial law of ρ² = s y/(s y + Bε),
+    y ~ χ²_{B−1}. The second moment is the scale against which the first one's convergence is judged (μ = 0 for an
+    odd φ)."""
+    if s == 0.0 and eps > 0:   # a collapsed batch: BN(h) = β for every sample
+        v = float(phi(np.array([beta]))[0])
+        return np.array([v, v * v])
+    wy, _, rho2 = _radial_scale(B, s, eps, rnodes)
+    a = gamma * np.sqrt(rho2)
+    x, w = _rule_1d(B, nodes)
+    f = phi(a[:, None] * x[None, :] + beta)
+    return np.array([_finite_dot(w, wy @ f, "μ integral (E φ(BN(h)))"),
+                     _finite_dot(w, wy @ (f * f), "E φ(BN(h))² integral")])
+
+
+def bn_output_mean(act, batch_size: int, s: float | None = None, *, eps: float = 0.0, gamma: float = 1.0,
+                   beta: float = 0.0) -> float:
+    """μ(s) = E φ(BN_{ε,γ,β}(h))ᵢ for h ~ N(0, Σ) with GΣG = sG (any BSB1 Σ with eigenvalue s on 1^⊥); ``s=None``:
+    the BSB1 fixed point's s*. With ε = 0 it does not depend on s. The cross-batch block of the two-batch forward map
+    at any Σ with BSB1 diagonal blocks (eigenvalues s₁, s₂) and a constant cross block is μ(s₁)μ(s₂)·11ᵀ
+    (:class:`TwoBatchFixedPoint`). Deterministic: the sphere-marginal Gauss–Jacobi rule (× the radial rule for ε > 0),
+    two rule sizes must agree (:class:`QuadratureError` otherwise)."""
+    B = _check_batch(batch_size)
+    a = activation(act)
+    eps, gamma, beta = _bn_affine(a, eps, gamma, beta)
+    if a.breakpoints:
+        _kinks_at_zero_only(a)
+    if s is None:
+        s = bsb1_fixed_point(a, B, eps=eps, gamma=gamma, beta=beta).s
+    s = float(s)
+    if not (math.isfinite(s) and s >= 0) or (s == 0 and eps == 0):
+        raise DeepinitError(f"s must be finite and > 0 (≥ 0 with ε > 0); got {s!r}")
+    mu, _err = _mean_cached(a, B, s, eps, gamma, beta)
+    return mu
+
+
+@functools.lru_cache(maxsize=1024)
+def _mean_cached(act: Activation, B: int, s: float, eps: float, gamma: float, beta: float) -> tuple[float, float]:
+    phi = act.numpy
+
+    def compute(nodes):
+        return _output_moments(phi, B, s, eps, gamma, beta, 64 if nodes == _NODES else 40,
+                               _RADIAL_NODES if nodes == _NODES else _RADIAL_NODES - 12)
+    (mu, _second), err = _converged(compute, f"E φ(BN(h)) of {act.name} at B = {B}, ε = {eps:g}", rtol=1e-9)
+    return float(mu), err
+
+
+def two_batch_fixed_point(act, batch_size: int, *, eps: float = 0.0, gamma: float = 1.0,
+                          beta: float = 0.0) -> TwoBatchFixedPoint:
+    """The two-batch fixed point Σ*₂ = [[Σ*, μ*²11ᵀ], [μ*²11ᵀ, Σ*]] (:class:`TwoBatchFixedPoint`): two batches of B
+    through one network, BN with ε, γ, β per batch. Checked against numerics.bn_forward_map_mc(batches=(B, B)) and
+    finite-width networks (numerics.simulate_bn_gradients(batches=(B, B))) in tests/test_bn_kernels.py."""
+    B = _check_batch(batch_size)
+    fp = bsb1_fixed_point(act, B, eps=eps, gamma=gamma, beta=beta)
+    a = activation(act)
+    s = fp.s if fp.s > 1e-14 * fp.q else 0.0
+    if s == 0.0 and fp.eps == 0:
+        raise UndefinedQuantityError(f"{a.name}: q*(1 − c*) = 0 without ε; BN is undefined at the fixed point")
+    mu, err = _mean_cached(a, B, s, fp.eps, fp.gamma, fp.beta)
+    return TwoBatchFixedPoint(fp, mu, err)
+
+
+# ---------------------------------------------------------------------------------------------
 # The backward map at an arbitrary Σ by deterministic quadrature (the second route to numerics' Monte Carlo)
 # ---------------------------------------------------------------------------------------------
 
