@@ -219,6 +219,16 @@ def test_two_batch_fixed_point_golden_values_and_refusals():
     for bad in (dict(s=-1.0), dict(s=float("nan")), dict(s=0.0)):
         with pytest.raises(DeepinitError):
             tbm.bn_output_mean("relu", 4, **bad)
+        with pytest.raises(DeepinitError):
+            tbm.bn_mean_jacobian("relu", 4, **bad)
+    # E J = αG: ReLU at ε = 0, B = 4 — X = √B u₁ uniform on [−√3, √3], E[1(X > 0)(3/4 − X²/4)] = 1/4, E 1/r = √(2/π)
+    # for r ~ χ₃, so α = (B^{3/2}/(B − 1))·(1/4)·√(2/π)/√s = (2/3)√(2/π)/√s
+    assert abs(fp.jacobian_mean - (2 / 3) * math.sqrt(2 / math.pi) / math.sqrt(fp.diagonal.s)) < 1e-13
+    assert abs(tbm.bn_mean_jacobian("relu", 4, s=2.0) - (2 / 3) * math.sqrt(2 / math.pi) / math.sqrt(2.0)) < 1e-13
+    # a collapsed batch (tanh past ε_c = 1): BN(h) → β, α = γφ′(β)/√ε
+    assert abs(tbm.two_batch_fixed_point("tanh", 4, eps=2.0).jacobian_mean - 1 / math.sqrt(2)) < 1e-12
+    with pytest.raises(DeepinitError):
+        fp.backward_cross(np.eye(3))
     with pytest.raises(DeepinitError):
         tbm.two_batch_fixed_point("relu", 3)
 
@@ -349,6 +359,52 @@ def test_cross_batch_backward_map_matches_finite_networks():
     assert pred.mean() > 0.01   # a cross block to test: not a comparison of zeros
     assert agrees(1.0), (obs.mean(), pred.mean())
     assert not agrees(0.95) and not agrees(1.05)
+    # the exact route (theory.bn_mean_jacobian): E J = α(s)G per batch, so the cross block of the map is
+    # α(s₁)α(s₂)·GΠ₁₂G, s of each batch read off the layer's mean Σ (its eigenvalue on 1^⊥); the same criterion
+    G = np.eye(B) - 1.0 / B
+    exact = []
+    for k in range(10, 15):
+        S = C[:, k].mean(axis=0)
+        s1, s2 = (float(np.trace(G @ S[i:i + B, i:i + B] @ G)) / (B - 1) for i in (0, B))
+        a1, a2 = (tbm.bn_mean_jacobian("tanh", B, s=v, **kw) for v in (s1, s2))
+        Q = P[:, k + 1, :B, B:] / tr[:, k + 1, None, None]
+        exact.append(np.diagonal(a1 * a2 * (G @ Q @ G), axis1=-2, axis2=-1).mean(-1))
+    pred = np.mean(exact, axis=0)
+    assert agrees(1.0), (obs.mean(), pred.mean())
+    assert not agrees(0.95) and not agrees(1.05)
+
+
+@pytest.mark.parametrize("act,kw", [("relu", dict(eps=0.1)), ("tanh", dict(eps=0.05, gamma=1.2, beta=0.1))])
+def test_two_batch_backward_cross_block_is_the_product_of_mean_jacobians(act, kw):
+    """The cross block of the two-batch backward map at Σ with BSB1 diagonal blocks (s₁ ≠ s₂) and a constant cross
+    block is α(s₁)α(s₂)·GΔ₁₂G (independent batches, E J = αG; theory.bn_mean_jacobian), against the Monte Carlo map
+    with autograd Jacobians. Statistic: t = ⟨V₁₂, P⟩/⟨P, P⟩ with P = GΔ₁₂G, an estimate of α₁α₂; its standard error
+    bounded by Σ|P|·se/⟨P, P⟩. Criterion, fixed before the run: |t − α₁α₂| ≤ 4 SE; α₁α₂ × (1 ± 5%) rejected by the
+    same rule; every entry within 5 of its own SE."""
+    B = 4
+    q1, c1, q2, c2, c = 1.0, 0.3, 0.5, 0.1, 0.2
+    blk = lambda q, cc: q * ((1 - cc) * np.eye(B) + cc * np.ones((B, B)))
+    Sigma = np.block([[blk(q1, c1), np.full((B, B), c)], [np.full((B, B), c), blk(q2, c2)]])
+    a1 = tbm.bn_mean_jacobian(act, B, s=q1 * (1 - c1), **kw)
+    a2 = tbm.bn_mean_jacobian(act, B, s=q2 * (1 - c2), **kw)
+    assert abs(a1 - a2) > 0.01 * abs(a1)
+    D12 = np.random.default_rng(1).standard_normal((B, B))
+    D = np.zeros((2 * B, 2 * B))
+    D[:B, B:], D[B:, :B] = D12, D12.T
+    V, se = nbk.bn_backward_map_mc(act, Sigma, D, 60_000, seed=2, batches=(B, B), **kw)
+    G = np.eye(B) - 1.0 / B
+    P = G @ D12 @ G
+    t = float(np.sum(V[:B, B:] * P) / np.sum(P * P))
+    t_se = float(np.sum(np.abs(P) * se[:B, B:]) / np.sum(P * P))
+
+    def accepted(theory_value):
+        return abs(t - theory_value) <= 4 * t_se
+    assert accepted(a1 * a2), (t, a1 * a2, t_se)
+    assert not accepted(1.05 * a1 * a2) and not accepted(0.95 * a1 * a2), (t, a1 * a2, t_se)
+    assert np.all(np.abs(V[:B, B:] - a1 * a2 * P) <= 5 * se[:B, B:])
+    # the fixed point's own form: TwoBatchFixedPoint.backward_cross
+    fp = tbm.two_batch_fixed_point(act, B, **kw)
+    assert np.allclose(fp.backward_cross(D12), tbm.bn_mean_jacobian(act, B, **kw) ** 2 * P, rtol=1e-14)
 
 
 def test_readout_cov_is_validated():

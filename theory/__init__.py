@@ -12,15 +12,16 @@ Public surface (later checks call these names):
 * :func:`backward_map_quadrature` — the BN backward map V_back(Σ){Δ} = E[JᵀΔJ] at any Σ (4 ≤ B ≤ 6) with ε, γ, β,
   deterministic (polar quadrature): the second route to numerics.bn_backward_map_mc; :func:`backward_operator_quadrature`
   — the same as an operator on symmetric matrices, with its spectrum;
-* :func:`two_batch_fixed_point`, :func:`bn_output_mean` — two batches through one network: the cross-batch block of
-  the forward map is exactly μ(s₁)μ(s₂), μ = E φ(BN(h)) (a 1-coordinate sphere integral);
+* :func:`two_batch_fixed_point`, :func:`bn_output_mean`, :func:`bn_mean_jacobian` — two batches through one network:
+  the cross-batch block of the forward map is exactly μ(s₁)μ(s₂), μ = E φ(BN(h)), and of the backward map
+  α(s₁)α(s₂)·GΔ₁₂G, E J = αG (1-coordinate sphere integrals);
 * :func:`sde_drift_relu_like`, :func:`explosion_criterion` — the covariance-SDE drift ν(ρ) and the criterion
   (3/4)φ″(0)² + φ‴(0) (covariance-sde; more in :mod:`theory.covariance_sde`).
 """
 from .activations import Activation, activation, gain_family, parse_formula, registered_names
 from .bn_meanfield import (BackwardMapQuadrature, BackwardOperatorQuadrature, BSB1FixedPoint, JacobianEigenvalues,
                            backward_map_quadrature, backward_operator_quadrature,
-                           TwoBatchFixedPoint, bn_jacobian_eigenvalues, bn_output_mean, bsb1_fixed_point, depth_scale,
+                           TwoBatchFixedPoint, bn_jacobian_eigenvalues, bn_mean_jacobian, bn_output_mean, bsb1_fixed_point, depth_scale,
                            gradient_explosion_rate, two_batch_fixed_point)
 from .covariance_sde import ExplosionCriterion, explosion_criterion, sde_drift_relu_like
 from .batchnorm import BSB1, Distortion, bsb1_constants, bsb1_constants_mc, distortion, marchenko_pastur_cdf
@@ -32,7 +33,7 @@ from .isometry import (IsometryStrength, gram_potential, isometry, isometry_gap,
                        lemma_a4_bounds, log_isometry, normalised_gram)
 
 __all__ = [
-    "BackwardMapQuadrature", "backward_map_quadrature", "BackwardOperatorQuadrature", "backward_operator_quadrature", "BSB1FixedPoint", "JacobianEigenvalues", "TwoBatchFixedPoint", "two_batch_fixed_point", "bn_output_mean", "bsb1_fixed_point", "bn_jacobian_eigenvalues", "gradient_explosion_rate",
+    "BackwardMapQuadrature", "backward_map_quadrature", "BackwardOperatorQuadrature", "backward_operator_quadrature", "BSB1FixedPoint", "JacobianEigenvalues", "TwoBatchFixedPoint", "two_batch_fixed_point", "bn_output_mean", "bn_mean_jacobian", "bsb1_fixed_point", "bn_jacobian_eigenvalues", "gradient_explosion_rate",
     "depth_scale", "ExplosionCriterion", "explosion_criterion", "sde_drift_relu_like",
     "BSB1", "Distortion", "bsb1_constants", "bsb1_constants_mc", "distortion", "marchenko_pastur_cdf",
     "Activation", "activation", "gain_family", "parse_formula", "registered_names",

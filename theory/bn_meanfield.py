@@ -885,16 +885,30 @@ class TwoBatchFixedPoint:
     two batches have covariance G Σ₁₂ G = c·G11ᵀG = 0 (G the centring), so — jointly Gaussian — they are independent;
     each batch's BN output is a function of its own centred h, so E[φ̃(h₁)φ̃(h₂)ᵀ] = E φ̃(h₁) E φ̃(h₂)ᵀ = μ₁μ₂·11ᵀ,
     again constant. The class of Σ with BSB1 diagonal blocks and a constant cross block is invariant, and in it the
-    cross block is the product of the two batches' output means. (The peer code computes this kernel by Monte Carlo
-    or Laplace quadrature over all 2B coordinates; here it is a 1-coordinate sphere integral.)"""
+    cross block is the product of the two batches' output means. The same independence gives the backward map's
+    cross block: E[J₁ᵀΔ₁₂J₂] = E[J₁]ᵀΔ₁₂E[J₂] = α₁α₂·GΔ₁₂G, where E J = αG because BN(h + t1) = BN(h) (J1 = 0) and the
+    law is exchangeable (:func:`bn_mean_jacobian`; ``.backward_cross``). (The peer code computes these kernels by
+    Monte Carlo or Laplace quadrature over all 2B coordinates; here each is a 1-coordinate sphere integral times the
+    radial law.)"""
 
     diagonal: BSB1FixedPoint
     mean: float
+    jacobian_mean: float   # α* with E J = α*G at Σ* (:func:`bn_mean_jacobian`)
     error: float = 0.0   # relative disagreement of two quadrature sizes
 
     @property
     def batch_size(self) -> int:
         return self.diagonal.batch_size
+
+    def backward_cross(self, delta_cross) -> np.ndarray:
+        """The cross-batch block of the backward map V_back(Σ*₂){Δ} = E[JᵀΔJ]: α*²·G Δ₁₂ G for the cross block Δ₁₂
+        (B×B) of Δ (J is block-diagonal, its blocks independent with mean α*G)."""
+        B = self.batch_size
+        D = np.asarray(delta_cross, dtype=float)
+        if D.shape != (B, B) or not np.all(np.isfinite(D)):
+            raise DeepinitError(f"the cross block Δ₁₂ must be a finite {B}×{B} matrix")
+        G = np.eye(B) - 1.0 / B
+        return self.jacobian_mean ** 2 * (G @ D @ G)
 
     @property
     def cross(self) -> float:
@@ -957,6 +971,58 @@ def _mean_cached(act: Activation, B: int, s: float, eps: float, gamma: float, be
     return float(mu), err
 
 
+def _jacobian_trace_moments(dphi, B: int, s: float, eps: float, gamma: float, beta: float, nodes: int,
+                            rnodes: int) -> np.ndarray:
+    """(α, α with |·| inside): α = E tr J/(B − 1), J = ∂φ(BN(h))/∂h, h ~ N(0, Σ) with GΣG = sG.
+
+    With n = sqrt(‖Gh‖² + Bε), u = Gh/n, x = γ√B u + β: ∂u/∂h = G/n − (Gh)(Gh)ᵀ/n³, so
+    tr J = (γ√B/n) Σᵢ φ′(xᵢ)((1 − 1/B) − uᵢ²); with Gh = √s r ω (r² = y ~ χ²_{B−1}, ω uniform on the unit sphere of 1^⊥,
+    X = √B ω₁ the sphere marginal of :func:`_rule_1d`) uᵢ = ρωᵢ, ρ² = s y/n²."""
+    split = math.sqrt(B * eps / s) if (eps > 0 and s > 0) else math.inf
+    y, wy = _radial_rule(B - 1, rnodes, split)
+    n = np.sqrt(s * y + B * eps)
+    # a collapsed batch (s = 0): φ′ as the limit ρ → 0⁺, i.e. by the sign of X at a kink (as for λ_max)
+    rho = np.maximum(np.sqrt(s * y) / n, 1e-150)
+    x, w = _rule_1d(B, nodes)
+    inner = dphi(gamma * rho[:, None] * x[None, :] + beta) * ((1 - 1 / B) - rho[:, None] ** 2 * x[None, :] ** 2 / B)
+    scale = B * gamma * math.sqrt(B) / (B - 1)
+    return np.array([scale * _finite_dot(wy, (inner @ w) / n, "E tr J integral"),
+                     scale * _finite_dot(wy, (np.abs(inner) @ w) / n, "E |tr J| integral")])
+
+
+@functools.lru_cache(maxsize=1024)
+def _mean_jacobian_cached(act: Activation, B: int, s: float, eps: float, gamma: float,
+                          beta: float) -> tuple[float, float]:
+    dphi = derivative(act).numpy
+
+    def compute(nodes):
+        return _jacobian_trace_moments(dphi, B, s, eps, gamma, beta, 64 if nodes == _NODES else 40,
+                                       _RADIAL_NODES if nodes == _NODES else _RADIAL_NODES - 12)
+    (alpha, _abs), err = _converged(compute, f"E J of {act.name} at B = {B}, ε = {eps:g}", rtol=1e-9)
+    return float(alpha), err
+
+
+def bn_mean_jacobian(act, batch_size: int, s: float | None = None, *, eps: float = 0.0, gamma: float = 1.0,
+                     beta: float = 0.0) -> float:
+    """α(s) with E J = α(s)·G, J = ∂φ(BN_{ε,γ,β}(h))/∂h for h ~ N(0, Σ), GΣG = sG (``s=None``: the BSB1 fixed
+    point's s*); G = I − 11ᵀ/B. (BN is blind to h + t1, so J1 = 0, and E J commutes with permutations.) The
+    cross-batch block of the two-batch backward map at Σ with BSB1 diagonal blocks and a constant cross block is
+    α(s₁)α(s₂)·GΔ₁₂G. ReLU at ε = 0: α = (2/3)√(2/π)/√s at B = 4. Deterministic (sphere marginal × radial rule, two
+    rule sizes; :class:`QuadratureError` if they disagree); a discontinuous φ (φ′ with a delta) is refused."""
+    B = _check_batch(batch_size)
+    a = activation(act)
+    eps, gamma, beta = _bn_affine(a, eps, gamma, beta)
+    if a.breakpoints:
+        _kinks_at_zero_only(a)
+    if s is None:
+        fp = bsb1_fixed_point(a, B, eps=eps, gamma=gamma, beta=beta)
+        s = fp.s if fp.s > 1e-14 * fp.q else 0.0
+    s = float(s)
+    if not (math.isfinite(s) and s >= 0) or (s == 0 and eps == 0):
+        raise DeepinitError(f"s must be finite and > 0 (≥ 0 with ε > 0); got {s!r}")
+    return _mean_jacobian_cached(a, B, s, eps, gamma, beta)[0]
+
+
 def two_batch_fixed_point(act, batch_size: int, *, eps: float = 0.0, gamma: float = 1.0,
                           beta: float = 0.0) -> TwoBatchFixedPoint:
     """The two-batch fixed point Σ*₂ = [[Σ*, μ*²11ᵀ], [μ*²11ᵀ, Σ*]] (:class:`TwoBatchFixedPoint`): two batches of B
@@ -969,7 +1035,8 @@ def two_batch_fixed_point(act, batch_size: int, *, eps: float = 0.0, gamma: floa
     if s == 0.0 and fp.eps == 0:
         raise UndefinedQuantityError(f"{a.name}: q*(1 − c*) = 0 without ε; BN is undefined at the fixed point")
     mu, err = _mean_cached(a, B, s, fp.eps, fp.gamma, fp.beta)
-    return TwoBatchFixedPoint(fp, mu, err)
+    alpha, err_j = _mean_jacobian_cached(a, B, s, fp.eps, fp.gamma, fp.beta)
+    return TwoBatchFixedPoint(fp, mu, alpha, max(err, err_j))
 
 
 # ---------------------------------------------------------------------------------------------
