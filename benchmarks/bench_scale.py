@@ -1,7 +1,7 @@
 """Scale benchmarks (issue 13): the exact simulators against the time to draw their normal variates, quiet and with
 one competing busy process, and whole-run parallelism (``--jobs``, a Dask LocalCluster).
 
-    python benchmarks/bench_scale.py [--quick] [--huge] [--verify-all quick|standard] [--cluster]
+    python benchmarks/bench_scale.py [--quick] [--huge] [--verify-all quick|standard] [--cluster] [--floor]
 
 * random-number bound: the time of ONE ``torch.randn`` call drawing every normal variate the simulation draws, in
   its dtype, on the same generator (the strictest bound: no per-layer call overhead);
@@ -9,7 +9,9 @@ one competing busy process, and whole-run parallelism (``--jobs``, a Dask LocalC
   policy (numerics.threads) and with torch's default thread count;
 * ``--huge``: width 10⁶, n = 10, depth 600, float32 (the issue's feasibility target);
 * ``--verify-all B``: ``python -m verify all --budget B --no-cache`` with ``--jobs 1`` and ``--jobs 2`` (minutes);
-* ``--cluster``: a 2-worker LocalCluster: start-up time and per-claim overhead against ``--jobs 2``.
+* ``--cluster``: a 2-worker LocalCluster: start-up time and per-claim overhead against ``--jobs 2``;
+* ``--floor``: the BN chain against what eager torch can reach (the draws plus its two small products alone; a
+  minimal loop of the layer's kernels), interleaved in one process.
 
 Ratios are against baselines measured in the same process; docs/benchmarks.md records the figures. Not a timed test.
 """
@@ -99,6 +101,66 @@ def bn_chain_rows(sizes, repeat=9):
             print(f"{name:8s} {d:8d} {n:3d} {depth:5d} {S:5d} {tb:9.4f} {te:9.4f} {te / tb:6.2f} {tf:9.4f} {te / tf:6.2f}")
             rows.append(dict(dtype=name, d=d, n=n, depth=depth, seeds=S, bound=tb, exact=te, ratio=te / tb,
                              fill=tf, ratio_fill=te / tf))
+    return rows
+
+
+def floor_rows(d=1000, n=10, depth=60, S=4, repeat=15):
+    """What eager torch can reach for the exact BN chain, interleaved in one process (best of ``repeat``), one thread
+    (the policy's choice at this size): the randn and fill bounds; the draws plus the layer's two n×n-by-n×d products
+    and nothing else (a floor: no normalisation, σ, Cholesky or checks); a minimal eager loop with every kernel the
+    layer needs and no Python beyond them; and the chain itself."""
+    print(f"\n# the eager floor of the exact BN chain: relu, d = {d}, n = {n}, depth {depth}, {S} seeds, one thread")
+    rows = []
+    with T.intra_op_threads(threads=1):
+        for dtype in (torch.float32, torch.float64):
+            g = torch.Generator().manual_seed(0)
+            k = 16
+            Zb = torch.empty(k, S, n, d, dtype=dtype)
+            h, pre = torch.empty(S, n, d, dtype=dtype), torch.empty(S, n, d, dtype=dtype)
+            inv = torch.empty(S, 1, d, dtype=dtype)
+            M = torch.linalg.cholesky(torch.eye(n, dtype=dtype) + 0.5).expand(S, n, n).contiguous()
+            C = (torch.eye(n, dtype=dtype) - 1.0 / n).expand(S, n, n).contiguous()
+            G = torch.empty(S, n, n, dtype=dtype)
+            unused = h.new_zeros(1, 1, 1)
+            fill = torch.empty(S * n * d * depth, dtype=dtype)
+
+            def products():
+                for ell in range(depth):
+                    if ell % k == 0:
+                        Zb.normal_(generator=g)
+                    torch.bmm(M, Zb[ell % k], out=h)
+                    torch.bmm(h, h.transpose(1, 2), out=G)
+
+            def minimal():
+                Gl = torch.eye(n, dtype=dtype).expand(S, n, n) * 0.5 + 0.5
+                infos = []
+                for ell in range(depth):
+                    if ell % k == 0:
+                        Zb.normal_(generator=g)
+                    Ml, info = torch.linalg.cholesky_ex(Gl)
+                    infos.append(info)
+                    torch.bmm(torch.bmm(C, Ml), Zb[ell % k], out=h)
+                    torch.mul(h, h, out=pre)
+                    torch.sum(pre, dim=1, keepdim=True, out=inv)
+                    inv.mul_(1.0 / n).rsqrt_()
+                    torch.mul(h, inv, out=pre)
+                    torch.relu_(pre)
+                    Gl = torch.baddbmm(unused, pre, pre.transpose(1, 2), beta=0.0, alpha=1.0 / d)
+                return bool(torch.stack(infos).any())
+            fns = {"randn bound": lambda: torch.randn(S * n * d * depth, generator=g, dtype=dtype),
+                   "fill bound": lambda: fill.normal_(generator=g),
+                   "draws + 2 products": products, "minimal eager loop": minimal,
+                   "chain": lambda: simulate_bn_chain("relu", d, n, depth, S, dtype=dtype, layers=[depth])}
+            t = {name: [] for name in fns}
+            for _ in range(repeat):
+                for name, fn in fns.items():
+                    t[name].append(best(fn, 1))
+            t = {name: min(v) for name, v in t.items()}
+            name = str(dtype).replace("torch.", "")
+            for what, v in t.items():
+                print(f"  {name:8s} {what:20s} {v * 1e3:8.2f} ms   / randn {v / t['randn bound']:5.2f}"
+                      f"   / fill {v / t['fill bound']:5.2f}")
+            rows.append(dict(dtype=name, **{k_.replace(' ', '_'): v for k_, v in t.items()}))
     return rows
 
 
@@ -242,10 +304,17 @@ def main():
     p.add_argument("--cluster", action="store_true")
     p.add_argument("--json", help="write the measurements here")
     p.add_argument("--chain-only", action="store_true", help="only the BN chain rows")
+    p.add_argument("--floor", action="store_true", help="only: the chain against what eager torch can reach")
     p.add_argument("--points", metavar="CLAIM", help="only: CLAIM serial vs its sweep points on a 2-worker LocalCluster")
     a = p.parse_args()
     print(f"torch {torch.__version__}, cores {T.available_cores()}, default threads {torch.get_num_threads()}")
     res = {}
+    if a.floor:
+        res["floor"] = floor_rows()
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(res, f, indent=1)
+        return
     if a.points:
         res["points"] = points_rows(a.points)
         if a.json:

@@ -229,6 +229,13 @@ def test_two_batch_fixed_point_golden_values_and_refusals():
     assert abs(tbm.two_batch_fixed_point("tanh", 4, eps=2.0).jacobian_mean - 1 / math.sqrt(2)) < 1e-12
     with pytest.raises(DeepinitError):
         fp.backward_cross(np.eye(3))
+    # an even φ has an odd φ′: E J = 0, no gradient correlation across the batches; a discontinuous φ keeps its forward
+    # two-batch point (step: μ* = P(X > 0) = 1/2) while its backward map is refused
+    assert abs(tbm.two_batch_fixed_point("x*erf(x)", 5).jacobian_mean) < 1e-12
+    step = tbm.two_batch_fixed_point("step", 4)
+    assert abs(step.mean - 0.5) < 1e-14
+    with pytest.raises(DeepinitError, match="discontinuous"):
+        step.jacobian_mean
     with pytest.raises(DeepinitError):
         tbm.two_batch_fixed_point("relu", 3)
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
@@ -893,12 +893,24 @@ class TwoBatchFixedPoint:
 
     diagonal: BSB1FixedPoint
     mean: float
-    jacobian_mean: float   # α* with E J = α*G at Σ* (:func:`bn_mean_jacobian`)
-    error: float = 0.0   # relative disagreement of two quadrature sizes
+    error: float = 0.0   # relative disagreement of two quadrature sizes (of μ*)
+    _act: Activation | None = field(default=None, repr=False, compare=False)
 
     @property
     def batch_size(self) -> int:
         return self.diagonal.batch_size
+
+    @property
+    def _s(self) -> float:
+        fp = self.diagonal
+        return fp.s if fp.s > 1e-14 * fp.q else 0.0
+
+    @property
+    def jacobian_mean(self) -> float:
+        """α* with E J = α*G at Σ* (:func:`bn_mean_jacobian`); computed on first use, so that a φ whose backward map
+        is undefined (a discontinuous one) still has its forward two-batch fixed point."""
+        fp = self.diagonal
+        return _mean_jacobian_cached(self._act, self.batch_size, self._s, fp.eps, fp.gamma, fp.beta)[0]
 
     def backward_cross(self, delta_cross) -> np.ndarray:
         """The cross-batch block of the backward map V_back(Σ*₂){Δ} = E[JᵀΔJ]: α*²·G Δ₁₂ G for the cross block Δ₁₂
@@ -946,18 +958,24 @@ def bn_output_mean(act, batch_size: int, s: float | None = None, *, eps: float =
     at any Σ with BSB1 diagonal blocks (eigenvalues s₁, s₂) and a constant cross block is μ(s₁)μ(s₂)·11ᵀ
     (:class:`TwoBatchFixedPoint`). Deterministic: the sphere-marginal Gauss–Jacobi rule (× the radial rule for ε > 0),
     two rule sizes must agree (:class:`QuadratureError` otherwise)."""
+    return _mean_cached(*_batch_law(act, batch_size, s, eps, gamma, beta))[0]
+
+
+def _batch_law(act, batch_size, s, eps, gamma, beta) -> tuple[Activation, int, float, float, float, float]:
+    """The validated arguments of the one-batch laws at GΣG = sG (s = None: the BSB1 fixed point's s*, 0 when the
+    batch has collapsed there)."""
     B = _check_batch(batch_size)
     a = activation(act)
     eps, gamma, beta = _bn_affine(a, eps, gamma, beta)
     if a.breakpoints:
         _kinks_at_zero_only(a)
     if s is None:
-        s = bsb1_fixed_point(a, B, eps=eps, gamma=gamma, beta=beta).s
+        fp = bsb1_fixed_point(a, B, eps=eps, gamma=gamma, beta=beta)
+        s = fp.s if fp.s > 1e-14 * fp.q else 0.0
     s = float(s)
     if not (math.isfinite(s) and s >= 0) or (s == 0 and eps == 0):
         raise DeepinitError(f"s must be finite and > 0 (≥ 0 with ε > 0); got {s!r}")
-    mu, _err = _mean_cached(a, B, s, eps, gamma, beta)
-    return mu
+    return a, B, s, eps, gamma, beta
 
 
 @functools.lru_cache(maxsize=1024)
@@ -1009,18 +1027,7 @@ def bn_mean_jacobian(act, batch_size: int, s: float | None = None, *, eps: float
     cross-batch block of the two-batch backward map at Σ with BSB1 diagonal blocks and a constant cross block is
     α(s₁)α(s₂)·GΔ₁₂G. ReLU at ε = 0: α = (2/3)√(2/π)/√s at B = 4. Deterministic (sphere marginal × radial rule, two
     rule sizes; :class:`QuadratureError` if they disagree); a discontinuous φ (φ′ with a delta) is refused."""
-    B = _check_batch(batch_size)
-    a = activation(act)
-    eps, gamma, beta = _bn_affine(a, eps, gamma, beta)
-    if a.breakpoints:
-        _kinks_at_zero_only(a)
-    if s is None:
-        fp = bsb1_fixed_point(a, B, eps=eps, gamma=gamma, beta=beta)
-        s = fp.s if fp.s > 1e-14 * fp.q else 0.0
-    s = float(s)
-    if not (math.isfinite(s) and s >= 0) or (s == 0 and eps == 0):
-        raise DeepinitError(f"s must be finite and > 0 (≥ 0 with ε > 0); got {s!r}")
-    return _mean_jacobian_cached(a, B, s, eps, gamma, beta)[0]
+    return _mean_jacobian_cached(*_batch_law(act, batch_size, s, eps, gamma, beta))[0]
 
 
 def two_batch_fixed_point(act, batch_size: int, *, eps: float = 0.0, gamma: float = 1.0,
@@ -1035,8 +1042,7 @@ def two_batch_fixed_point(act, batch_size: int, *, eps: float = 0.0, gamma: floa
     if s == 0.0 and fp.eps == 0:
         raise UndefinedQuantityError(f"{a.name}: q*(1 − c*) = 0 without ε; BN is undefined at the fixed point")
     mu, err = _mean_cached(a, B, s, fp.eps, fp.gamma, fp.beta)
-    alpha, err_j = _mean_jacobian_cached(a, B, s, fp.eps, fp.gamma, fp.beta)
-    return TwoBatchFixedPoint(fp, mu, alpha, max(err, err_j))
+    return TwoBatchFixedPoint(fp, mu, err, a)
 
 
 # ---------------------------------------------------------------------------------------------
