@@ -4,7 +4,7 @@ import pytest
 
 from conftest import assert_controls
 
-from verify.core import HOLDS, VIOLATED, Context
+from verify.core import HOLDS, INCONCLUSIVE, VIOLATED, Context
 from verify.registry import all_claims, resolve
 from verify.runner import run_claim
 
@@ -14,7 +14,7 @@ EXPECTED = {  # claim → status of the check (the negative control must always 
     "lemma-a8": HOLDS, "theorem-a2": HOLDS, "corollary-a3": HOLDS, "theorem4": HOLDS, "figure3": HOLDS,
     "figure-a1": HOLDS, "section6": HOLDS, "figure6": VIOLATED, "figure8": HOLDS, "figure9": HOLDS,
     "figure-b1": HOLDS, "figure-b3": VIOLATED, "figure-b4": HOLDS, "figure7": VIOLATED, "figure-b6": HOLDS,
-    "figure-b7": HOLDS,
+    "figure-b7": INCONCLUSIVE,   # quick: sin and exp undecided (the interval contains ½); holds at standard
 }
 
 _CACHE = {}
@@ -141,3 +141,32 @@ def test_rank_rows_leave_out_non_finite_values_and_do_not_judge_too_few():
     assert "e" in r.note.split("left out")[1]
     r = _kendall_row("t", x, {"a": 5.0, "b": 4.0, "c": math.inf, "d": math.nan, "e": math.inf})
     assert r.passed is None and r.samples == 2
+
+
+def test_figure_b7_decision_rule():
+    """Fig B.7's three outcomes from the ratio of means and its interval: a small change holds, a change of twice the
+    initial gap is violated, a change near ½ with a wide interval is undecided; the statistic itself is exact."""
+    import numpy as np
+    from verify.papers.isometry.training import b7_decision
+    start = np.array([1.0, 1.1, 0.9, 1.05, 0.95, 1.0])
+    small = b7_decision(0.2 * start + np.array([0.01, -0.01, 0.02, -0.02, 0.0, 0.0]), start, 9)
+    assert small["ratio"] == pytest.approx(0.2, abs=1e-12) and small["passed"] is True
+    large = b7_decision(-2.0 * start + np.array([0.1, -0.1, 0.0, 0.05, -0.05, 0.0]), start, 9)
+    assert large["ratio"] == pytest.approx(2.0, abs=1e-12) and large["passed"] is False
+    near = b7_decision(np.array([0.1, 0.9, 0.3, 0.8, 0.2, 0.7]), start, 9)
+    assert near["ratio"] == pytest.approx(0.5, abs=1e-12) and near["passed"] is None
+    assert near["lower"] < 0.5 < near["upper"]
+    # the delta-method se of the ratio of means: sd(x − R y)/(√n ȳ)
+    x = np.abs(np.array([0.1, 0.9, 0.3, 0.8, 0.2, 0.7]))
+    assert near["se"] == pytest.approx(np.std(x - 0.5 * start, ddof=1) / (np.sqrt(6) * start.mean()), rel=1e-12)
+
+
+def test_figure_b7_flags_the_depth_30_networks_at_quick():
+    """The control's regime decided at the quick budget on two activations: training depth-30 networks moves the
+    layer-30 gap by far more than half (Bonferroni lower bound above ½), so the check has the power to say violated."""
+    from verify.core import Verdict
+    from verify.papers.isometry.training import _b7_rows, _b7_verdict
+    rows = _b7_rows(Context(budget="quick", seed=0), depth=30, acts=("relu", "sin"))
+    assert any(e.passed is False and e.observed > 2.0 for e in rows), [(e.name, e.observed, e.note) for e in rows]
+    v = _b7_verdict(rows, "holds", "fails")
+    assert isinstance(v, Verdict) and v.status == VIOLATED
