@@ -54,6 +54,10 @@ class Panel:
     logx: bool = False
 
 
+#: a panel with more series than this gets its legend beside it, not over the curves
+LEGEND_INSIDE_MAX = 8
+
+
 def write_figure(directory: str, name: str, panels: list[Panel], caption: str) -> dict:
     """Write ``name``.png, .pdf and .csv into ``directory``; returns {"png": …, "pdf": …, "csv": …}."""
     import matplotlib
@@ -62,7 +66,8 @@ def write_figure(directory: str, name: str, panels: list[Panel], caption: str) -
 
     os.makedirs(directory, exist_ok=True)
     groups = list(dict.fromkeys(s.group for p in panels for s in p.series if s.group))
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.0), squeeze=False)
+    crowded = [len(p.series) > LEGEND_INSIDE_MAX for p in panels]   # such a legend goes right of its panel
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 2.4 * sum(crowded), 4.0), squeeze=False)
     for ax, p in zip(axes[0], panels):
         for s in p.series:
             c = colour(s.group, groups) if s.group else "black"
@@ -89,7 +94,10 @@ def write_figure(directory: str, name: str, panels: list[Panel], caption: str) -
         ax.set_title(p.title, fontsize=10)
         ax.set_xlabel(p.xlabel)
         ax.set_ylabel(p.ylabel)
-        ax.legend(fontsize=7, frameon=False)
+        if len(p.series) > LEGEND_INSIDE_MAX:
+            ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+        else:
+            ax.legend(fontsize=7, frameon=False)
     fig.text(0.5, 0.01, caption, ha="center", va="bottom", fontsize=8, wrap=True)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     out = {"png": os.path.join(directory, f"{name}.png"), "pdf": os.path.join(directory, f"{name}.pdf"),

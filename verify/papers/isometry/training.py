@@ -376,8 +376,8 @@ def check_figure_b7(ctx: Context) -> Verdict:
             panel.series.append(Series(f"{nm}: initialisation", layers, g[:, 0].mean(0), "simulation", nm))
             panel.series.append(Series(f"{nm}: after {st['epochs']} epochs", layers, g[:, -1].mean(0), "bound", nm))
         files = write_figure(ctx.artefact_dir, "isometry_figure_b7", [panel],
-                             f"eq (1) MLPs, depth {B6_DEPTH}, width {st['width']}, SGD lr {LR:g}, {st['seeds']} seeds, "
-                             f"budget {ctx.budget}; {CAPTION_DATA}")
+                             f"eq (1) MLPs, depth {B6_DEPTH}, width {st['width']}, SGD lr {LR:g}, mean of "
+                             f"{_b7_seeds(ctx)} seeds, budget {ctx.budget}; {CAPTION_DATA}")
         arte = {f"figure_b7_{k}": v for k, v in files.items()}
     return _b7_verdict(rows, "training changes the last layer's isometry gap by at most half of its initial value, "
                              "for every activation (every upper bound ≤ ½)",
