@@ -17,6 +17,13 @@ EXPECTED = {  # claim → status of the check (the negative control must always 
     "figure-b7": INCONCLUSIVE,   # quick: sin and exp undecided (the interval contains ½); holds at standard
 }
 
+#: quick verdicts that differ between CPUs. The float32 training over 6 epochs is pinned to one thread and gives the
+#: same numbers run after run on one machine, but CI machines gave different ones: Fig B.7 at quick held in the CI runs
+#: of stops 19–21 and failed in stop 22's, with the same code. This machine gives exp R = 0.53 at 3 seeds and 0.50 at
+#: 6 seeds, which sits on the allowance of ½. Such a claim may come out holds or inconclusive (never violated), and the
+#: rows must agree with the verdict.
+MACHINE_DEPENDENT_QUICK = {"figure-b7": {INCONCLUSIVE, HOLDS}}
+
 _CACHE = {}
 
 
@@ -34,7 +41,12 @@ def test_every_checked_isometry_claim_is_covered_here():
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_verdict_and_negative_control(name):
     v = verdict(name)
-    assert v.status == EXPECTED[name], v.summary
+    if name in MACHINE_DEPENDENT_QUICK and v.status in MACHINE_DEPENDENT_QUICK[name]:
+        undecided = {e.name.split(":")[0] for e in v.evidence if e.passed is None}
+        assert all(e.passed is not False for e in v.evidence)
+        assert (v.status == HOLDS) == (not undecided) and all(nm in v.summary for nm in undecided), v.summary
+    else:
+        assert v.status == EXPECTED[name], v.summary
     assert_controls(v)
     assert any(e.passed is not None for e in v.evidence), "a verdict is decided by judged evidence rows"
 
