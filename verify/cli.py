@@ -725,13 +725,3 @@ def _run_parallel(args, pool, claims, device, bound, context, known, finished, s
         pool.close(cancel=True)
         raise
     pool.close()
-
-
-def console_main() -> None:
-    """The ``deepinit-verify`` console script: the same as ``python -m verify``."""
-    from ._shadow import message, shadowing_modules
-    found = shadowing_modules()
-    if found:
-        sys.stderr.write(message(found) + "\n")
-        sys.exit(2)
-    sys.exit(main())

@@ -1,0 +1,83 @@
+"""Start-up of ``python -m verify`` and of the ``deepinit-verify`` script.
+
+Two things happen before the command line is read:
+
+* a local ``theory.py`` or ``numerics.py`` that shadows one of the package's own modules is refused with one
+  line (it would otherwise break the imports with an obscure ``ModuleNotFoundError``);
+* Ctrl-C at any moment, the imports included, exits with status 130 and one line, never a traceback and never
+  death by the signal.
+
+The second needs care under ``python -m``. CPython records an interrupt that escapes a code string run by
+``exec`` (``scipy.special``'s import runs ``exec("from numpy import *")``; every ``@dataclass`` runs ``exec``)
+as *unhandled*, even when an outer ``except KeyboardInterrupt`` catches it, and ``Py_RunMain`` then re-raises
+SIGINT on exit instead of returning the status: the process dies by the signal (return code −2). The flag is
+reset at the start of every evaluation of a code string, so :func:`exit_interrupted` runs an empty one before
+exiting.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+INTERRUPTED = 130
+
+
+def shadowing_modules() -> list[tuple[str, str]]:
+    """The package's own top-level modules that resolve elsewhere, as ``(name, origin)`` pairs."""
+    out = []
+    for name in ("theory", "numerics"):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        origin = getattr(spec, "origin", None) or ""
+        expected = os.path.join(_ROOT, name, "__init__.py")
+        if not origin or os.path.abspath(origin) != expected:
+            out.append((name, origin or "not found"))
+    return out
+
+
+def message(found: list[tuple[str, str]]) -> str:
+    """The one-line refusal for :func:`shadowing_modules`' findings."""
+    parts = [f"{name!r} resolves to {origin}" for name, origin in found]
+    return ("error: deepinit-verify's own packages are shadowed: " + "; ".join(parts)
+            + f" instead of {_ROOT}. Rename the local file(s) or run from another directory.")
+
+
+def forget_interrupt() -> None:
+    """Clear CPython's record of an interrupt that escaped an ``exec``'d string (see the module docstring).
+
+    Evaluating any code string resets the record; this one is a constant, never user input."""
+    exec("None")  # noqa: S102 - a constant string: its only effect is the reset
+
+
+def exit_interrupted(note: str = "interrupted") -> None:
+    """Print ``note`` on its own line and exit with status 130, whatever the interrupt passed through."""
+    try:
+        sys.stderr.write(f"\n{note}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    forget_interrupt()
+    sys.exit(INTERRUPTED)
+
+
+def run() -> None:
+    """``python -m verify`` and the ``deepinit-verify`` console script."""
+    try:
+        found = shadowing_modules()
+        if found:
+            sys.stderr.write(message(found) + "\n")
+            sys.exit(2)
+        from .cli import main
+    except KeyboardInterrupt:
+        exit_interrupted()
+    try:
+        code = main()
+    except KeyboardInterrupt:  # between main's own handlers (it returns 130 for every interrupt it sees)
+        exit_interrupted()
+    if code == INTERRUPTED:
+        forget_interrupt()
+    sys.exit(code)
