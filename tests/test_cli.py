@@ -47,11 +47,15 @@ def test_usage_errors_exit_2():
     assert code == 2
 
 
-def test_not_yet_is_inconclusive_and_bare_names_mean_bn_finite_width():
+def test_not_yet_is_inconclusive_and_bare_names_mean_their_one_paper():
+    from verify.registry import resolve
     code, out, _ = run("isometry:figure-b5", "-q")
     assert code == 3 and "isometry:figure-b5" in out and "inconclusive" in out
-    code, _, err = run("theorem9")
-    assert code == 2 and "bn-finite-width:theorem3" in err  # near matches come from bn-finite-width
+    assert resolve("theorem9").id == "bn-mean-field:theorem9"        # only bn-mean-field has a Theorem 9
+    assert resolve("figure-b7").id == "isometry:figure-b7"
+    assert resolve("theorem1").id == "bn-finite-width:theorem1"      # three papers have one: the first paper's
+    code, _, err = run("theorem99")
+    assert code == 2 and "bn-finite-width:theorem" in err  # near matches come from bn-finite-width
 
 
 def test_headline_bare_theorem1_runs():

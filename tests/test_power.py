@@ -52,7 +52,8 @@ def test_every_quantity_named_in_the_issue_is_registered_and_used():
     used = {q for c in all_claims() for q in c.depends_on}
     for q in ("b*", "c*", "lambda_L", "lambda_M", "lambda_max", "beta", "nu", "mu_relu", "criterion"):
         assert q in Q.QUANTITIES and q in used
-    assert Q.canonical("q*") == "b*"
+    assert Q.canonical("bn-mean-field:q*") == "b*"
+    assert Q.canonical("q*") == "q*"   # a bare q* (a plain MLP's, say) is not batch norm's b*
 
 
 def test_declared_quantities_are_exactly_those_consumed():
@@ -67,7 +68,7 @@ def test_declared_quantities_are_exactly_those_consumed():
 
 def test_perturbation_is_scoped_and_exact():
     fp = theory.bsb1_fixed_point("relu", 8)
-    with Q.perturbed({"c*": 0.05, "q*": -0.02}) as state:
+    with Q.perturbed({"c*": 0.05, "bn-mean-field:q*": -0.02}) as state:
         p = Q.gstar("relu", 8)
         assert p.c == pytest.approx(fp.c * 1.05, rel=1e-15) and p.b == pytest.approx(fp.q * 0.98, rel=1e-15)
         assert p.eigenvalue_bulk == pytest.approx(fp.q * 0.98 * (1 - fp.c * 1.05), rel=1e-14)
@@ -180,11 +181,12 @@ def test_sign_layernorm_map_near_one():
 # ------------------------------------------------------------------ coverage of printed formulas (item 6)
 
 def test_coverage_tables_name_real_claims_and_cover_every_checked_claim():
-    from verify.coverage import COVERAGE
-    from verify.core import PAPERS
+    """Every loaded paper, built in or a plugin: its declared coverage rows name its checked claims."""
+    from verify.registry import papers
     claims = {c.id: c for c in all_claims()}
-    assert set(COVERAGE) == set(PAPERS)
-    for paper, items in COVERAGE.items():
+    for paper, declared in papers().items():
+        items = declared.coverage
+        assert items, f"{paper} declares no coverage rows"
         named = {n for it in items for n in it.claims}
         for n in named:
             assert f"{paper}:{n}" in claims and claims[f"{paper}:{n}"].checked, (paper, n)

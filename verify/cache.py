@@ -1,8 +1,9 @@
 """An on-disk cache of verdicts: a repeated run with the same claim, settings and code is instant.
 
 The key is the claim id, the run's settings (budget, seed, device, dtype, parameters, controls, sensitivity,
-perturbation, version) and a hash of the package's own source files (``theory/``, ``numerics/``, ``verify/``), so an
-edited check never returns a stale verdict. Entries are the verdicts' JSON, written atomically. The directory is
+perturbation, version), a hash of the package's own source files (``theory/``, ``numerics/``, ``verify/``) and, for a
+plugin paper's claim, a hash of the plugin's source files and its version, so an edited check — built in or a
+plugin's — never returns a stale verdict. Entries are the verdicts' JSON, written atomically. The directory is
 ``$DEEPINIT_CACHE`` or ``~/.cache/deepinit-verify``; ``--no-cache`` (or ``DEEPINIT_NO_CACHE=1``) bypasses it. Verdicts
 that crashed (``error``) or were interrupted are never stored.
 """
@@ -26,25 +27,62 @@ def disabled() -> bool:
     return os.environ.get("DEEPINIT_NO_CACHE", "") not in ("", "0")
 
 
+def _hash_tree(h, base: str, rel_to: str) -> None:
+    if os.path.isfile(base):
+        h.update(os.path.basename(base).encode())
+        with open(base, "rb") as f:
+            h.update(f.read())
+        return
+    for dirpath, dirnames, filenames in sorted(os.walk(base)):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for fn in sorted(filenames):
+            if fn.endswith((".py", ".toml")):
+                p = os.path.join(dirpath, fn)
+                h.update(os.path.relpath(p, rel_to).encode())
+                with open(p, "rb") as f:
+                    h.update(f.read())
+
+
 @functools.lru_cache(maxsize=1)
-def code_hash() -> str:
-    """sha256 over the package's Python sources and data files (path and content)."""
+def package_hash() -> str:
+    """sha256 over the package's own Python sources and data files (path and content)."""
     h = hashlib.sha256()
     for pkg in ("theory", "numerics", "verify"):
-        base = os.path.join(_ROOT, pkg)
-        for dirpath, dirnames, filenames in sorted(os.walk(base)):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for fn in sorted(filenames):
-                if fn.endswith((".py", ".toml")):
-                    p = os.path.join(dirpath, fn)
-                    h.update(os.path.relpath(p, _ROOT).encode())
-                    with open(p, "rb") as f:
-                        h.update(f.read())
+        _hash_tree(h, os.path.join(_ROOT, pkg), _ROOT)
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def plugin_hash(paper: str) -> str:
+    """sha256 over a plugin paper's sources (its top-level package or module) and its distribution's version; ""
+    for a built-in paper (its sources are the package's own)."""
+    import importlib.util
+    from .registry import sources
+    src = sources().get(paper)
+    if src is None or src.get("builtin"):
+        return ""
+    h = hashlib.sha256(f"{src.get('distribution')}=={src.get('version')}".encode())
+    top = src["module"].split(".")[0]
+    spec = importlib.util.find_spec(top)
+    if spec is not None and spec.origin:
+        base = os.path.dirname(spec.origin) if spec.submodule_search_locations else spec.origin
+        _hash_tree(h, base, os.path.dirname(base))
+    return h.hexdigest()
+
+
+def code_hash() -> str:
+    """The package's sources and every loaded plugin's: a worker with other code is refused (verify.parallel)."""
+    from .registry import sources
+    h = hashlib.sha256(package_hash().encode())
+    for paper in sorted(sources()):
+        h.update(f"{paper}:{plugin_hash(paper)}".encode())
     return h.hexdigest()
 
 
 def key(claim_id: str, settings: dict) -> str:
-    doc = json.dumps({"claim": claim_id, "settings": settings, "code": code_hash()}, sort_keys=True, default=str)
+    paper = claim_id.split(":", 1)[0]
+    doc = json.dumps({"claim": claim_id, "settings": settings, "code": package_hash(), "plugin": plugin_hash(paper)},
+                     sort_keys=True, default=str)
     return hashlib.sha256(doc.encode()).hexdigest()
 
 

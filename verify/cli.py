@@ -22,8 +22,8 @@ from . import expectations as expect
 from . import params as P
 from . import provenance
 from . import quantities as Q
-from .core import BUDGETS, PAPERS, Context, Progress, Verdict, _clean
-from .registry import UsageError, all_claims, resolve
+from .core import BUDGETS, Context, Progress, Verdict, _clean
+from .registry import UsageError, all_claims, failures, paper_keys, resolve
 from .report import (OutputPathError, check_output_dir, check_output_path, render_json, render_latex, render_text,
                      resolution_text, write_atomic)
 from .runner import exit_status, run_claim
@@ -54,10 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--perturb", action="append", default=[], metavar="QUANTITY=DELTA",
                    help="scale a theory quantity by (1 + DELTA) in every check (a mutation test: e.g. beta=0.05 must "
                         "turn the claims that use β_σ); quantities: see `python -m verify list -v`")
-    p.add_argument("--expect", metavar="FILE",
-                   help="compare every verdict with the expected verdicts of FILE (TOML; 'shipped' for the file of "
-                        "the four papers, verify/data/expected.toml): exit 0 when all match, 1 on a regression or "
-                        "when an expected violation no longer reproduces")
+    p.add_argument("--expect", metavar="FILE", action="append",
+                   help="compare every verdict with the expected verdicts of FILE (TOML; 'shipped' for the files "
+                        "shipped with the papers: the built-in one and each plugin's): exit 0 when all match, 1 on a "
+                        "regression or when an expected violation no longer reproduces. Repeat to compose: a later "
+                        "file's entry replaces an earlier one's for the same claim")
     p.add_argument("--latex", metavar="PATH", help="write booktabs tables of constants and results to PATH")
     p.add_argument("--latex-standalone", action="store_true",
                    help="with --latex: a compilable document instead of a fragment to \\input")
@@ -89,7 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--range", dest="param_range", action="append", default=[], metavar="NAME=LO:HI",
                    help="with 'design': the search interval of a family parameter (default -3:3 for a shift, "
                         "0.05:4 otherwise)")
-    p.add_argument("--paper", choices=tuple(PAPERS), help="with 'all' or 'list': only this paper")
+    p.add_argument("--paper", choices=tuple(paper_keys()),
+                   help="with 'all' or 'list': only this paper (the built-in ones and every installed plugin)")
     p.add_argument("--verbose", "-v", action="store_true")
     p.add_argument("--quiet", "-q", action="store_true", help="one line per claim")
     p.add_argument("--debug", action="store_true", help="show tracebacks of failing checks")
@@ -167,7 +169,11 @@ def _list(paper: str | None, verbose: bool, filters: list[str] = ()) -> int:
             if c.pending_reason:
                 print(f"{'':40s}   {c.pending_reason}")
     # every numbered item of the papers that no claim checks (verify/coverage.py), with its reason
-    for p in PAPERS:
+    for key, cause in failures().items():
+        if (not paper or key == paper) and keep(key, key):
+            shown += 1
+            print(f"{key + ':*':40s} {'error':9s} the plugin could not be loaded: {cause}")
+    for p in paper_keys():
         if paper and p != paper:
             continue
         for it in uncovered(p):
@@ -176,7 +182,7 @@ def _list(paper: str | None, verbose: bool, filters: list[str] = ()) -> int:
                 shown += 1
                 print(f"{ident:40s} {it.status:9s} {it.note}")
     if not shown and filters:
-        sys.stderr.write(f"error: nothing matches {' '.join(filters)!r}; papers are: {', '.join(PAPERS)}\n")
+        sys.stderr.write(f"error: nothing matches {' '.join(filters)!r}; papers are: {', '.join(paper_keys())}\n")
         return 2
     return 0
 
@@ -189,26 +195,6 @@ def _parse_params(items: list[str]) -> dict[str, str]:
         k, v = it.split("=", 1)
         out[k.strip()] = v.strip()
     return out
-
-
-def _bind_params(claim, raw: dict[str, str]) -> dict:
-    from theory.formula import quote
-    known = {p.name: p for p in claim.parameters}
-    bound = {}
-    for k, v in raw.items():
-        if k not in known:
-            continue
-        prm = known[k]
-        try:
-            val = prm.kind(v)
-        except KeyboardInterrupt:
-            raise
-        except Exception as exc:  # any failure to read a value is the user's input, said in one line
-            raise UsageError(f"--param {k}={quote(v)} for {claim.id}: {exc}") from None
-        if prm.choices and val not in prm.choices:
-            raise UsageError(f"--param {k} must be one of {', '.join(map(str, prm.choices))}")
-        bound[k] = val
-    return bound
 
 
 def _safe_streams() -> None:
@@ -296,6 +282,13 @@ def _render(args) -> int:
         check_output_dir(args.csv, "--csv")
     claims = {c.id: c for c in all_claims()}
     known = [v for v in verdicts if v.claim_id in claims]
+    unknown = [v.claim_id for v in verdicts if v.claim_id not in claims]
+    if unknown:  # a verdict of a paper that is not installed here: never dropped silently
+        cause = {k: c for k, c in failures().items() if any(u.startswith(k + ":") for u in unknown)}
+        raise UsageError(f"render: {path!r} holds verdicts of claims not known here: {', '.join(unknown[:5])}"
+                         + (" …" if len(unknown) > 5 else "")
+                         + ("; " + "; ".join(f"plugin {k} failed to load: {c}" for k, c in cause.items()) if cause
+                            else "; install the plugin that declares them"))
     if args.latex:
         write_atomic(args.latex, render_latex(known, claims, standalone=args.latex_standalone, digits=args.digits))
     if args.markdown:
@@ -303,7 +296,7 @@ def _render(args) -> int:
         budgets = {v.settings.get("budget", "?") for v in known}
         pages = [render_paper_page(p, {v.claim_id: v for v in known if v.claim_id.startswith(p + ":")},
                                    "/".join(sorted(budgets)))
-                 for p in PAPERS if any(v.claim_id.startswith(p + ":") for v in known)]
+                 for p in paper_keys() if any(v.claim_id.startswith(p + ":") for v in known)]
         write_atomic(args.markdown, "\n\n".join(pages))
     if args.csv:
         _write_csv(known, args.csv)
@@ -491,10 +484,17 @@ def _main(args) -> int:
             return _design(args)
         if "list" in args.claims:
             raise UsageError("'list' must come first: `python -m verify list [PAPER or CLAIM ...]`")
+        broken = {}
         if "all" in args.claims:
             claims = [c for c in all_claims() if c.checked and (not args.paper or c.paper == args.paper)]
+            broken = {k: why for k, why in failures().items() if not args.paper or k == args.paper}
+            for k, why in broken.items():  # the other papers run; the run exits 2 at the end
+                sys.stderr.write(f"error: plugin paper {k!r} could not be loaded, its claims are not run: {why}\n")
+            if not claims and broken:
+                return 2
         else:
             claims = list({c.id: c for c in (resolve(s) for s in args.claims)}.values())
+        args.broken_plugins = broken
         raw = _parse_params(args.param)
         unknown = set(raw) - {p.name for c in claims for p in c.parameters}
         if unknown:
@@ -503,8 +503,8 @@ def _main(args) -> int:
             import torch
             if not torch.cuda.is_available():
                 raise UsageError("--device cuda: no CUDA device is available on this machine")
-        bound = {c.id: _bind_params(c, raw) for c in claims}
-        expectations = expect.load(args.expect) if args.expect else None
+        bound = {c.id: P.bind(c, raw) for c in claims}
+        expectations = expect.load_many(args.expect) if args.expect else None
         perturbation = _parse_perturbation(args.perturb)
         json_path = args.json if args.json is not None else args.resume
         previous = _read_report(args.resume) if args.resume else []
@@ -637,6 +637,8 @@ def _main(args) -> int:
         comparisons = expect.compare(verdicts, expectations)
         (sys.stderr if to_stdout_json else sys.stdout).write(expect.render(comparisons) + "\n")
         code = expect.exit_code(comparisons)
+    if getattr(args, "broken_plugins", None):
+        code = max(code, 2)
     if not args.quiet and not to_stdout_json and len(verdicts) > 1:
         counts = {}
         for v in verdicts:

@@ -20,14 +20,6 @@ INCONCLUSIVE = "inconclusive"
 ERROR = "error"  # the check itself crashed (a bug, not a verdict on the claim): exit status 4
 STATUSES = (HOLDS, VIOLATED, HYPOTHESES_NOT_MET, INCONCLUSIVE, ERROR)
 
-PAPERS = {
-    "bn-finite-width": "Joudaki, Daneshmand, Bach — mean field and finite width with batch normalization (ICML 2023)",
-    "bn-mean-field": "Yang, Pennington, Rao, Sohl-Dickstein, Schoenholz — a mean field theory of batch normalization (ICLR 2019)",
-    "isometry": "Joudaki, Daneshmand, Bach — activation and normalization and isometric embeddings (NeurIPS 2023)",
-    "covariance-sde": "Li, Nica, Roy — the neural covariance SDE (NeurIPS 2022)",
-}
-DEFAULT_PAPER = "bn-finite-width"
-
 BUDGETS = ("quick", "standard", "full")
 
 

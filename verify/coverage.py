@@ -1,4 +1,4 @@
-"""Coverage of printed formulas: every numbered item of the four papers → the claims that check it, or why none does.
+"""Coverage of printed formulas: every numbered item of a paper → the claims that check it, or why none does.
 
 One row per numbered equation, theorem, lemma, corollary, proposition, definition, assumption, example, table and
 figure (for bn-mean-field: of shared/papers/yang2019-equations.md and the paper text). ``claims`` empty means the item
@@ -194,5 +194,12 @@ COVERAGE: dict[str, list[Item]] = {
 }
 
 
+def items(paper: str) -> list[Item]:
+    """The coverage rows a paper declares (:attr:`verify.api.Paper.coverage`); none for an unknown paper."""
+    from .registry import papers
+    declared = papers().get(paper)
+    return list(declared.coverage) if declared is not None else []
+
+
 def uncovered(paper: str) -> list[Item]:
-    return [it for it in COVERAGE.get(paper, []) if not it.covered]
+    return [it for it in items(paper) if not it.covered]

@@ -1,7 +1,10 @@
 """Expected verdicts for CI: a TOML file of claim → expected status with the reason (the paper's erratum).
 
-``python -m verify all --expect FILE`` (``--expect shipped`` for :data:`SHIPPED`, the file for the four papers) compares
-every verdict with its expectation. A claim not listed is expected to ``hold``. An entry may name a different status
+``python -m verify all --expect FILE`` compares every verdict with its expectation. ``--expect shipped`` means the files
+shipped with the papers: :data:`SHIPPED` (the built-in papers') and the file each plugin paper declares
+(:attr:`verify.api.Paper.expectations`). Files compose (:func:`load_many`): ``--expect shipped --expect mine.toml``
+keeps every shipped expectation and lets ``mine.toml`` replace those of the claims it names. A claim no file lists is
+expected to ``hold``. An entry may name a different status
 for one budget (``status_standard = "violated"``, also ``status_quick``, ``status_full``) when the larger budget
 resolves more of the statement (more settings, more steps). Outcomes per claim:
 
@@ -77,6 +80,27 @@ def load(path: str) -> dict[str, Expectation]:
                                            f"{', '.join(s for s in STATUSES if s != ERROR)}")
                 by_budget.append((budget, value))
         out[claim] = Expectation(claim, entry["status"], str(entry.get("reason", "")).strip(), tuple(by_budget))
+    return out
+
+
+def shipped_files() -> list[str]:
+    """The expectation files shipped with the loaded papers: the built-in one, then each plugin's, once each."""
+    from .registry import papers
+    out = [SHIPPED]
+    for p in papers().values():
+        if p.expectations and os.path.abspath(p.expectations) not in {os.path.abspath(f) for f in out}:
+            out.append(p.expectations)
+    return out
+
+
+def load_many(paths) -> dict[str, Expectation]:
+    """Compose expectation files in order: a later file's entry replaces an earlier one's for the same claim, and a
+    claim a file does not mention keeps the expectation of the file that does. ``shipped`` stands for
+    :func:`shipped_files`."""
+    out: dict[str, Expectation] = {}
+    for path in ([paths] if isinstance(paths, str) else list(paths)):
+        for f in (shipped_files() if path == "shipped" else [path]):
+            out.update(load(f))
     return out
 
 

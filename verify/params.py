@@ -140,3 +140,25 @@ def dataset(text: str) -> str:
     if not os.path.isfile(t):
         raise ValueError(f"dataset {quote(t, 60)}: no such file")
     return t
+
+
+def bind(claim, raw: dict) -> dict:
+    """The claim's ``--param`` values converted by each parameter's kind (names the claim does not take are skipped;
+    :class:`verify.registry.UsageError` with one line for a value that cannot be read or is not a choice)."""
+    from .registry import UsageError
+    known = {p.name: p for p in claim.parameters}
+    bound = {}
+    for k, v in raw.items():
+        if k not in known:
+            continue
+        prm = known[k]
+        try:
+            val = prm.kind(v) if isinstance(v, str) else v
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # any failure to read a value is the user's input, said in one line
+            raise UsageError(f"--param {k}={quote(v)} for {claim.id}: {exc}") from None
+        if prm.choices and val not in prm.choices:
+            raise UsageError(f"--param {k} must be one of {', '.join(map(str, prm.choices))}")
+        bound[k] = val
+    return bound

@@ -1,4 +1,5 @@
-"""What produced a report: package version and commit, Python and library versions, machine, command, times.
+"""What produced a report: package version and commit, the papers and plugins loaded, Python and library versions,
+machine, command, times.
 
 Recorded in every JSON report (``provenance``) so that a verdict can be traced to the code and environment that
 produced it; :data:`LIBRARIES` are the libraries whose numerics the verdicts depend on.
@@ -55,7 +56,15 @@ def collect(device: str, budget: str, seed: int, dtype: str, started: str, argv:
         "libraries": library_versions(), "device": device, "budget": budget, "seed": seed, "dtype": dtype,
         "torch_threads": _torch_threads(), "started": started, "finished": now(),
         "command": [os.path.basename(sys.executable), "-m", "verify", *(sys.argv[1:] if argv is None else argv)],
+        **papers(),
     }
+
+
+def papers() -> dict:
+    """Every loaded paper with the distribution and version it comes from (plugins named), and the plugins that
+    failed to load with their causes."""
+    from .registry import failures, sources
+    return {"papers": [{"paper": k, **v} for k, v in sources().items()], "plugin_failures": failures()}
 
 
 def _torch_threads():

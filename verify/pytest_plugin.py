@@ -18,19 +18,19 @@ def pytest_addoption(parser):
                     help="comma-separated claim ids, paper names, or 'all' (each claim becomes a test item)")
     group.addoption("--verify-budget", default="quick", choices=("quick", "standard", "full"))
     group.addoption("--verify-seed", default=0, type=int)
-    group.addoption("--verify-expect", default="shipped", metavar="FILE",
-                    help="expected verdicts (TOML); 'shipped' for the file of the four papers")
+    group.addoption("--verify-expect", action="append", default=None, metavar="FILE",
+                    help="expected verdicts (TOML; repeat to compose, later files win per claim); default 'shipped': "
+                         "the files shipped with the papers, the built-in one and each plugin's")
     group.addoption("--verify-no-control", action="store_true", help="skip the negative and positive controls")
 
 
 def _select(spec: str):
-    from .core import PAPERS
-    from .registry import all_claims, resolve
+    from .registry import all_claims, paper_keys, resolve
     out = {}
     for part in (p.strip() for p in spec.split(",") if p.strip()):
         if part == "all":
             out.update((c.id, c) for c in all_claims() if c.checked)
-        elif part in PAPERS:
+        elif part in paper_keys():
             out.update((c.id, c) for c in all_claims() if c.checked and c.paper == part)
         else:
             c = resolve(part)
@@ -99,7 +99,7 @@ def pytest_collection_modifyitems(session, config, items):
     from .expectations import ExpectationError
     from .registry import UsageError
     try:
-        expected = expectations.load(config.getoption("verify_expect"))
+        expected = expectations.load_many(config.getoption("verify_expect") or ["shipped"])
         claims = _select(config.getoption("verify_claims"))
         for paper in dict.fromkeys(c.paper for c in claims):
             col = PaperCollector.from_parent(session, name=paper, nodeid=f"deepinit-verify::{paper}",

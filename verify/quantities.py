@@ -42,7 +42,7 @@ class Quantity:
 
 QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     Quantity("b*", "b* (= q*)", "scale of the BSB1 fixed point G* = b*((1−c*)I + c*11ᵀ) (bn-finite-width eq 16; "
-             "bn-mean-field's q*, Theorem 4)", "theory.bsb1_fixed_point", aliases=("q*",)),
+             "bn-mean-field's q*, Theorem 4)", "theory.bsb1_fixed_point", aliases=("bn-mean-field:q*",)),
     Quantity("c*", "c*", "correlation of the BSB1 fixed point (bn-finite-width eq 16; bn-mean-field Theorem 4)",
              "theory.bsb1_fixed_point"),
     Quantity("lambda_L", "λ_𝕃", "forward-Jacobian eigenvalue on the 𝕃 eigenspace (bn-mean-field Theorem 6)",
@@ -65,10 +65,21 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
 )}
 
 _ALIAS = {a: q.name for q in QUANTITIES.values() for a in q.aliases}
+BUILTIN = frozenset(QUANTITIES)
+
+
+def register_quantity(q: Quantity) -> None:
+    """Add a paper's declared quantity (``paper:name``; :meth:`verify.api.Paper.quantity` is the way to call this)."""
+    if ":" not in q.name:
+        raise ValueError(f"a paper's quantity is namespaced 'paper:name', not {q.name!r}")
+    if q.name in QUANTITIES or q.name in _ALIAS:
+        raise ValueError(f"quantity {q.name!r} declared twice")
+    QUANTITIES[q.name] = q
 
 
 def canonical(name: str) -> str:
-    """The registered name of a quantity (``q*`` → ``b*``); a claim-local constant keeps its own name."""
+    """The registered name of a quantity (``bn-mean-field:q*`` → ``b*``); any other name is kept as it is — a bare
+    ``q*`` is not batch norm's b* (a plain MLP's q* is ``paper:q*`` in its own paper)."""
     return _ALIAS.get(name, name)
 
 
@@ -250,6 +261,6 @@ def explosion_criterion(act, x0=0):
 
 
 __all__ = ["QUANTITIES", "Quantity", "beta", "bn_jacobian_eigenvalues", "bsb1_fixed_point", "canonical", "delta",
-           "describe", "dual_normalised", "dual_quadrature", "explosion_criterion", "gradient_explosion_rate", "gstar",
+           "describe", "dual_normalised", "register_quantity", "dual_quadrature", "explosion_criterion", "gradient_explosion_rate", "gstar",
            "isometry_strength", "memo", "mu_relu_scale", "normalise", "nu_relu_like", "nu_scale", "perturbed",
            "relu_chain_numeric", "relu_like_constants", "scaled"]

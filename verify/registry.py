@@ -1,68 +1,177 @@
-"""The claim registry: every numbered result of the four papers, checked or not yet."""
+"""The claim registry: every paper found in the entry-point group ``deepinit_verify.papers`` and its claims.
+
+Papers are discovered, never listed here: the four built-in papers and every installed plugin name a
+:class:`verify.api.Paper` in that group (:mod:`verify.api`). Discovery reads the installed distributions' metadata
+(:func:`paper_keys`, cheap: nothing is imported); :func:`load_papers` imports each paper's module once per process, so
+a ``--jobs`` or Dask worker finds the same papers as the command that started it. A plugin that fails to import is
+recorded with its cause (:func:`failures`); the other papers load and run.
+"""
 from __future__ import annotations
 
 import difflib
-import importlib
+import functools
+import re
+from importlib import metadata
 
-from .core import DEFAULT_PAPER, PAPERS, Claim
+from .core import Claim
 
-_PAPER_MODULES = ("isometry", "bn_finite_width", "bn_mean_field", "bn_mean_field_training", "covariance_sde", "pending")
+GROUP = "deepinit_verify.papers"
+BUILTIN_DISTRIBUTION = "deepinit-verify"
+# the paper whose claims a bare name (``theorem1``) means when no other paper has a claim of that name
+DEFAULT_PAPER = "bn-finite-width"
 
 
 class UsageError(ValueError):
     """Bad command-line input: unknown claim, bad parameter (exit status 2)."""
 
 
+class PluginLoadError(UsageError):
+    """A claim of a paper whose plugin failed to import (exit status 2, naming the cause)."""
+
+
+_PAPERS: dict = {}               # key → verify.api.Paper, in load order
 _CLAIMS: dict[str, Claim] = {}
 _ALIASES: dict[str, str] = {}
+_FAILURES: dict[str, str] = {}   # key → one line: why the plugin could not be loaded
+_SOURCES: dict[str, dict] = {}   # key → {"distribution", "version", "module", "builtin"}
+_LOADED = False
 
 
-def register(claim: Claim) -> Claim:
-    if claim.paper not in PAPERS:
-        raise ValueError(f"unknown paper {claim.paper!r}")
+def add_paper(paper) -> None:
+    """Called by :class:`verify.api.Paper` on declaration (the one registration path)."""
+    if paper.key in _PAPERS and _PAPERS[paper.key] is not paper:
+        raise ValueError(f"paper {paper.key!r} declared twice (modules {_PAPERS[paper.key].module} and "
+                         f"{paper.module})")
+    _PAPERS[paper.key] = paper
+
+
+def add_claim(claim: Claim) -> None:
+    """Called by :meth:`verify.api.Paper.add`."""
+    if claim.paper not in _PAPERS:
+        raise ValueError(f"claim {claim.id}: paper {claim.paper!r} is not declared")
     if claim.id in _CLAIMS:
         raise ValueError(f"claim {claim.id} registered twice")
     _CLAIMS[claim.id] = claim
     for a in claim.aliases:
         _ALIASES[f"{claim.paper}:{a}"] = claim.id
-    return claim
 
 
-_LOADED = False
+@functools.lru_cache(maxsize=1)
+def _entry_points() -> tuple:
+    eps = metadata.entry_points(group=GROUP)
+    seen, out = set(), []
+    for ep in eps:
+        if ep.name in seen:
+            continue
+        seen.add(ep.name)
+        out.append(ep)
+    # built-in papers first, in their distribution's order; then plugins by key
+    builtin = [ep for ep in out if _distribution(ep) == BUILTIN_DISTRIBUTION]
+    others = sorted((ep for ep in out if _distribution(ep) != BUILTIN_DISTRIBUTION), key=lambda ep: ep.name)
+    return tuple(builtin + others)
 
 
-def _load() -> None:
-    """Import every paper module once (in order, "pending" last); importing one module directly first is fine."""
+def _distribution(ep) -> str | None:
+    dist = getattr(ep, "dist", None)
+    return dist.metadata["Name"] if dist is not None else None
+
+
+def paper_keys() -> list[str]:
+    """Every discovered paper's key, built-in papers first (nothing is imported)."""
+    keys = [ep.name for ep in _entry_points()]
+    return keys + [k for k in _PAPERS if k not in keys]
+
+
+def load_papers() -> None:
+    """Import every discovered paper once (a failing plugin is recorded in :func:`failures`)."""
     global _LOADED
-    if not _LOADED:
-        for mod in _PAPER_MODULES:
-            importlib.import_module(f"verify.papers.{mod}")
-        _LOADED = True
+    if _LOADED:
+        return
+    _LOADED = True
+    from .api import APIVersionError, Paper
+    for ep in _entry_points():
+        dist = getattr(ep, "dist", None)
+        source = {"distribution": _distribution(ep), "version": dist.version if dist is not None else None,
+                  "module": ep.value.split(":", 1)[0], "builtin": _distribution(ep) == BUILTIN_DISTRIBUTION}
+        try:
+            obj = ep.load()
+            if not isinstance(obj, Paper):
+                raise TypeError(f"entry point {ep.name} = {ep.value!r} is not a verify.api.Paper")
+            if obj.key != ep.name:
+                raise ValueError(f"entry point {ep.name!r} names paper {obj.key!r}: the names must agree")
+        except APIVersionError as exc:
+            _FAILURES[ep.name] = str(exc)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # a broken plugin: its claims fail with this cause, the others run
+            _FAILURES[ep.name] = f"{type(exc).__name__}: {exc}"
+            _drop(ep.name)
+        else:
+            _SOURCES[ep.name] = source
+
+
+def _drop(key: str) -> None:
+    """Forget whatever a failed plugin registered before it failed."""
+    _PAPERS.pop(key, None)
+    for cid in [c for c in _CLAIMS if c.startswith(key + ":")]:
+        del _CLAIMS[cid]
+    for a in [a for a in _ALIASES if a.startswith(key + ":")]:
+        del _ALIASES[a]
+
+
+def papers() -> dict:
+    """Key → :class:`verify.api.Paper` of every loaded paper."""
+    load_papers()
+    return dict(_PAPERS)
+
+
+def paper(key: str):
+    load_papers()
+    if key in _FAILURES:
+        raise PluginLoadError(f"paper {key!r} could not be loaded: {_FAILURES[key]}")
+    if key not in _PAPERS:
+        raise UsageError(f"unknown paper {key!r}; papers are: {', '.join(paper_keys())}")
+    return _PAPERS[key]
+
+
+def failures() -> dict[str, str]:
+    """Key → cause of every paper whose plugin failed to load."""
+    load_papers()
+    return dict(_FAILURES)
+
+
+def sources() -> dict[str, dict]:
+    """Key → where each loaded paper comes from: distribution, version, module, built-in or plugin."""
+    load_papers()
+    return dict(_SOURCES)
 
 
 def all_claims() -> list[Claim]:
-    _load()
-    order = list(PAPERS)
+    load_papers()
+    order = list(_PAPERS)
     return sorted(_CLAIMS.values(), key=lambda c: (order.index(c.paper), _natural(c.name)))
 
 
 def _natural(name: str):
-    import re
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
 
 def resolve(spec: str) -> Claim:
-    """``paper:claim`` or a bare claim name (meaning the bn-finite-width paper's claim)."""
-    _load()
+    """``paper:claim``, or a bare claim name: the claim of that name in the one paper that has it, else the
+    bn-finite-width paper's (the package's first paper)."""
+    load_papers()
     key = spec.strip().lower()
     if ":" not in key:
-        key = f"{DEFAULT_PAPER}:{key}"
+        owners = [p for p in _PAPERS if f"{p}:{key}" in _CLAIMS or f"{p}:{key}" in _ALIASES]
+        key = f"{owners[0] if len(owners) == 1 else DEFAULT_PAPER}:{key}"
     key = _ALIASES.get(key, key)
     if key in _CLAIMS:
         return _CLAIMS[key]
-    paper = key.split(":", 1)[0]
-    if paper not in PAPERS:
-        raise UsageError(f"unknown paper {paper!r} in {spec!r}; papers are: {', '.join(PAPERS)}")
+    paper_key = key.split(":", 1)[0]
+    if paper_key in _FAILURES:
+        raise PluginLoadError(f"{spec!r}: paper {paper_key!r} could not be loaded: {_FAILURES[paper_key]}")
+    if paper_key not in _PAPERS:
+        raise UsageError(f"unknown paper {paper_key!r} in {spec!r}; papers are: {', '.join(paper_keys())}")
     near = difflib.get_close_matches(key, list(_CLAIMS) + list(_ALIASES), n=5, cutoff=0.6)
     msg = f"unknown claim {spec!r}"
     if near:

@@ -26,13 +26,18 @@ from ..core import (HOLDS, INCONCLUSIVE, VIOLATED, Claim, Context, Erratum, Evid
                     Parameter, Verdict, status_from_rows)
 from .. import quantities as Q
 from ..lazy import lazy_module as _lazy
-from ..registry import register
 from ..figures import Panel, Series, mean_band, write_figure
 from ..stats import mean_ci
+from ..api import Paper
+from ..coverage import COVERAGE
+from ..expectations import SHIPPED
 
 stats = _lazy("scipy.stats")  # loaded on first use (listing claims stays fast)
 
 PAPER = "bn-finite-width"
+DECLARATION = Paper(key='bn-finite-width', title='On bridging the gap between mean field and finite width in deep random neural networks with batch normalization',
+                    citation='Joudaki, Daneshmand, Bach — mean field and finite width with batch normalization (ICML 2023)',
+                    coverage=COVERAGE['bn-finite-width'], expectations=SHIPPED)
 CONF = 0.95
 FAMILY_F = ("relu", "tanh", "sigmoid", "sin", "selu", "celu")  # the set 𝓕 of Theorem 1
 
@@ -314,7 +319,7 @@ def check_theorem1(ctx: Context) -> Verdict:
     return Verdict(f"{PAPER}:theorem1", st, summary, rows, errata)
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem1", "Theorem 1: the spectrum of G_ℓ concentrates around that of G*, uniformly in depth",
     "For σ ∈ {relu, tanh, sigmoid, sin, selu, celu}, Assumption 1 with α ∈ (0, 1], G* non-degenerate and "
     "d ≳ n²‖G*⁻¹‖: P{max_i |λ_i/λ_i* − 1| ≳ t(e^{−αℓ/2} + ε ln(1/ε))} ≲ t⁻², ε = n‖G*^{−1/2}‖/√d (eq 8, "
@@ -419,7 +424,7 @@ def control_eq6(ctx: Context) -> Verdict:
     return _control("eq6", rows, "eq (6) with the exponent removed (E‖G_ℓ − I‖ ≤ 1)")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "eq6", "Eq (6) and Fig 1a: without BN the mean-field error grows with depth; with BN it stabilises",
     "Linear MLP without normalisation: E‖G_ℓ − I_n‖ ≤ exp(3nℓ/2d) and ‖G_ℓ − G*‖ grows with ℓ; with BN it stays "
     "bounded (Fig 1a: n = 5, d = 1000).",
@@ -493,7 +498,7 @@ def control_figure1(ctx: Context) -> Verdict:
                     "the width exponent −1 instead of −1/2")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure1", "Fig 1b: the stationary mean-field error of BN-MLP is ∝ d^(−1/2), below 2n/√d",
     "BN-MLP with linear activation, n = 10: the average of ‖G_ℓ − G*‖_F over 40 < ℓ < 600 decays as d^(−1/2) and "
     "lies below 2n/√d.",
@@ -564,7 +569,7 @@ def control_corollary8(ctx: Context) -> Verdict:
     return _control("corollary8", rows, "the printed λ_1* = c* n")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "corollary8", "Corollary 8 and Section 6.1: the spectrum of G* and of deep G_ℓ",
     "For well-conditioned G*, for ℓ ≳ log(d/α), n − 1 eigenvalues of G_ℓ lie in c(1 ± O(sqrt(n/d))) with c depending "
     "only on σ; G* = b*((1 − c*)I + c*11ᵀ) (eq 16).",
@@ -638,7 +643,7 @@ def control_assumption1(ctx: Context) -> Verdict:
     return _control("assumption1", _assumption1_rows(ctx, batchnorm=False), "the chain without batch norm")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "assumption1", "Assumption 1: geometric ergodicity — the transitory term decays at rate (1 − α)",
     "‖μ_ℓ − μ*‖_tv ≤ (1 − α)^ℓ ‖μ_0 − μ*‖_tv for some α > 0; observable consequence: the Gram deviation decays "
     "geometrically to its stationary level.",
@@ -695,7 +700,7 @@ def control_corollary2(ctx: Context) -> Verdict:
     return _control("corollary2", _corollary2_rows(ctx, batchnorm=False), "the same two inputs through a network without BN")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "corollary2", "Corollary 2: two inputs through the same BN-MLP get the same spectrum",
     "P{max_i |λ_i/λ'_i − 1| ≳ t(e^{−αℓ/2} + ε ln 1/ε)} ≲ t⁻² for G_0, G'_0 non-degenerate (eq 9, probability form "
     "corrected as for Theorem 1).",
@@ -764,7 +769,7 @@ def control_poster_theorem2(ctx: Context) -> Verdict:
                     "batch-size exponent 1/2 instead of 1")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "poster-theorem2", "Poster Theorem 2: ‖G* − G_ℓ‖_F = O(κ(G*)(1−α)^{ℓ/2} + (n/√d)α^{−1/2} ln^{1/2}(d/n))",
     "Under geometric ergodicity, non-degenerate G*, |σ(x)| = O(|x|): the explicit rate above holds w.h.p.",
     "as Theorem 1",
@@ -880,7 +885,7 @@ def positive_figure2(ctx: Context) -> Verdict:
                     "Marchenko–Pastur holds")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure2", "Fig 2: eigenvalues of G_ℓ follow the Marchenko–Pastur law (n = 20, d = 500, ℓ = 10)",
     "The median-normalised eigenvalues of G_10 follow Marchenko–Pastur with γ = n/d, for relu, selu, celu, tanh, sin, "
     "sigmoid.",
@@ -960,7 +965,7 @@ for _name, _title, _stmt, _check in (
         ("corollary7", "Corollary 7: ‖G_ℓ − G*‖_F concentration when G* is well conditioned",
          "P{‖G_ℓ − G*‖_F ≳ t(e^{−αℓ/2} + ε ln 1/ε)} ≲ t⁻² with ε = n/√d (eq 18; printed '≲ t²').",
          check_corollary7)):
-    register(Claim(
+    DECLARATION.add(Claim(
         PAPER, _name, _title, _stmt, "Assumption 1; G* non-degenerate (well conditioned for Corollaries 6, 7)",
         "As Theorem 1 with this norm: G* against Monte Carlo and the stationary mean Gram (99.9%), width exponent "
         "(95% t-interval, must vanish at least like d^(−0.35)), drift in depth, implied constant per width"
@@ -1022,7 +1027,7 @@ def control_corollary4(ctx: Context) -> Verdict:
     return _control("corollary4", rows, "the printed bound applied at ℓ = 0 (no transitory term)")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "corollary4", "Corollary 4: two inputs through one network — G_ℓ⁻¹G'_ℓ concentrates at I",
     "P{‖G_ℓ⁻¹G'_ℓ − I_n‖_F ≥ tε} ≲ t⁻², ε = nγ‖G*^{−1/2}‖/√d (eq 12; needs the transitory term, see errata).",
     "as Theorem 3; both inputs non-degenerate",
@@ -1116,7 +1121,7 @@ def control_lemma5(ctx: Context) -> Verdict:
     return _control("lemma5", rows, "the lemma with a generous constant 30ε² at the largest width")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "lemma5", "Lemma 5 (and Lemma 11): one step of the chain from μ_0 moves it by O(ε²) in total variation",
     "For h with rows i.i.d. N(0, G*) (law μ_0) and T the chain's kernel: ‖T(μ_0) − μ_0‖_tv ≲ n²γ²‖G*⁻¹‖/d = ε² (eq 13).",
     "G* non-degenerate; γ the distortion of eq (10)",
@@ -1220,7 +1225,7 @@ def positive_eq19(ctx: Context) -> Verdict:
                     "the cited theorem's form, min(1, sqrt(Σλ²)) in the denominator")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "eq19", "Eq (19): total variation between Gaussians is of the order of Σλ² (a cited bound)",
     "For X ~ N(0, C₁), Y ~ N(0, C₂) and λ_i the eigenvalues of C₁⁻¹C₂ − I: 1/100 ≤ ‖μ_X − μ_Y‖_tv / Σ_i λ_i² ≤ 3/2 "
     "(Theorem 1 of ref. [10]).",
@@ -1317,7 +1322,7 @@ def check_lemma9(ctx: Context) -> Verdict:
     return v
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "lemma9", "Lemma 9: a matrix Bernstein tail for ‖C⁻¹G − I‖_F² of batch-normalised rows",
     "For z_1..z_d i.i.d. on the √n-sphere, C := E σ(z)σ(z)ᵀ ≻ 0, σ of distortion γ, G := (1/d)Σ σ(z_k)σ(z_k)ᵀ: "
     "P{‖C⁻¹G − I_n‖_F² ≥ t} ≤ n exp(−(td/2)/(γ²‖C⁻¹‖n²(1 + sqrt(t/n)))) (eq 20).",
@@ -1397,7 +1402,7 @@ def positive_lemma12(ctx: Context) -> Verdict:
                     "the same TV lower bound between two samples of μ_C (TV 0)")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "lemma12", "Lemma 12 (eq 48): the law of h_ℓ approaches the Gaussian candidate μ_C within ε²",
     "Under Assumption 1 with α > 0 and G* non-degenerate, μ_C the law with rows i.i.d. N(0, G*): "
     "‖μ_ℓ − μ_C‖_tv ≤ e^{−ℓα} + ε² (eq 48), ε as in Lemma 5.",

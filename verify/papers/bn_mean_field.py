@@ -35,13 +35,18 @@ from ..lazy import lazy_module as _lazy
 from .. import params as P
 from ..figures import Panel, Series, mean_band, write_figure
 from ..core import INCONCLUSIVE, Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows
-from ..registry import register
+from ..api import Paper
+from ..coverage import COVERAGE
+from ..expectations import SHIPPED
 
 stats = _lazy("scipy.stats")  # loaded on first use (listing claims stays fast)
 nbm = _lazy("numerics.bn_meanfield")
 nbk = _lazy("numerics.bn_kernels")
 
 PAPER = "bn-mean-field"
+DECLARATION = Paper(key='bn-mean-field', title='A mean field theory of batch normalization',
+                    citation='Yang, Pennington, Rao, Sohl-Dickstein, Schoenholz — a mean field theory of batch normalization (ICLR 2019)',
+                    coverage=COVERAGE['bn-mean-field'], expectations=SHIPPED)
 CONF = 0.95
 TABLE_B = (4, 5, 8, 16, 32, 64, 128)
 SMOOTH = ("tanh", "sin", "gelu", "selu", "exp", "sigmoid", "erf", "softplus", "silu")
@@ -281,7 +286,7 @@ def control_theorem1(ctx: Context) -> Verdict:
     return _control("theorem1", _theorem1_rows(ctx, broken=True), "an operator with one orbit entry perturbed")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem1", "Theorem 1: eigenspaces of ultrasymmetric operators",
     "A linear operator T on B×B matrices with T_ijkl = T_π(i)π(j)π(k)π(l) and T_ijkl = T_jilk has two 1-dimensional "
     "eigenspaces (eigenvectors aI + b11ᵀ), two (B−1)-dimensional ones and one of dimension B(B−3)/2 made of symmetric "
@@ -341,7 +346,7 @@ def control_theorem2(ctx: Context) -> Verdict:
     return _control("theorem2", _theorem2_rows(ctx, det_power=1.0), "eq (11) with det^{-1} instead of det^{-1/2}")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem2", "Theorem 2: the Laplace method for positive-homogeneous φ",
     "For φ positive homogeneous of degree α, V_φ̃(Σ) = B^α/Γ(α) ∫_0^∞ s^{α−1} V_φ(Σ^G(I + 2sΣ^G)^{−1}) "
     "/ sqrt(det(I + 2sΣ^G)) ds with Σ^G = GΣG (eq 11).",
@@ -394,7 +399,7 @@ def control_theorem3(ctx: Context) -> Verdict:
     return _control("theorem3", _theorem3_rows(ctx, printed=True), "eq (12) with the argument as transcribed")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem3", "Theorem 3: the Fourier method for general φ",
     "V_φ̃(Σ) = ∫_0^∞ d(r²) ∫ dλ/2π e^{iλr²} V_φ(G(Σ⁻¹ + 2iλG/B)⁻¹G r⁻²)/sqrt(det(I + 2iλGΣ/B)) (eq 12, "
     "with the inverse restored).",
@@ -474,7 +479,7 @@ def control_theorem4(ctx: Context) -> Verdict:
     return _control("theorem4", _theorem4_rows(ctx, c_factor=1.02), "q*c* two percent off")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem4", "Theorem 4: the BSB1 fixed point for general φ",
     "For B ≥ 4 the BSB1 fixed point Σ* = q*((1 − c*)I + c*11ᵀ) is given by the θ-integrals (13)–(15).",
     "B ≥ 4; φ with kinks only at 0",
@@ -528,7 +533,7 @@ def control_theorem5(ctx: Context) -> Verdict:
     return _control("theorem5", _theorem5_rows(ctx, wrong=True), "c* = J(−1/B) instead of J(−1/(B−1))")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem5", "Theorem 5: the ReLU fixed point",
     "For ReLU, q* = (B−1)/(2√π)·Γ(3/2)Γ((B−1)/2)/Γ((B+1)/2) and c* = J(−1/(B−1)) (eq 16).",
     "φ = ReLU, B ≥ 4",
@@ -654,7 +659,7 @@ def control_theorem6(ctx: Context) -> Verdict:
     return _control("theorem6", _theorem6_rows(ctx, use_v_star="v*"), "eqs (19)–(20) with v* = q*c*")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem6", "Theorem 6: eigenvalues of the forward Jacobian (ReLU) — and any φ",
     "For ReLU and B > 3, dV_φ̃/dΣ at Σ* has λ_𝔾 = 0, λ_𝕄 = B/(2√π v*)·Γ(3/2)Γ((B+1)/2)/Γ((B+3)/2)·J′(−1/(B−1)) and "
     "λ_𝕃 = 1/(2√π v*)·Γ(3/2)Γ((B+1)/2)/Γ((B+3)/2)·{(B−2)[1 − J(−1/(B−1))] + B/(B−1) J′(−1/(B−1))} (eqs 18–20).",
@@ -733,7 +738,7 @@ def control_theorem7(ctx: Context) -> Verdict:
     return _control("theorem7", rows, "λ_max one percent too large")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem7", "Theorem 7: the gradient-explosion rate for general φ",
     "λ_max = (B(B−2))^{2−B/2}/(q*(1−c*)2π)·∫_{Z>0}((B−1−z₁²)φ′(z₁)² + (1+z₁z₂)φ′(z₁)φ′(z₂)) Z^{(B−5)/2} dz₁dz₂ "
     "with Z = B(B−2) − B(z₁² + z₂²) + (z₁ − z₂)² (eq 24): the squared gradient norm grows by λ_max per layer.",
@@ -789,7 +794,7 @@ def control_theorem8(ctx: Context) -> Verdict:
     return _control("theorem8", _theorem8_rows(ctx, factor=1.01), "eq (25) one percent too large")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem8", "Theorem 8: α-ReLU closed form for λ_max",
     "For φ = max(x,0)^α, λ_max = (B−3+2α)((2α−1)J′(c) + α²(B−1)J(1))/((2α−1)(B−3)(B−1)(J(1) − J(c))) − α²/(B−3), "
     "c = −1/(B−1) (eq 25); it decreases to π/(π−1) as B → ∞ for ReLU; linear networks have (B−2)/(B−3).",
@@ -861,7 +866,7 @@ def control_theorem9(ctx: Context) -> Verdict:
     return _control("theorem9", _theorem9_rows(ctx, drop_sign=True), "c_k without the factor (−1)^k")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem9", "Theorem 9: batch norm causes gradient explosion (Gegenbauer form)",
     "With φ expanded in normalised Gegenbauer polynomials C_k^{((B−3)/2)}(z/√(B−1)) (eq 26), λ_max = Σ_k k(B−3+k)/(B−3) "
     "c_k a_k² / Σ_k c_k a_k², c_k = 1 − (−1)^k ₂F₁(−k, B−3+k; B/2−1; (B−2)/(2(B−1))) > 0 (eq 27), so λ_max > 1 for every "
@@ -1008,7 +1013,7 @@ def check_epsilon(ctx: Context) -> Verdict:
                           artefacts=_eps_plot(ctx, fig) if fig else {})
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "epsilon", "Section 3, effect of ε: larger BN ε ameliorates but does not eliminate gradient explosion "
                       "(Fig 4(c, d) theory curve)",
     "With BN(h) = (h − h̄)/sqrt(Var h + ε), \"a straightforward generalization of the analysis … to ε > 0 suggests "
@@ -1162,7 +1167,7 @@ def check_figure1(ctx: Context) -> Verdict:
                           artefacts=_figure1_plot(ctx, fig, trans) if ctx.artefact_dir else {})
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure1", "Fig 1: ReLU backward rate vs B, gradient norm vs depth, BSB1 → BSB2 transition",
     "(a, b) For ReLU networks of width 1000 the squared gradient norm grows per layer by λ_max(B) (theory vs 200 "
     "networks); (c, d) α-ReLU networks converge to BSB1 below α_transition(B) and break symmetry (BSB2) above it.",
@@ -1281,7 +1286,7 @@ def control_constants(ctx: Context) -> Verdict:
                     "q* perturbed by 1e-6 relative")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "constants", "Tables: BSB1 constants, Jacobian eigenvalues, λ_max and 16ξ for every registered activation",
     "q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max and the trainable depth 16ξ = 16/log λ_max for B ∈ {4, 5, 8, 16, 32, 64, 128}.",
     "B ≥ 4",
@@ -1295,3 +1300,6 @@ register(Claim(
                           "comma-separated activation names or formulas (kinks at 0 only)"),
                 Parameter("batch_sizes", _batch_sizes, "4,5,8,16,32,64,128",
                           "comma-separated batch sizes B (4 to 1024)"))))
+
+# the training claims (Theorem 9's trainability, Figs 2 and 4) are declared in their own module
+from . import bn_mean_field_training  # noqa: E402,F401

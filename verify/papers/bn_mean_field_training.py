@@ -27,7 +27,7 @@ from ..core import Claim, Context, Evidence, Parameter, Verdict
 from ..figures import Panel, Series, write_figure
 from ..lazy import lazy_module as _lazy
 from ..parallel import map_points, sweep_point
-from ..registry import register
+from .bn_mean_field import DECLARATION
 
 training = _lazy("numerics.training")
 datasets = _lazy("numerics.datasets")
@@ -135,7 +135,7 @@ def control_figure2(ctx: Context) -> Verdict:
                           "the prediction 4ξ (four times too small) is rejected by the trained networks")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure2", "Fig 2: the maximal trainable depth of BN networks is 16ξ",
     "Test accuracy after training, over depth × batch size, drops to chance beyond the depth 16ξ(B), ξ = 1/log λ_max "
     "(\"networks deeper than about 50 layers are untrainable regardless of batch size\" on MNIST; the same with "
@@ -251,7 +251,7 @@ def positive_figure3(ctx: Context) -> Verdict:
                           f"not even at lr {FIG3_LR_LARGE:g}")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure3", "Fig 3: weights and gradients during the first 10 training steps",
     "\"Before learning … the norm of the weights is constant and independent of layer while the gradients feature "
     "exponential explosion. … after a single step of learning: the weights grow exponentially in the depth and the "
@@ -392,7 +392,7 @@ def control_figure4(ctx: Context) -> Verdict:
                           "the prediction 4ξ (four times too small) is rejected by the trained networks")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure4", "Fig 4: the maximal trainable depth follows 16ξ as φ is tuned towards linear and as BN's ε grows",
     "\"We see the maximum trainable depth increase significantly with decreasing α and increasing [the ReLU "
     "parameter]\" ((a) φ = tanh(αx), linear as α → 0; (b) rectified linear activations tuned to linear); "
@@ -496,7 +496,7 @@ def control_figure_a2(ctx: Context) -> Verdict:
                           "the same criterion flags the initial explosion")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure-a2", "Fig A.2: relative gradient norms equilibrate after the first epochs",
     "\"Even though at initialization time batchnorm causes gradient explosion, after the first few epochs, the relative "
     "gradient norms for weight parameters or BN scale parameter γ, equilibrate to about the same magnitude\" (VGG19 "

@@ -29,12 +29,17 @@ from .. import quantities as Q
 from ..lazy import lazy_module as _lazy
 from ..figures import Panel, Series, write_figure
 from ..core import INCONCLUSIVE, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
-from ..registry import register
+from ..api import Paper
+from ..coverage import COVERAGE
+from ..expectations import SHIPPED
 
 stats = _lazy("scipy.stats")  # loaded on first use (listing claims stays fast)
 ncs = _lazy("numerics.covariance_sde")
 
 PAPER = "covariance-sde"
+DECLARATION = Paper(key='covariance-sde', title='The neural covariance SDE: shaped infinite depth-and-width networks at initialization',
+                    citation='Li, Nica, Roy — the neural covariance SDE (NeurIPS 2022)',
+                    coverage=COVERAGE['covariance-sde'], expectations=SHIPPED)
 ALPHA = 0.001   # KS significance level
 
 
@@ -167,7 +172,7 @@ def check_eq2_6(ctx: Context) -> Verdict:
                           "in finite networks", "eq (2.6) not reproduced")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "eq2-6", "Eq (2.6): the squared norm is geometric Brownian motion (ReLU: c = 2, σ² = 5)",
     "For ReLU-like φ, (c/n)|φ_{⌊tn⌋}|² → X_t = exp(N(−σ²t/2, σ²t)) with σ² = Var(cφ(g)²); ReLU: c = 2, σ² = 5.",
     "unshaped ReLU-like φ (eq 2.2)",
@@ -258,7 +263,7 @@ def check_eq2_10(ctx: Context) -> Verdict:
                           "the Markov chain (2.10) does not reproduce finite networks")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "eq2-10", "Eq (2.10): the unshaped ReLU correlation Markov chain",
     "ρ_{ℓ+1} ≈ cK₁(ρ_ℓ) + μ_ReLU(ρ_ℓ)/n + ξσ_ReLU(ρ_ℓ)/√n, and this chain tracks finite networks far better than the "
     "infinite-width update ρ ← cK₁(ρ) (Fig 1 left).",
@@ -320,7 +325,7 @@ def check_theorem3_2(ctx: Context) -> Verdict:
                           "Theorem 3.2 not reproduced")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem3-2", "Theorem 3.2: the covariance SDE for ReLU-like shaping",
     "With s± = 1 + c±/√n, V_{⌊tn⌋} → dV = b(V)dt + Σ(V)^{1/2}dB, b = ν(ρ)√(V^{αα}V^{ββ}), "
     "ν(ρ) = (c₊ − c₋)²/(2π)(√(1−ρ²) − ρ arccos ρ), Σ = [V^{αγ}V^{βδ} + V^{αδ}V^{βγ}] (eqs 3.1–3.2).",
@@ -358,7 +363,7 @@ def check_theorem3_3(ctx: Context) -> Verdict:
                           "Theorem 3.3 not reproduced")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem3-3", "Theorem 3.3: the correlation SDE",
     "ρ_{⌊tn⌋} → dρ = (ν(ρ) + μ(ρ))dt + σ(ρ)dB with μ = −ρ(1−ρ²)/2, σ = 1 − ρ² (eqs 3.4–3.5).",
     "Definition 3.1 shaping",
@@ -449,7 +454,7 @@ def check_figure1(ctx: Context) -> Verdict:
                           "the ODE does not", "Fig 1 (right) not reproduced", artefacts=arte)
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure1", "Fig 1: finite network vs SDE vs ODE (n = d = 150, ρ₀ = 0.3, c₊ = 0, c₋ = −1, 2¹³ samples)",
     "The Neural Covariance SDE matches the distribution of ρ in shaped finite networks (median path and final-layer "
     "density), the infinite-width ODE dρ = ν(ρ)dt does not; (left column: eq 2.10, see covariance-sde:eq2-10).",
@@ -518,7 +523,7 @@ def control_proposition3_4(ctx: Context) -> Verdict:
     return _control("proposition3-4", _prop34_rows(ctx, claimed_critical=0.75), "critical exponent claimed 3/4")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "proposition3-4", "Proposition 3.4: the critical exponent p = 1/2 (ReLU-like)",
     "With s± = 1 + c±/n^p: p < 1/2 → ρ_t = 1 (degenerate), p = 1/2 → the SDE of Theorem 3.3, p > 1/2 → the linear "
     "network SDE (3.6).",
@@ -583,7 +588,7 @@ def control_proposition3_7(ctx: Context) -> Verdict:
     return _control("proposition3-7", _prop37_rows(ctx, mislabel=True), "b = 1/2 (and b > 0 paths) labelled stable")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "proposition3-7", "Proposition 3.7: finite-time explosion iff b > 0 (Feller's test)",
     "For dX = bX(X − 1)dt + √2 X dB, X₀ > 0: P[τ* = ∞] = 1 iff b ≤ 0 (eq 3.7).",
     "X₀ > 0",
@@ -630,7 +635,7 @@ def control_theorem3_9(ctx: Context) -> Verdict:
     return _control("theorem3-9", _theorem39_rows(ctx, omit_drift=True), "the covariance SDE without drift")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem3-9", "Theorem 3.9: the covariance SDE for smooth shaped activations",
     "With φ_s = sφ(x/s), s = a√n, V → dV = b dt + Σ^{1/2}dB with b^{αβ} = φ″(0)²/(4a²)(V^{αα}V^{ββ} + V^{αβ}(2V^{αβ} − 3)) "
     "+ φ‴(0)/(2a²)V^{αβ}(V^{αα} + V^{ββ} − 2) (eq 3.10), locally (up to explosion).",
@@ -662,7 +667,7 @@ def control_eq4_1(ctx: Context) -> Verdict:
     return _control("eq4-1", _smooth_drift_rows(wrong=True)[1:], "(4.1) with φ‴(0) doubled")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "eq4-1", "Eq (4.1): the diagonal marginal dV = (¾φ″(0)² + φ‴(0))V(V − 1)/a² dt + √2 V dB",
     "The V^{αα} marginal of (3.9) is dV = (¾φ″(0)² + φ‴(0))(V/a²)(V − 1)dt + √2 V dB.",
     "Assumption 3.5", "The diagonal of the derived (3.10); single-input shaped networks (tanh, softplus) vs (4.1), KS.",
@@ -693,7 +698,7 @@ def check_example4_1(ctx: Context) -> Verdict:
                           "Example 4.1 not reproduced")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "example4-1", "Example 4.1: sigmoid recentred as 4σ − 2, and tanh",
     "4σ(x) − 2: φ″(0) = 0, φ‴(0) = −1/2; tanh: φ″(0) = 0, φ‴(0) = −2; both stable; CDFs of symmetric unimodal "
     "densities give φ″(0) = 0, φ‴(0) < 0.", "Assumption 3.5",
@@ -755,7 +760,7 @@ def control_example4_2(ctx: Context) -> Verdict:
                     "the printed threshold log(5/4) (x₀ = 0.3 labelled stable)")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "example4-2", "Example 4.2: shifted softplus and its stability threshold",
     "φ(x) = (1 + e^{−x₀})log((1 + e^{x+x₀})/(1 + e^{x₀})): φ″(0) = 1/(1+e^{x₀}), φ‴(0) = (1−e^{x₀})/(1+e^{x₀})², "
     "criterion (5/4 − e^{x₀})/(1+e^{x₀})², stable iff x₀ ≥ log(5/4).", "Assumption 3.5",
@@ -826,7 +831,7 @@ def check_figure2(ctx: Context) -> Verdict:
                           "Fig 2 not reproduced", artefacts=_figure2_plot(ctx, fig) if ctx.artefact_dir else {})
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure2", "Fig 2: shaped softplus at n = d = 100, stable and unstable shifts",
     "Shaped softplus networks (a = 1, V₀ = 1) are stable or explode on initialization according to the criterion.",
     "Assumption 3.5 after recentring",
@@ -919,7 +924,7 @@ def control_proposition3_10(ctx: Context) -> Verdict:
     return _control("proposition3-10", _prop310_rows(ctx, flip=True), "tanh and softplus swapped (stable/unstable mislabel)")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "proposition3-10", "Proposition 3.10: the critical exponent for smooth shaping",
     "With s = a n^p: (i) p < 1/2: V^{αα} → 0 or ∞ if ¾φ″(0)² + φ‴(0) > 0, else V^{αβ} = const (3.12); (ii) p = 1/2: "
     "the SDE of Theorem 3.9; (iii) p > 1/2: the linear-network limit dV = Σ^{1/2}dB.",
@@ -1032,7 +1037,7 @@ def control_sde_schemes(ctx: Context) -> Verdict:
                     "EM claimed strong order 1 / weak 2, Milstein strong 1.5")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "sde-schemes", "SDE simulation: measured orders of convergence of the schemes",
     "Euler–Maruyama has strong order 1/2 and weak order 1, Milstein strong order 1, the simplified order-2 weak "
     "Taylor scheme weak order 2 (for the correlation SDE 3.4); the Wishart scheme keeps V positive semi-definite.",
@@ -1079,7 +1084,7 @@ def control_sde_step_size(ctx: Context) -> Verdict:
     return _control("sde-step-size", _step_rows(ctx, dt_scale=True)[:1], "one Euler–Maruyama step of 1 (too coarse)")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "sde-step-size", "Section 4: the SDE's step size need not shrink with width",
     "To simulate the SDE one needs a step small on the scale of T = d/n, independent of the width n, whereas the "
     "Markov chain (a network) takes n steps per unit time.",
@@ -1146,7 +1151,7 @@ def check_constants(ctx: Context) -> Verdict:
                           tables=tables)
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "constants", "Tables: φ″(0), φ‴(0), the explosion criterion, and the ReLU-like coefficients",
     "For each smooth activation the quantities of eq (4.1) and whether (4.1) explodes; for ReLU-like shapes c, σ² "
     "(eq 2.6) and ν, μ, σ, Σ.", "Assumption 3.5 (after recentring)",
@@ -1220,7 +1225,7 @@ def control_m_point(ctx: Context) -> Verdict:
     return _control("m-point", _mpoint_rows(ctx, omit_nu=True), "the SDE without its drift ν")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "m-point", "The covariance SDE for m = 3 inputs (beyond the printed text: the appendix is missing)",
     "Theorem 3.2 is stated for any number m of inputs: V_⌊tn⌋ → the m×m covariance SDE dV = b(V)dt + Σ(V)^{1/2}dB. "
     "The paper shows only m = 2 (its appendices, with the m-point proof, are not in the text); checked here for m = 3, "
@@ -1373,7 +1378,7 @@ def check_width_convergence(ctx: Context) -> Verdict:
                           "the networks do not converge to this SDE as the width grows", artefacts=arte)
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "width-convergence",
     "Appendix F: the network–SDE distance as the width grows (beyond the printed text: the appendix is missing)",
     "Theorem 3.3 is a limit, ρ_{⌊tn⌋} → the correlation SDE as n → ∞ with d/n = T fixed; Section 3 points to Appendix F "

@@ -13,8 +13,14 @@ from theory.isometry import isometry_strength_mp
 from ... import params as P
 from ...core import Context, Evidence, Parameter, Verdict, status_from_rows
 from ... import quantities as Q
+from ...api import Paper
+from ...coverage import COVERAGE
+from ...expectations import SHIPPED
 
 PAPER = "isometry"
+DECLARATION = Paper(key='isometry', title='On the impact of activation and normalization in obtaining isometric embeddings at initialization',
+                    citation='Joudaki, Daneshmand, Bach — activation and normalization and isometric embeddings (NeurIPS 2023)',
+                    coverage=COVERAGE['isometry'], expectations=SHIPPED)
 CONF = 0.95
 
 

@@ -12,7 +12,7 @@ from theory.hermite import hermite_polynomial, hermite_values
 
 from ...core import HOLDS, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
 from ... import quantities as Q
-from ...registry import register
+from ._common import DECLARATION
 from ._common import (CONF, CORR_KINDS, PAPER, TIGHT_ACTIVATION, _control, _rational_unit_vector, _rng, _x,
                       beta_rows, random_correlation)
 
@@ -83,7 +83,7 @@ def control_lemma_a4(ctx: Context) -> Verdict:
     return _control("lemma-a4", rows, "upper bound replaced by 1 − max|G_ij|")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "lemma-a4", "Lemma A.4: Gershgorin lower bound and the upper bound on det G",
     "For PSD G with unit diagonal: (1 − (n−1) max_{i≠j}|G_ij|)^n ≤ det G ≤ 1 − max_{i≠j} G_ij² (eq 24), "
     "the lower bound when (n−1)|G_ij| ≤ 1.",
@@ -164,7 +164,7 @@ def control_lemma_a6(ctx: Context) -> Verdict:
     return _control("lemma-a6", rows, "series with |c_k| instead of c_k²")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "lemma-a6", "Lemma A.6: the dual activation is the generating function of c_k²",
     "σ̂(ρ) = Σ_{k≥0} c_k² ρ^k and σ̄(ρ) = Σ_{k≥1} c_k² ρ^k (eq 36).",
     "σ square-integrable under N(0,1); |ρ| ≤ 1",
@@ -222,7 +222,7 @@ def control_lemma_a7(ctx: Context) -> Verdict:
     return _control("lemma-a7", rows, "β_σ raised by 1% for He_1 + He_2 and tanh")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "lemma-a7", "Lemma A.7: the mean-reduced dual contracts the potential by β_σ",
     "For ρ ∈ (−1, 1): [|σ̄(ρ)|/σ̄(1)]/[1 − |σ̄(ρ)|/σ̄(1)] ≤ β_σ⁻¹ |ρ|/(1 − |ρ|) (eq 38), strict if some c_k ≠ 0, k ≥ 2.",
     "σ with Hermite expansion, not constant",
@@ -319,7 +319,7 @@ def control_lemma_a8(ctx: Context) -> Verdict:
     return _control("lemma-a8", rows, "Mehler's formula as printed in eq (58)")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "lemma-a8", "Lemma A.8: Hermite polynomials of correlated Gaussians are orthogonal with weight ρ^n",
     "X, Y ~ N(0,1) with E XY = ρ: E He_n(X) He_k(Y) = ρ^n δ_nk (and Mehler's formula, eqs 57–58).",
     "|ρ| < 1 for the Mehler kernel",

@@ -9,7 +9,7 @@ from theory.isometry import isometry_strength_mp
 
 from ...core import Claim, Context, Evidence, Verdict
 from ... import quantities as Q
-from ...registry import register
+from ._common import DECLARATION
 from ...figures import Panel, Series, write_figure
 from ._common import CONF, PAPER, _control, _mf_trajectory, _x
 from .isometry_strength import _beta_mc
@@ -82,7 +82,7 @@ def control_figure_b1(ctx: Context) -> Verdict:
     return _control("figure-b1", rows, "gain independence asserted for sin, which is not homogeneous")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure-b1", "Figs B.1–B.2: isometry strength vs gain; ReLU's rate is gain-independent",
     "β_σ(α) of σ(αx) for several activations (Fig B.1); for ReLU both β and the rate towards isometry do not depend "
     "on α (Fig B.2).",

@@ -12,7 +12,7 @@ from theory.isometry import isometry_strength_mp
 
 from ...core import HOLDS, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
 from ... import quantities as Q
-from ...registry import register
+from ._common import DECLARATION
 from ._common import CONF, PAPER, _E, _control, _x
 
 
@@ -69,7 +69,7 @@ def control_definition3(ctx: Context) -> Verdict:
     return _control("definition3", rows, "β with c_0² in the denominator")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "definition3", "Definition 3: the isometry strength β_σ lies in [1, 2] and equals 1 iff σ is linear",
     "β_σ := 2 − c_1²/Σ_{k≥1} c_k² ∈ [1, 2], and β_σ = 1 iff σ is linear (eq 11).",
     "σ square-integrable under N(0,1), not constant",
@@ -144,7 +144,7 @@ def control_table2(ctx: Context) -> Verdict:
     return v
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "table2", "Table 2: closed forms of β_σ for He_1, He_2, sin, exp, step, ReLU",
     "β = 1, 2, 2 − 2e/(e² − 1), 2 − 1/(e − 1), 2 − 2/π, (3π − 4)/(2π − 2).",
     "",
@@ -210,7 +210,7 @@ def control_table_b1(ctx: Context) -> Verdict:
     return v
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "table-b1", "Table B.1: β_σ of the gain families exp(αx), sin(αx), max(αx, 0)",
     "β = (2 − 2e^{α²} + α²)/(1 − e^{α²}), 2(−1 + e^{2α²} − e^{α²}α²)/(−1 + e^{2α²}), (4 − 3π)/(2 − 2π).",
     "α ≠ 0",

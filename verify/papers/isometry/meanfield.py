@@ -10,7 +10,7 @@ import theory
 
 from ...core import HOLDS, Claim, Context, Evidence, Verdict, status_from_rows
 from ... import quantities as Q
-from ...registry import register
+from ._common import DECLARATION
 from ._common import CORR_KINDS, PAPER, TIGHT_ACTIVATION, _control, _mf_trajectory, _rng, beta_rows, random_correlation
 
 
@@ -82,7 +82,7 @@ def control_theorem_a2(ctx: Context) -> Verdict:
     return _control("theorem-a2", rows, "β raised by 1% for He_1 + He_2")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem-a2", "Theorem A.2: one mean-field layer contracts the potential γ by β_σ",
     "For PSD G with unit diagonal: γ(E_{h~N(0,G)}[φ(σ(h))φ(σ(h))ᵀ]) ≤ γ(G)/β_σ (eq 22).",
     "G PSD with G_ii = 1",
@@ -144,7 +144,7 @@ def control_corollary_a3(ctx: Context) -> Verdict:
     return _control("corollary-a3", rows, "rate 1.05/(2 − β_σ) instead of β_σ")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "corollary-a3", "Corollary A.3: the potential γ decays geometrically at rate β_σ in mean field",
     "γ(G_*^ℓ) ≤ γ(G_*^0) β_σ^{−ℓ} (eq 23).",
     "mean-field Gram dynamics with layer normalisation; G_*^0 non-degenerate",

@@ -10,7 +10,7 @@ import sympy as sp
 import theory
 
 from ...core import HOLDS, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
-from ...registry import register
+from ._common import DECLARATION
 from ...figures import Panel, Series, write_figure
 from ._common import BATCH_KINDS, PAPER, _control, _log_iso_qr, _rational_unit_vector, _rng, random_batch
 
@@ -113,7 +113,7 @@ def control_lemma_a1(ctx: Context) -> Verdict:
     return Verdict(f"{PAPER}:lemma-a1", status, "the property checks applied to det(M)/(tr M/n)", rows)
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "lemma-a1", "Lemma A.1: scale invariance and range of the isometry 𝓘",
     "For PSD M: 𝓘(cM) = 𝓘(M); 𝓘(M) ∈ [0, 1]; 𝓘(M) = 1 iff M = I_n; 𝓘(M) = 0 iff M is degenerate (eq 3).",
     "M positive semi-definite, tr M > 0",
@@ -203,7 +203,7 @@ def control_theorem1(ctx: Context) -> Verdict:
     return _control("theorem1", rows, "eq (4) applied to x ↦ x‖x‖, which does not normalise")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem1", "Theorem 1: projection onto the sphere increases isometry by the norm-variation factor",
     "𝓘(G̃) ≥ 𝓘(G)(1 + (1/n)Σ(a_i − ā)²/ā²), a_i = ‖x_i‖, G̃ the Gram of x_i/‖x_i‖ (eq 4).",
     "x_i ∈ ℝ^d \\ {0}",
@@ -273,7 +273,7 @@ def control_corollary2(ctx: Context) -> Verdict:
     return _control("corollary2", rows, "eq (4) applied to centering without LN")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "corollary2", "Corollary 2 (and Fig 2): layer normalisation increases isometry",
     "For x̃_i = LN(x_i): 𝓘(G̃) ≥ 𝓘(G)(1 + (1/n)Σ(a_i − ā)²/ā²), a_i = ‖x_i‖.",
     "x_i ∈ ℝ^d \\ {0}",
@@ -357,7 +357,7 @@ def control_corollary3(ctx: Context) -> Verdict:
     return _control("corollary3", rows, "the literal printed statement")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "corollary3", "Corollary 3: batch normalisation increases the isometry of the feature covariance",
     "Intended: X ∈ ℝ^{d×n}, X̃ = BN(X), C = XXᵀ, C̃ = X̃X̃ᵀ, a_i = ‖X_i·‖, ā = (1/d)Σa_i: "
     "𝓘(C̃) ≥ 𝓘(C)(1 + (1/d)Σ(a_i − ā)²/ā²).",

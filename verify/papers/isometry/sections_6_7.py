@@ -9,7 +9,7 @@ import numerics
 import theory
 
 from ...core import HOLDS, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
-from ...registry import register
+from ._common import DECLARATION
 from ...figures import Panel, Series, mean_band, write_figure
 from ...stats import mean_ci
 from ._common import CONF, PAPER, _control, _mf_trajectory
@@ -154,7 +154,7 @@ def control_section6(ctx: Context) -> Verdict:
     return _control("section6", rows, "'the gap grows without normalisation for every activation'")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "section6", "Section 6 (Figs 4, 5): centering is what matters; without normalisation the gap can grow",
     "Replacing layer centering by σ − c_0 still yields isometry (Fig 4); without normalisation the isometry gap may "
     "increase for some activations (Fig 5).",
@@ -222,7 +222,7 @@ def control_figure6(ctx: Context) -> Verdict:
     return _control("figure6", rows, "'mean-field normalisation also works for exp'")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure6", "Fig 6: mean-field normalisation matches layer normalisation for tanh, sigmoid, ReLU, not exp",
     "x^{ℓ+1} = (a^ℓ − c_0)/sqrt(σ̄(1)) achieves isometry comparable to LN(a^ℓ − c_0) for tanh, sigmoid and ReLU, "
     "but not for exp.",
@@ -276,7 +276,7 @@ def control_figure8(ctx: Context) -> Verdict:
     return _control("figure8", rows, "'relu is self-normalising and the order does not matter'")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure8", "Fig 8: self-normalising activations; the order of activation and normalisation matters",
     "SeLU and tanh reach isometry with offset and scale only (8a); normalising before the activation gives a "
     "non-isotropic Gram matrix (8b).",
@@ -333,7 +333,7 @@ def control_figure9(ctx: Context) -> Verdict:
     return _control("figure9", _figure9_rows(ctx, wrong=True), "'LN's error grows like mean-field normalisation's'")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure9", "Fig 9: layer normalisation stops the mean-field error from accumulating with depth",
     "For relu, n = 10: ‖G^ℓ − G_*^ℓ‖ stays bounded in depth with LN, while with mean-field normalisation it grows.",
     "n = 10, d = 1000, relu",

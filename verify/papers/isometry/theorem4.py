@@ -12,7 +12,7 @@ from ... import params as P
 from ...core import (HOLDS, Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter, Verdict,
                      status_from_rows)
 from ... import quantities as Q
-from ...registry import register
+from ._common import DECLARATION
 from ...figures import Panel, Series, write_figure
 from ...stats import fit_log_rate, mean_ci
 from ._common import CONF, PAPER, _acts_param, _control, _mf_trajectory, _rng, beta_rows
@@ -267,7 +267,7 @@ def control_figure3(ctx: Context) -> Verdict:
     return _control("figure3", rows, "bound gap(0)·β_σ^(−2ℓ) without the 4n/det G0 constant")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "theorem4", "Theorem 4: the isometry gap decays exponentially with rate β_σ (in mean field)",
     "For non-degenerate G_*^0 and ℓ ≳ β_σ⁻¹(−n log 𝓘(G_*^0) + log 4n): −log 𝓘(G_*^ℓ) ≤ exp(−ℓ log β_σ − n log 𝓘(G_*^0) + log 4n) (eq 12).",
     "σ non-linear (β_σ > 1); G_*^0 non-degenerate",
@@ -283,7 +283,7 @@ register(Claim(
                           "input batch: equicorrelated or duplicated")),
     aliases=("theorem-a5",)))
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure3", "Fig 3: finite-width isometry gap vs the Theorem 4 bound (n = 100, d = 5000)",
     "Finite-width MLPs (eq 1) with relu, tanh, sigmoid: the gap stays under the dashed Theorem 4 bound and β_σ "
     "predicts its decay.",
@@ -357,7 +357,7 @@ def check_figure_a1(ctx: Context) -> Verdict:
                    "finite-width γ exceeds the bound by more than a d^(−1/2) effect", rows, artefacts=arte)
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure-a1", "Fig A.1: γ(G^ℓ) of finite-width MLPs follows Corollary A.3 (n = 10, d = 10000)",
     "γ(G^ℓ) of MLPs with relu, tanh, sigmoid decays as predicted by γ(G^0)β_σ^(−ℓ).",
     "finite width: the prediction is meaningful above the O(d^(−1/2)) floor of γ",

@@ -30,7 +30,7 @@ from ...core import INCONCLUSIVE, Claim, Context, Evidence, Parameter, Verdict
 from ...figures import Panel, Series, write_figure
 from ...lazy import lazy_module as _lazy
 from ...parallel import map_points, sweep_point
-from ...registry import register
+from ._common import DECLARATION
 from ._common import PAPER
 
 training = _lazy("numerics.training")
@@ -173,7 +173,7 @@ def control_figure7(ctx: Context) -> Verdict:
                           "the reversed order is rejected")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure7", "Fig 7: β_σ correlates with SGD training speed (shallow MLPs)",
     "\"The convergence of SGD is faster for activations with a significantly larger isometry strength β_σ for "
     "shallow MLPs, e.g., with 10 layers or less … this correlation does not extend to deeper networks\" (CIFAR10, "
@@ -282,7 +282,7 @@ def _corollary2_rows(ctx: Context) -> list[Evidence]:
                           "1e-9)")]
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure-b6", "Fig B.6: Corollary 2 and Theorem 4 for multiple activations, before and after training",
     "Isometry tracked at initialisation and after optimisation for several activations validates Corollary 2 "
     "(normalisation increases isometry) and Theorem 4 (the gap decays with depth, faster for larger β_σ).",
@@ -391,7 +391,7 @@ def control_figure_b7(ctx: Context) -> Verdict:
                        f"at depth {B7_CONTROL_DEPTH} training moves the gap by more than the allowance")
 
 
-register(Claim(
+DECLARATION.add(Claim(
     PAPER, "figure-b7", "Fig B.7: the isometry gap changes little during training",
     "\"The isometry gap remains relatively stable\" during training (\"Isometry gap change during training is "
     "relatively small\").",

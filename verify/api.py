@@ -1,0 +1,260 @@
+"""The public claim API: declare a paper, its theory quantities and its claims, and let deepinit-verify check them.
+
+A paper — one of the four built in, or a researcher's own — is a package that declares a :class:`Paper` and names it
+in the entry-point group ``deepinit_verify.papers`` of its ``pyproject.toml``::
+
+    [project.entry-points."deepinit_verify.papers"]
+    schoenholz2017 = "deepinfo_claims:PAPER"
+
+Every part of deepinit-verify finds it there, in every process: ``verify list``, ``python -m verify
+schoenholz2017:theorem1``, ``verify all``, ``--perturb``, ``--sensitivity``, the controls, ``--jobs N`` and Dask
+workers, the pytest plugin, ``verify.docs``, ``render`` and the LaTeX/JSON/figure outputs. The four built-in papers are
+declared with exactly this module and the same entry-point group (``verify/papers``).
+
+Stability: this module's names are the API. :data:`API_VERSION` is ``MAJOR.MINOR``; a minor release only adds
+names, a major release may change them. A plugin states the version it was written for (``Paper(...,
+api_version="1.0")``) and gets a one-line error when the installed package cannot serve it.
+
+Examples
+--------
+>>> from verify import api
+>>> paper = api.Paper(key="example2024", title="An example paper", citation="A. Author, An example paper (2024)",
+...                   api_version="1.0", register=False)
+>>> c = paper.quantity("c", "c", "a printed constant of the example", "a formula")
+>>> c.name
+'example2024:c'
+>>> api.check_api_version("1.0")
+>>> api.check_api_version("2.0")
+Traceback (most recent call last):
+...
+verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 2.0; the installed deepinit-verify 0.1.0 provides 1.0
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from . import __version__
+from . import quantities as _Q
+from .core import (ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Context, Erratum, Evidence,
+                   HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows)
+from .coverage import Item
+
+API_VERSION = "1.0"
+ENTRY_POINT_GROUP = "deepinit_verify.papers"
+
+_KEY = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
+
+
+class APIVersionError(RuntimeError):
+    """A plugin needs a claim API this deepinit-verify does not provide."""
+
+
+class PaperDeclarationError(ValueError):
+    """A paper, quantity or claim declared against the rules of this module (the message says which)."""
+
+
+def check_api_version(required: str) -> None:
+    """Raise :class:`APIVersionError` unless this package serves the claim API ``required`` (``"MAJOR.MINOR"``).
+
+    The same major version and a minor version at least ``required``'s are served.
+
+    Parameters
+    ----------
+    required : str
+        The version the plugin was written for, e.g. ``"1.0"``.
+    """
+    try:
+        major, minor = (int(p) for p in str(required).split("."))
+    except ValueError:
+        raise APIVersionError(f"api_version {required!r} must read MAJOR.MINOR, e.g. {API_VERSION!r}") from None
+    have_major, have_minor = (int(p) for p in API_VERSION.split("."))
+    if major != have_major or minor > have_minor:
+        raise APIVersionError(f"this plugin needs deepinit-verify's claim API {required}; the installed "
+                              f"deepinit-verify {__version__} provides {API_VERSION}")
+
+
+@dataclass(frozen=True)
+class QuantityHandle:
+    """A declared theory quantity of a paper, namespaced ``paper:name``.
+
+    A check consumes the quantity through :meth:`scaled` (or :meth:`delta`) exactly where its statement uses it, never
+    on the independent route it is compared with; the negative control and ``--perturb paper:name=δ`` then scale it
+    by (1 + δ) there.
+    """
+
+    name: str
+    symbol: str
+    meaning: str
+
+    def scaled(self, value):
+        """``value × (1 + δ)`` under an active perturbation of this quantity, else ``value``; records consumption."""
+        return _Q.scaled(self.name, value)
+
+    def delta(self) -> float:
+        """The active relative perturbation δ of this quantity (0 outside controls); records consumption."""
+        return _Q.delta(self.name)
+
+
+@dataclass
+class Paper:
+    """A paper whose numbered results are checked as claims.
+
+    Parameters
+    ----------
+    key : str
+        Lower-case letters, digits and hyphens (``"schoenholz2017"``); claims are named ``key:claim``.
+    title : str
+        The paper's title as printed.
+    citation : str
+        The full reference (authors, title, venue, year).
+    api_version : str
+        The claim API the plugin was written for (:data:`API_VERSION`); checked on declaration.
+    coverage : sequence of :class:`Item`
+        Every numbered item of the paper, each with the claims that check it or why none does (``verify list``,
+        the docs page's coverage table).
+    expectations : str, optional
+        Path of the paper's expected-verdicts TOML file (``--expect shipped`` composes it with the built-in one).
+    notation : str
+        The paper's notation, shown on its docs page.
+    register : bool
+        Register the paper (default). ``False`` declares a detached paper for tests and examples.
+    """
+
+    key: str
+    title: str
+    citation: str
+    api_version: str = API_VERSION
+    coverage: Sequence[Item] = ()
+    expectations: str | None = None
+    notation: str = ""
+    register: bool = True
+    claims: dict = field(default_factory=dict, init=False, repr=False)
+    quantities: dict = field(default_factory=dict, init=False, repr=False)
+    module: str = field(default="", init=False, repr=False)
+
+    def __post_init__(self):
+        check_api_version(self.api_version)
+        if not isinstance(self.key, str) or not _KEY.match(self.key):
+            raise PaperDeclarationError(f"paper key {self.key!r}: lower-case letters, digits and single hyphens, "
+                                        "starting with a letter (e.g. 'schoenholz2017')")
+        for what in ("title", "citation"):
+            if not str(getattr(self, what)).strip():
+                raise PaperDeclarationError(f"paper {self.key!r}: {what} must not be empty")
+        self.coverage = tuple(self.coverage)
+        import inspect
+        caller = inspect.stack()[1].frame.f_globals.get("__name__", "")
+        self.module = caller if caller != __name__ else ""
+        if self.register:
+            from . import registry
+            registry.add_paper(self)
+
+    @property
+    def label(self) -> str:
+        """``title`` with ``citation``: one line for listings and report headers."""
+        return f"{self.citation}" if self.title in self.citation else f"{self.citation} — {self.title}"
+
+    def quantity(self, name: str, symbol: str, meaning: str, source: str) -> QuantityHandle:
+        """Declare a theory quantity the paper's claims depend on (perturbable by the controls and ``--perturb``).
+
+        Parameters
+        ----------
+        name : str
+            Short name, unique within the paper (``"chi1"``); the quantity is ``key:name``.
+        symbol : str
+            As the paper prints it (``"χ₁"``).
+        meaning : str
+            What it is, with the equation number.
+        source : str
+            The function that computes it (``"theory.meanfield_mlp.chi_1"``).
+
+        Returns
+        -------
+        QuantityHandle
+        """
+        if not isinstance(name, str) or not _NAME.match(name.replace("*", "").replace("_", "-") or "?"):
+            raise PaperDeclarationError(f"quantity {name!r} of {self.key}: letters, digits, '_', '*', '-' and '.'")
+        full = f"{self.key}:{name}"
+        if full in _Q.QUANTITIES or name in self.quantities:
+            raise PaperDeclarationError(f"quantity {full!r} declared twice")
+        _Q.register_quantity(_Q.Quantity(full, symbol, meaning, source))
+        handle = QuantityHandle(full, symbol, meaning)
+        self.quantities[name] = handle
+        return handle
+
+    def add(self, claim: Claim) -> Claim:
+        """Register a :class:`Claim` of this paper (``claim.paper`` must be this paper's key)."""
+        if claim.paper != self.key:
+            raise PaperDeclarationError(f"claim {claim.id} added to paper {self.key!r}")
+        if not _NAME.match(claim.name):
+            raise PaperDeclarationError(f"claim name {claim.name!r}: lower-case letters, digits, '-' and '.'")
+        if claim.name in self.claims:
+            raise PaperDeclarationError(f"claim {claim.id} declared twice")
+        for q in claim.depends_on:
+            if ":" in q and not q.startswith(self.key + ":"):
+                raise PaperDeclarationError(f"{claim.id} depends on {q!r}, a quantity of another paper")
+        self.claims[claim.name] = claim
+        if self.register:
+            from . import registry
+            registry.add_claim(claim)
+        return claim
+
+    def claim(self, name: str, *, title: str, statement: str, **fields) -> Callable[[Callable], Callable]:
+        """Decorator form of :meth:`add`: the decorated function is the claim's check.
+
+        ``fields`` are :class:`Claim`'s (``hypotheses``, ``how``, ``negative_control``, ``control_description``,
+        ``depends_on``, ``hypothesis_checks``, ``positive_control``, ``parameters``, ``uses``, ``aliases``,
+        ``control_delta``, ``resolution_override``).
+        """
+        def decorate(check: Callable[[Context], Verdict]) -> Callable[[Context], Verdict]:
+            deps = tuple(q.name if isinstance(q, QuantityHandle) else q for q in fields.pop("depends_on", ()))
+            self.add(Claim(paper=self.key, name=name, title=title, statement=statement, check=check,
+                           depends_on=deps, **fields))
+            return check
+        return decorate
+
+
+def memo(key: Any, compute: Callable[[], Any]):
+    """The value of ``compute()`` for ``key``, computed once per claim run: the check, its ±δ controls and
+    ``--sensitivity`` share it (same seed, same numbers). Only for work that consumes no declared quantity."""
+    return _Q.memo(key, compute)
+
+
+def judged(claim_id: str, rows: list[Evidence], holds: str, fails: str, **extra) -> Verdict:
+    """The verdict decided by its evidence rows: ``violated`` if a judged row failed, ``holds`` if every judged row
+    passed, ``inconclusive`` if none was judged. ``holds``/``fails`` are the summaries."""
+    return Verdict.judged(claim_id, rows, holds, fails, **extra)
+
+
+def run(claim: str, *, budget: str = "quick", seed: int = 0, controls: bool = True, **params) -> Verdict:
+    """Check one claim from Python (a notebook, a test) and return its :class:`Verdict`.
+
+    Parameters
+    ----------
+    claim : str
+        ``paper:claim``.
+    budget : {"quick", "standard", "full"}
+    seed : int
+    controls : bool
+        Run the ±δ negative controls (and the positive control of a violated claim).
+    **params
+        The claim's ``--param`` values, as strings or values.
+    """
+    from .params import bind
+    from .registry import UsageError, resolve
+    from .runner import run_claim
+    c = resolve(claim)
+    unknown = set(params) - {p.name for p in c.parameters}
+    if unknown:
+        raise UsageError(f"{c.id} takes no parameter(s) {', '.join(sorted(unknown))}; it takes "
+                         f"{', '.join(p.name for p in c.parameters) or 'none'}")
+    ctx = Context(budget=budget, seed=seed, params=bind(c, {k: v for k, v in params.items()}))
+    return run_claim(c, ctx, with_control=controls)
+
+
+__all__ = ["API_VERSION", "APIVersionError", "Claim", "Context", "ENTRY_POINT_GROUP", "ERROR", "Erratum", "Evidence",
+           "HOLDS", "HYPOTHESES_NOT_MET", "HypothesisCheck", "HypothesisNotMet", "INCONCLUSIVE", "Item", "Paper",
+           "PaperDeclarationError", "Parameter", "QuantityHandle", "VIOLATED", "Verdict", "check_api_version",
+           "judged", "memo", "run", "status_from_rows"]
