@@ -77,6 +77,9 @@ class Activation:
     description: str = ""
     #: an optional closed form of the dual activation σ̂(ρ) = E σ(X)σ(Y) (Definition 5), in ``rho``
     dual_closed_form: sp.Expr | None = field(default=None, compare=False)
+    #: Dirac masses that :meth:`derivative` dropped from ``expr``: ``(location, weight, k)`` stands for the term
+    #: weight·δ^(k)(x − location) of the distributional derivative (k = 0: a jump of the function differentiated)
+    dirac_atoms: tuple = field(default=(), compare=False)
 
     # -- numeric callables built from the one expression ------------------------------------
     @functools.cached_property
@@ -156,6 +159,42 @@ class Activation:
         if any(abs(b) < 1e-15 for b in self.breakpoints):
             return None
         return sp.simplify(sp.diff(self.expr, x, order).subs(x, 0))
+
+    @property
+    def has_dirac(self) -> bool:
+        """True when :meth:`derivative` dropped Dirac masses at kinks (listed in :attr:`dirac_atoms`)."""
+        return bool(self.dirac_atoms)
+
+    def derivative(self, order: int = 1) -> "Activation":
+        """σ′ (``order=1``), σ″ (``order=2``), … as an :class:`Activation`, by sympy differentiation.
+
+        Away from the kinks the derivative is the classical one: ReLU′ is the step 1[x > 0] (value ½ at 0, which
+        no Gaussian expectation sees), the step′ is 0. At a kink where the function differentiated jumps by J, the
+        distributional derivative also has the mass J·δ(x − b): it is **dropped** from ``expr`` (and so from every
+        numeric callable) and recorded in :attr:`dirac_atoms` as ``(b, J, 0)``; a mass dropped at a lower order
+        comes back differentiated, ``(b, J, k + 1)`` for δ^(k+1). :attr:`has_dirac` flags either. Callers that
+        need the masses (E σ″(u)σ(u) of ReLU-like σ) add them from :attr:`dirac_atoms`.
+
+        Parameters
+        ----------
+        order : int
+            1 to 4.
+
+        Returns
+        -------
+        Activation
+            Named with primes: ``"tanh′"``, ``"relu″"``.
+
+        Examples
+        --------
+        >>> d = activation("tanh").derivative()
+        >>> d.name, sp.simplify(d.expr - (1 - sp.tanh(x) ** 2))
+        ('tanh′', 0)
+        >>> r2 = activation("relu").derivative(2)
+        >>> r2.expr, r2.dirac_atoms, r2.has_dirac
+        (0, ((0.0, 1.0, 0),), True)
+        """
+        return _derivative(self, int(order))
 
     def __repr__(self) -> str:
         return f"Activation({self.name!r}: {self.expr})"
@@ -254,6 +293,48 @@ def _pieces(expr: sp.Expr, bps: tuple[float, ...]):
             mid = 0.5 * (lo + hi)
         out.append(((lo, hi), _cheap_simplify(_select_branch(expr, mid)) if bps else expr))
     return tuple(out)
+
+
+_PRIMES = {1: "′", 2: "″", 3: "‴", 4: "⁗"}
+
+
+def _jumps(act: Activation) -> tuple:
+    """(b, J, 0) for every kink b where σ jumps by J = σ(b⁺) − σ(b⁻) ≠ 0 (from the pieces)."""
+    out = []
+    for ((_, hi), left), ((lo, _), right) in zip(act.pieces[:-1], act.pieces[1:]):
+        b = sp.Float(hi, 30)
+        jump = float(sp.limit(right, x, b, "+") - sp.limit(left, x, b, "-"))
+        if abs(jump) > 1e-14:
+            out.append((float(hi), jump, 0))
+    return tuple(out)
+
+
+def _drop_point_branches(expr: sp.Expr) -> sp.Expr:
+    """Remove the branches of a Piecewise that hold on single points only (``Eq(x, b)``, which sympy's
+    differentiation of ``x*abs(x)`` produces): no Gaussian expectation sees them and torch cannot translate them."""
+    def fix(*args):
+        kept = [(v, c) for v, c in args if not isinstance(c, sp.Eq)]
+        if len(kept) == 1 and kept[0][1] in (True, sp.true):
+            return kept[0][0]
+        return sp.Piecewise(*kept) if kept else sp.Piecewise(*args)
+    return expr.replace(sp.Piecewise, fix)
+
+
+@functools.lru_cache(maxsize=512)
+def _derivative(act: Activation, order: int) -> Activation:
+    if not 1 <= order <= 4:
+        raise ActivationError(f"derivative order {order} must be 1, 2, 3 or 4")
+    cur = act
+    for k in range(order):
+        atoms = tuple((b, w, j + 1) for b, w, j in cur.dirac_atoms) + _jumps(cur)
+        expr = sp.diff(cur.expr, x).replace(sp.DiracDelta, lambda *args: sp.Integer(0))
+        expr = _drop_point_branches(_cheap_simplify(expr))
+        bps = _breakpoints(expr)
+        name = act.name + _PRIMES[k + 1]
+        cur = Activation(name=name, expr=expr, breakpoints=bps, pieces=_pieces(expr, bps),
+                         description=f"derivative of order {k + 1} of {act.name} (Dirac masses at kinks dropped)",
+                         dirac_atoms=atoms)
+    return cur
 
 
 # --------------------------------------------------------------------------------------------

@@ -144,9 +144,11 @@ class Paper:
             if not str(getattr(self, what)).strip():
                 raise PaperDeclarationError(f"paper {self.key!r}: {what} must not be empty")
         self.coverage = tuple(self.coverage)
-        import inspect
-        caller = inspect.stack()[1].frame.f_globals.get("__name__", "")
-        self.module = caller if caller != __name__ else ""
+        import sys
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_globals.get("__name__") == __name__:
+            frame = frame.f_back  # the dataclass's __init__ runs in this module's globals
+        self.module = frame.f_globals.get("__name__", "") if frame is not None else ""
         if self.register:
             from . import registry
             registry.add_paper(self)

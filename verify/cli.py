@@ -209,7 +209,7 @@ def _safe_streams() -> None:
 def main(argv=None) -> int:
     _safe_streams()
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_intermixed_args(argv)
         args.argv = list(sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")

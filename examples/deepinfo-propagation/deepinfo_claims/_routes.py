@@ -1,0 +1,116 @@
+"""The independent routes of the claims: the mean-field maps of a tanh network by the trapezoid rule, and Monte Carlo.
+
+The claims compare the engine (:mod:`theory.meanfield_mlp`, Gauss–Legendre rules and closed forms) with these routes,
+never with itself. For an analytic integrand against the Gaussian weight the trapezoid rule converges exponentially
+in 1/h (the poles of tanh(√q z) lie at distance π/(2√q) from the real axis), so the step h = 1/32 on [−14, 14] (1-d)
+and h = 1/16 on [−10, 10]² (2-d) give the Gaussian integrals of this module to about 1e-15.
+
+The correlation map is written for t = 1 − c (§ Forward maps): with u₁ = √q z₁, u₂ = √q (c z₁ + √(1 − c²) z₂),
+
+    1 − C(c) = [σ_w² (1/ρ − 1) E φ(u)² + ½ σ_w² E (φ(u₁) − φ(u₂))²] / q_aa ,
+
+which has no cancellation as c → 1 (ρ: the keep probability of dropout, § Dropout; q_aa the length map at q).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+
+_h1, _h2 = 1 / 32, 1 / 16
+Z = np.arange(-14.0, 14.0 + _h1 / 2, _h1)
+W = _h1 * np.exp(-Z * Z / 2) / math.sqrt(2 * math.pi)
+_z2 = np.arange(-10.0, 10.0 + _h2 / 2, _h2)
+_w2 = _h2 * np.exp(-_z2 * _z2 / 2) / math.sqrt(2 * math.pi)
+Z1, Z2 = (a.ravel() for a in np.meshgrid(_z2, _z2, indexing="ij"))
+W12 = np.outer(_w2, _w2).ravel()
+
+
+def length_map(q: float, sw2: float, sb2: float, keep: float = 1.0) -> float:
+    """q ↦ (σ_w²/ρ) E tanh(√q z)² + σ_b² (§ Forward maps; § Dropout for ρ < 1)."""
+    return sw2 / keep * float(W @ np.tanh(math.sqrt(q) * Z) ** 2) + sb2
+
+
+def q_star(sw2: float, sb2: float, keep: float = 1.0) -> float:
+    """The fixed point q* of :func:`length_map`, iterated to machine precision (a contraction for tanh)."""
+    q = 1.0
+    for _ in range(100_000):
+        nq = length_map(q, sw2, sb2, keep)
+        if abs(nq - q) <= 1e-16 * nq:
+            return nq
+        q = nq
+    raise ArithmeticError(f"length map did not converge at σ_w² = {sw2}, σ_b² = {sb2}")
+
+
+def chi1(sw2: float, sb2: float) -> float:
+    """χ₁ = σ_w² E tanh′(√q* z)² (§ Forward maps)."""
+    q = q_star(sw2, sb2)
+    return sw2 * float(W @ np.cosh(np.minimum(math.sqrt(q) * np.abs(Z), 350.0)) ** -4)
+
+
+def sigma_crit(sb2: float) -> float:
+    """σ_w² with χ₁ = 1, by Brent's method on the trapezoid-rule χ₁ (xtol 1e-14)."""
+    return brentq(lambda s: chi1(s, sb2) - 1.0, 0.5, 20.0, xtol=1e-14, rtol=4 * np.finfo(float).eps)
+
+
+def gap(t: float, q: float, sw2: float, sb2: float, keep: float = 1.0) -> float:
+    """1 − C(1 − t): the correlation map in t = 1 − c at length q (module docstring)."""
+    c, s = 1.0 - t, math.sqrt(max(t * (2.0 - t), 0.0))
+    rq = math.sqrt(q)
+    f1 = np.tanh(rq * Z1)
+    f2 = np.tanh(rq * (c * Z1 + s * Z2))
+    e11 = float(W @ np.tanh(rq * Z) ** 2)
+    num = sw2 * ((1.0 / keep - 1.0) * e11 + 0.5 * float(W12 @ (f1 - f2) ** 2))
+    return num / length_map(q, sw2, sb2, keep)
+
+
+def t_star(sw2: float, sb2: float, keep: float = 1.0) -> tuple[float, float]:
+    """(q*, t* = 1 − c*): t* = 0 when c = 1 is a stable fixed point (ρ = 1, χ₁ ≤ 1), else the root of gap(t) = t."""
+    q = q_star(sw2, sb2, keep)
+    f = lambda t: gap(t, q, sw2, sb2, keep) / t - 1.0  # noqa: E731  (→ χ₁ − 1 as t → 0 when ρ = 1)
+    lo = 1e-13
+    if f(lo) <= 0:
+        return q, 0.0
+    return q, brentq(f, lo, 1.0, xtol=1e-16, rtol=1e-13)
+
+
+def slope_at_fixed_point(q: float, t: float, sw2: float, sb2: float, keep: float = 1.0) -> float:
+    """C′(c*) by finite differences of :func:`gap` (Richardson-extrapolated one-sided ones at t* = 0)."""
+    if t == 0.0:
+        h = 1e-7
+        return 2 * gap(h / 2, q, sw2, sb2, keep) / (h / 2) - gap(h, q, sw2, sb2, keep) / h
+    h = 1e-3 * t
+    return (gap(t + h, q, sw2, sb2, keep) - gap(t - h, q, sw2, sb2, keep)) / (2 * h)
+
+
+def chi1_monte_carlo(sw2: float, sb2: float, samples: int, seed: int) -> tuple[float, float]:
+    """χ₁ by Monte Carlo: q* solved on the Gaussian sample itself (secant iteration on the sample-average length
+    map, started by plain iteration), χ₁ = σ_w² · mean tanh′(√q* z)²; returns (value, delta-method standard error), the error propagating the
+    sample's q* through the influence function σ_w²[s(z) − s̄] + ∂χ₁/∂q · σ_w²[t(z) − t̄]/(1 − L′(q*)) with
+    t = tanh², s = tanh′² at √q* z."""
+    z = np.random.default_rng(seed).standard_normal(samples)
+
+    def L(q):
+        return sw2 * float(np.mean(np.tanh(math.sqrt(q) * z) ** 2)) + sb2
+
+    def S(q):
+        return np.cosh(np.minimum(math.sqrt(q) * np.abs(z), 350.0)) ** -4
+
+    a = 1.0
+    for _ in range(6):                      # a contraction: a few plain iterations, then the secant method
+        a = L(a)
+    b = L(a)
+    fa, fb = b - a, L(b) - b
+    for _ in range(100):
+        if fb == fa or abs(b - a) <= 1e-15 * b:
+            break
+        a, b, fa = b, b - fb * (b - a) / (fb - fa), fb
+        fb = L(b) - b
+    q, h = b, 1e-6 * b
+    s, t = S(q), np.tanh(math.sqrt(q) * z) ** 2
+    chi = sw2 * float(s.mean())
+    dchi = sw2 * (float(S(q + h).mean()) - float(S(q - h).mean())) / (2 * h)
+    dL = (L(q + h) - L(q - h)) / (2 * h)
+    psi = sw2 * (s - s.mean()) + dchi * sw2 * (t - t.mean()) / (1.0 - dL)
+    return chi, float(psi.std() / math.sqrt(samples))

@@ -1,0 +1,225 @@
+"""The mean-field claims: the order-to-chaos boundary, the depth scales and dropout (§ Forward maps, § Depth scales,
+§ Dropout). The theory side is :mod:`theory.meanfield_mlp`; each is compared with the trapezoid-rule maps and Monte
+Carlo of :mod:`deepinfo_claims._routes`."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from theory import meanfield_mlp as mf
+from verify import api
+
+from . import PAPER, _routes as R, chi1, cstar, xi_c, xi_q
+
+ACT = "tanh"
+SB2 = 0.05                       # the paper's main figures
+SB2S = (0.01, 0.05, 0.1, 0.3)    # the boundary at these bias variances
+UNIQUE_Q = api.HypothesisCheck("unique-q-star", "the length map has a single attracting fixed point q* "
+                               "(iterates from q⁰ = 0.01, 1 and 10 agree to 1e-12)")
+
+
+def _unique_q_star(sw2: float, sb2: float, keep: float = 1.0) -> None:
+    """Raise HypothesisNotMet unless the length map's iterates from three starts meet (hypothesis of § Depth scales)."""
+    ends = []
+    for q in (0.01, 1.0, 10.0):
+        for _ in range(2000):
+            q = R.length_map(q, sw2, sb2, keep)
+        ends.append(q)
+    if max(ends) - min(ends) > 1e-12 * max(ends):
+        raise api.HypothesisNotMet("unique-q-star", f"length-map iterates end at {ends} (σ_w² = {sw2}, σ_b² = {sb2})")
+
+
+def _ds(sw2: float, keep: float = 1.0) -> "mf.DepthScales":
+    """The engine's depth scales at (σ_w², σ_b² = 0.05, ρ), once per claim run (the controls reuse them)."""
+    return api.memo(("ds", sw2, keep), lambda: mf.depth_scales(ACT, sw2, SB2, keep=keep))
+
+
+def _rel(a: float, b: float) -> float:
+    return abs(a - b) / abs(b) if b else abs(a)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# edge-of-chaos
+# ---------------------------------------------------------------------------------------------------------------
+
+@PAPER.claim(
+    "edge-of-chaos", title="The order-to-chaos boundary χ₁ = 1 of tanh networks",
+    statement="For tanh the boundary χ₁ = σ_w² ∫Dz φ′(√q* z)² = 1 between the ordered (χ₁ < 1) and chaotic (χ₁ > 1) "
+              "phases is a curve σ_w²,crit(σ_b²) increasing with σ_b², σ_w²,crit ≈ 1.76 at σ_b² = 0.05 "
+              "(§ Forward maps).",
+    depends_on=(chi1,), hypotheses="φ = tanh; the length map has a single attracting fixed point q*",
+    hypothesis_checks=(UNIQUE_Q,),
+    how="σ_w²,crit(σ_b²) for σ_b² ∈ {0.01, 0.05, 0.1, 0.3} from the engine against an independent root of χ₁ = 1 "
+        "(trapezoid rule, Brent's method) to 1e-10; χ₁ at the engine's boundary (the statement's 1) against Monte "
+        "Carlo (q* solved on each batch's own samples; 4 standard errors); χ₁ − 1 by Monte Carlo changes sign across "
+        "σ_w²,crit(1 ± 2%); monotonicity in σ_b².",
+    control_description="χ₁ scaled by 1 ± 5% at the boundary must leave the Monte Carlo interval")
+def edge_of_chaos(ctx: api.Context) -> api.Verdict:
+    """σ_w²,crit(σ_b²) to 10 digits by two routes, and χ₁ = 1 there by Monte Carlo (§ Forward maps)."""
+    samples = ctx.pick(4 * 10 ** 6, 10 ** 7, 4 * 10 ** 7)
+    rows, crit = [], {}
+    for i, sb2 in enumerate(SB2S):
+        ctx.progress(f"σ_b² = {sb2}", i / len(SB2S))
+        est = mf.critical_sigma_w2(ACT, sb2)
+        sc = crit[sb2] = float(est)
+        _unique_q_star(sc, sb2)
+        ref = api.memo(("crit", sb2), lambda: R.sigma_crit(sb2))
+        rows.append(api.Evidence(
+            f"σ_w²,crit(σ_b² = {sb2}): engine vs trapezoid-rule root of χ₁ = 1", theory=sc, numeric=ref, bound=1e-10,
+            observed=abs(sc - ref), passed=abs(sc - ref) <= 1e-10, note=f"engine: {est.method} (error {est.error:.1g})"))
+        theory = chi1.scaled(float(mf.chi_1(ACT, sc, sb2)))
+        mc, se = api.memo(("mc", sb2), lambda: R.chi1_monte_carlo(sc, sb2, samples, ctx.seed * 7919 + i))
+        rows.append(api.Evidence(
+            f"χ₁ at σ_w²,crit(σ_b² = {sb2}) (statement: 1) vs Monte Carlo", theory=theory, numeric=mc, bound=4 * se,
+            observed=abs(theory - mc), samples=samples, passed=abs(theory - mc) <= 4 * se,
+            note=f"delta-method standard error {se:.2g} (q* solved on the sample)"))
+    sides = []
+    for s, name in ((0.98, "ordered"), (1.02, "chaotic")):
+        mc, se = api.memo(("side", s), lambda: R.chi1_monte_carlo(s * crit[SB2], SB2, samples, ctx.seed * 7919 + 11))
+        sides.append(api.Evidence(
+            f"{name} side: χ₁ − 1 at σ_w² = {s} σ_w²,crit(0.05) by Monte Carlo", numeric=mc - 1, bound=4 * se,
+            observed=(mc - 1) * (1 if s > 1 else -1), passed=(mc - 1) * (1 if s > 1 else -1) > 4 * se,
+            note="the sign must exceed 4 standard errors"))
+    vals = [crit[s] for s in SB2S]
+    rows += sides + [api.Evidence("σ_w²,crit increases with σ_b² (0.01, 0.05, 0.1, 0.3)", numeric=vals,
+                                  passed=bool(np.all(np.diff(vals) > 0)))]
+    return api.judged("schoenholz2017:edge-of-chaos", rows,
+                      f"σ_w²,crit(0.05) = {crit[SB2]:.12f} by two routes; χ₁ = 1 there within the Monte Carlo "
+                      "errors at every σ_b²; ordered below, chaotic above",
+                      "the boundary or χ₁ there disagrees with the independent routes")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# depth-scales
+# ---------------------------------------------------------------------------------------------------------------
+
+def _fit_rate(dev: list[float]) -> float:
+    """ξ from a least-squares fit of log|x^l − x*| over the layers l ≥ 2 of an iterated map."""
+    y = np.log(np.abs(np.asarray(dev[2:])))
+    slope = np.polyfit(np.arange(len(y)), y, 1)[0]
+    return -1.0 / slope
+
+
+def _iterated_xi(sw2: float, sb2: float) -> tuple[float, float]:
+    """(ξ_q, ξ_c) measured from the trapezoid-rule maps iterated towards q*, c* (the exponential convergence of
+    § Depth scales): from q*(1 + 1e-3) down to 1e-12 q*, and from t* + 1e-4 down to 1e-10 (t = 1 − c)."""
+    q, t = R.t_star(sw2, sb2)
+    qs = [q * (1 + 1e-3)]
+    while abs(qs[-1] - q) > 1e-12 * q and len(qs) < 400:
+        qs.append(R.length_map(qs[-1], sw2, sb2))
+    ts = [t + 1e-4]
+    while abs(ts[-1] - t) > 1e-10 and len(ts) < 2000:
+        ts.append(R.gap(ts[-1], q, sw2, sb2))
+    return _fit_rate([x - q for x in qs[:-1]]), _fit_rate([x - t for x in ts[:-1]])
+
+
+def _fd_xi_c(sw2: float, sb2: float, keep: float = 1.0) -> tuple[float, float]:
+    """(c*, ξ_c) from finite differences of the trapezoid-rule correlation map at its fixed point."""
+    q, t = R.t_star(sw2, sb2, keep)
+    return 1.0 - t, -1.0 / math.log(R.slope_at_fixed_point(q, t, sw2, sb2, keep))
+
+
+@PAPER.claim(
+    "depth-scales", title="Depth scales ξ_q, ξ_c; ξ_c diverges at the edge of chaos, ξ_q does not",
+    statement="Near the fixed points |q^l − q*| ~ e^{−l/ξ_q} and |c^l − c*| ~ e^{−l/ξ_c} with ξ_q⁻¹ = −log[χ₁ + "
+              "σ_w² ∫Dz φ″φ] and ξ_c⁻¹ = −log[σ_w² ∫Dz₁Dz₂ φ′(u₁*)φ′(u₂*)]; ξ_c diverges at χ₁ = 1 while ξ_q stays "
+              "finite (§ Depth scales).",
+    depends_on=(xi_q, xi_c), hypotheses="φ = tanh; a single attracting q*", hypothesis_checks=(UNIQUE_Q,),
+    how="σ_b² = 0.05. The closed forms (engine) against the rates fitted to log|q^l − q*| and log|c^l − c*| of the "
+        "maps iterated by the trapezoid rule at σ_w² ∈ {1.2, 1.5, 2.2, 3.0} (relative tolerance 2e-3); near the "
+        "boundary σ_w² = σ_w²,crit(1 ± ε) the closed-form ξ_c against finite differences of the map at c* and the "
+        "log–log slope of ξ_c against |σ_w² − σ_w²,crit| (−1 within 0.01), with ξ_q finite at the boundary.",
+    control_description="ξ_q or ξ_c scaled by 1 ± 5% must leave the 2e-3 tolerance")
+def depth_scales(ctx: api.Context) -> api.Verdict:
+    """Closed-form depth scales vs the iterated maps, and ξ_c's divergence (§ Depth scales)."""
+    rows, tol = [], 2e-3
+    sc = R.sigma_crit(SB2)
+    _unique_q_star(sc, SB2)
+    for i, sw2 in enumerate((1.2, 1.5, 2.2, 3.0)):
+        ctx.progress(f"σ_w² = {sw2}", i / 6)
+        ds = _ds(sw2)
+        mq, mc = api.memo(("iter", sw2), lambda: _iterated_xi(sw2, SB2))
+        for name, q, th, m in (("ξ_q", xi_q, ds.xi_q, mq), ("ξ_c", xi_c, ds.xi_c, mc)):
+            th = q.scaled(float(th))
+            rows.append(api.Evidence(f"{name} at σ_w² = {sw2} ({ds.phase}): closed form vs iterated map", theory=th,
+                                     numeric=m, bound=tol, observed=_rel(th, m), passed=_rel(th, m) <= tol))
+    eps = ctx.pick((1e-2, 1e-3, 1e-4), (1e-2, 1e-3, 1e-4, 1e-5), (1e-2, 1e-3, 1e-4, 1e-5, 1e-6))
+    for side, sign in (("ordered", -1), ("chaotic", +1)):
+        ctx.progress(f"{side} side of the boundary", 0.7 if sign < 0 else 0.85)
+        meas = []
+        for e in eps:
+            sw2 = sc * (1 + sign * e)
+            m = api.memo(("fd", sw2), lambda: _fd_xi_c(sw2, SB2)[1])
+            th = xi_c.scaled(float(_ds(sw2).xi_c))
+            meas.append(m)
+            rows.append(api.Evidence(f"ξ_c at σ_w² = σ_w²,crit(1 {'+' if sign > 0 else '−'} {e:g}): closed form vs "
+                                     "finite differences of the map", theory=th, numeric=m, bound=tol,
+                                     observed=_rel(th, m), passed=_rel(th, m) <= tol))
+        slope = math.log(meas[-1] / meas[-2]) / math.log(eps[-1] / eps[-2])
+        rows.append(api.Evidence(f"{side} side: d log ξ_c / d log|σ_w² − σ_w²,crit| at ε = {eps[-2]:g}…{eps[-1]:g}",
+                                 theory=-1.0, numeric=slope, bound=0.01, observed=abs(slope + 1),
+                                 passed=abs(slope + 1) <= 0.01,
+                                 note=f"ξ_c·|Δσ_w²| = {meas[-1] * sc * eps[-1]:.4g} at ε = {eps[-1]:g}"))
+    ds = _ds(sc)
+    th = xi_q.scaled(float(ds.xi_q))
+    mq = api.memo(("iter-crit",), lambda: _iterated_xi(sc, SB2)[0])
+    rows.append(api.Evidence("ξ_q at the boundary: finite, closed form vs iterated map", theory=th, numeric=mq,
+                             bound=tol, observed=_rel(th, mq), passed=math.isfinite(mq) and _rel(th, mq) <= tol))
+    return api.judged("schoenholz2017:depth-scales", rows,
+                      f"closed forms match the iterated maps to {tol:g}; ξ_c ∝ |σ_w² − σ_w²,crit|⁻¹ on both sides "
+                      f"while ξ_q = {mq:.4g} at the boundary",
+                      "a depth scale disagrees with the iterated maps, or ξ_c does not diverge as |Δσ_w²|⁻¹")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# dropout
+# ---------------------------------------------------------------------------------------------------------------
+
+def _dropout_rows(ctx: api.Context, keeps) -> list[api.Evidence]:
+    sc = R.sigma_crit(SB2)
+    sweep = list(np.linspace(1.0, 3.0, ctx.pick(3, 11, 33)))
+    near = {(s, e): sc * (1 + s * e) for e in ctx.pick((1e-1, 1e-4), (1e-1, 1e-2, 1e-4), (1e-1, 1e-2, 1e-3, 1e-4)) for s in (-1, 1)}
+    rows, tol = [], 2e-3
+    for k, keep in enumerate(keeps):
+        ctx.progress(f"ρ = {keep}", k / len(keeps))
+        cs, xs, worst_c, worst_x = [], {}, 0.0, 0.0
+        for sw2 in sweep + list(near.values()):
+            ds = _ds(sw2, keep)
+            c, x = cstar.scaled(float(ds.c_star)), xi_c.scaled(float(ds.xi_c))
+            mc, mx = api.memo(("fd", keep, sw2), lambda: _fd_xi_c(sw2, SB2, keep))
+            cs.append(c)
+            xs[sw2] = x
+            worst_c = max(worst_c, abs(c - mc))
+            worst_x = max(worst_x, _rel(x, mx) if math.isfinite(x) else math.inf)
+        rows.append(api.Evidence(f"ρ = {keep}: c* < 1 at every σ_w² of the sweep ({len(cs)} values in [1, 3] and "
+                                 "around σ_w²,crit)", bound=1.0, observed=max(cs), passed=max(cs) < 1.0 - 1e-9))
+        rows.append(api.Evidence(f"ρ = {keep}: c* and ξ_c of the engine vs the trapezoid-rule map (fixed point, "
+                                 "finite differences)", bound=f"|Δc*| ≤ 1e-8, relative Δξ_c ≤ {tol:g}",
+                                 observed=f"{worst_c:.2g}, {worst_x:.2g}", passed=worst_c <= 1e-8 and worst_x <= tol))
+        far = max(xs[near[(-1, 1e-1)]], xs[near[(1, 1e-1)]])
+        close = max(xs[near[(-1, 1e-4)]], xs[near[(1, 1e-4)]])
+        rows.append(api.Evidence(f"ρ = {keep}: ξ_c stays bounded at the old boundary", theory="finite",
+                                 numeric=close, bound=2.0, observed=close / far, passed=close / far <= 2.0,
+                                 note=f"ξ_c at σ_w²,crit(1 ± 1e-4) over ξ_c at σ_w²,crit(1 ± 0.1); max over the "
+                                      f"sweep {max(xs.values()):.4g}"))
+    return rows
+
+
+@PAPER.claim(
+    "dropout", title="Dropout destroys the critical point: c* < 1 and ξ_c bounded",
+    statement="With dropout (keep probability ρ < 1) the correlation map no longer fixes c = 1: c* < 1 for every "
+              "σ_w², the order-to-chaos critical point disappears and ξ_c stays finite (§ Dropout).",
+    depends_on=(cstar, xi_c), hypotheses="φ = tanh; dropout on the weights' inputs with rescaling, independent masks "
+                                         "for the two inputs",
+    how="σ_b² = 0.05, ρ ∈ {0.95, 0.9, 0.8}: c* and ξ_c of the engine over a σ_w² sweep of [1, 3] and σ_w²,crit(1 ± "
+        "ε) against the trapezoid-rule map (its fixed point by Brent's method, its slope there by finite "
+        "differences); c* < 1 everywhere; ξ_c at σ_w²,crit(1 ± 1e-4) at most twice ξ_c at σ_w²,crit(1 ± 0.1).",
+    negative_control=lambda ctx: api.judged("schoenholz2017:dropout", _dropout_rows(ctx, (1.0,)),
+                                            "ρ = 1 passed", "ρ = 1: c* = 1 and ξ_c diverges"),
+    control_description="the same check without dropout (ρ = 1), where c* = 1 and ξ_c diverges, must be violated")
+def dropout(ctx: api.Context) -> api.Verdict:
+    """c* < 1 and bounded ξ_c for ρ ∈ {0.95, 0.9, 0.8} (§ Dropout)."""
+    return api.judged("schoenholz2017:dropout", _dropout_rows(ctx, (0.95, 0.9, 0.8)),
+                      "c* < 1 and ξ_c bounded at every σ_w² for ρ = 0.95, 0.9, 0.8; engine and map agree",
+                      "c* reaches 1 or ξ_c grows at the old boundary with dropout")

@@ -1,0 +1,623 @@
+"""Mean field of deep fully connected networks at initialisation: the σ_w²/σ_b² maps, fixed points, the
+order-to-chaos boundary and the depth scales (Poole, Lahiri, Raghu, Sohl-Dickstein, Ganguli, NeurIPS 2016;
+Schoenholz, Gilmer, Ganguli, Sohl-Dickstein, ICLR 2017). Equation labels below are those of Schoenholz et al.
+(and of ``/work/shared/papers/schoenholz2017-equations.md``, whose sections are named in brackets).
+
+Setting: z^l = W^l y^{l−1} + b^l, y^l = φ(z^l), W^l_ij ~ N(0, σ_w²/N), b^l_i ~ N(0, σ_b²); Dz the standard Gaussian
+measure; with dropout each y^l_j is kept with probability ρ (``keep``) and rescaled by 1/ρ, independently for
+every input.
+
+* Length map (Poole et al. eq 3; Schoenholz eq 3) [Forward maps]: q ↦ (σ_w²/ρ) ∫Dz φ(√q z)² + σ_b² —
+  :func:`length_map`, fixed point q* — :func:`fixed_point_q`.
+* Covariance and correlation maps (Poole eq 5; Schoenholz eqs 4–5): q_ab ↦ σ_w² ∫Dz₁Dz₂ φ(u₁)φ(u₂) + σ_b²
+  (no 1/ρ: the two inputs' dropout masks are independent), c ↦ C(c) = q_ab′/q′ at q_aa = q_bb = q —
+  :func:`covariance_map`, :func:`correlation_map`, fixed point c* — :func:`fixed_point_c`.
+* χ₁ = σ_w² ∫Dz φ′(√q* z)² (Schoenholz eq 6) = ∂C/∂c at c = 1 (Price's theorem); χ_c = σ_w² ∫Dz₁Dz₂
+  φ′(u₁*)φ′(u₂*) at c* (eq 9) — :func:`chi_1`, :func:`chi_c`.
+* Depth scales (eqs 7–9) [Depth scales]: ξ_q⁻¹ = −log[(χ₁ + σ_w² ∫Dz φ″(√q* z)φ(√q* z))/ρ] — which is exactly
+  the slope of the length map at q* (Stein's lemma: d/dq E h(√q z) = ½E h″(√q z) with h = φ²);
+  ξ_c⁻¹ = −log χ_c — :func:`depth_scales`. The boundary χ₁ = 1 — :func:`critical_sigma_w2`.
+* Backpropagation (eq 16) [Backpropagation]: E(δ^l)² = (N_{l+1}/N_l)(χ₁/ρ) E(δ^{l+1})², ξ_∇⁻¹ = −log χ₁ —
+  :func:`gradient_growth_rate`, :func:`gradient_depth_scale`.
+
+Numerics. One-dimensional integrals (length map, χ₁, q*, the boundary) are mpmath tanh–sinh quadratures at
+``dps`` = 30 digits (:func:`theory.gaussian.mp_gaussian`); q* and the boundary are solved in mpmath to 10^(5−dps)
+relative, so their errors are far below the float rounding of the reported values. Two-dimensional integrals
+(c < 1) use the float64 nested Gauss–Legendre route of :func:`theory.gaussian.bivariate_expectation` (≈1e-15,
+error stated). Every scalar is an :class:`~theory.results.Estimate`.
+
+Noise floor at criticality. χ₁ is computed to a relative error ``chi_1(...).error/χ₁`` of about 1e-16 (the float
+rounding; the quadrature and q*'s error are ≤ 1e-24). Within the band |χ₁ − 1| ≤ :data:`CRITICAL_BAND` (1e-14,
+about a hundred float steps of σ_w² — or ten times χ₁'s error if that is larger) the phase is ``"critical"``,
+c* = 1 and ξ_c is reported as +inf, with ``DepthScales.xi_c_lower_bound`` = −1/log(1 − band) ≈ 1e14 layers: what
+the computation can actually assert there is ξ_c ≥ that bound.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import mpmath
+
+from . import validate
+from .activations import Activation, activation
+from .errors import DeepinitError, UndefinedQuantityError
+from .fixed_points import Stability, illinois, solve_fixed_point, stability
+from .gaussian import bivariate_expectation, mp_gaussian
+from .results import Estimate
+
+__all__ = ["CRITICAL_BAND", "DepthScales", "chi_1", "chi_c", "correlation_map", "correlation_stability",
+           "covariance_map", "critical_sigma_w2", "depth_scales", "fixed_point_c", "fixed_point_q",
+           "gradient_depth_scale", "gradient_growth_rate", "length_map"]
+
+#: half-width of the band around χ₁ = 1 reported as "critical" (ξ_c = +inf, ξ_c ≥ −1/log(1 − band))
+CRITICAL_BAND = 1e-14
+_DPS = 30
+
+
+# ---------------------------------------------------------------------------------------------
+# inputs
+# ---------------------------------------------------------------------------------------------
+
+def _act(a) -> Activation:
+    return a if isinstance(a, Activation) else activation(a)
+
+
+def _params(sigma_w2, sigma_b2, keep=1.0):
+    try:
+        sw, sb, rho = float(sigma_w2), float(sigma_b2), float(keep)
+    except (TypeError, ValueError):
+        raise DeepinitError("σ_w², σ_b² and keep must be numbers") from None
+    if not (math.isfinite(sw) and sw > 0):
+        raise DeepinitError(f"σ_w² = {sigma_w2!r} must be a finite positive number")
+    if not (math.isfinite(sb) and sb >= 0):
+        raise DeepinitError(f"σ_b² = {sigma_b2!r} must be a finite number ≥ 0")
+    if not (0 < rho <= 1):
+        raise DeepinitError(f"keep = {keep!r}: the dropout keep probability ρ must lie in (0, 1]")
+    return sw, sb, rho
+
+
+def _q(q, name="q") -> float:
+    q = float(q)
+    if not (math.isfinite(q) and q >= 0):
+        raise DeepinitError(f"{name} = {q!r} must be a finite number ≥ 0")
+    return q
+
+
+def _derivative(act: Activation, order: int) -> Activation:
+    d = act.derivative(order)
+    if any(k >= 1 or order == 1 for _, _, k in d.dirac_atoms):
+        raise UndefinedQuantityError(f"{act.name} is discontinuous: φ′ carries a Dirac mass, so χ₁, χ_c and ξ_q "
+                                     "(Schoenholz eqs 6–9) are infinite or undefined")
+    return d
+
+
+# ---------------------------------------------------------------------------------------------
+# one-dimensional moments in mpmath
+# ---------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=4096)
+def _moment(act: Activation, kind: str, q, dps: int):
+    """(value, error) as mpf of E h(√q z): kind "phi2" (φ²), "dphi2" (φ′²), "phi_ddphi" (φ″φ, with the Dirac
+    masses of φ″ at kinks where φ′ jumps added back: J·φ(b)·p_q(b))."""
+    if kind == "phi2":
+        f = act.mpmath
+        val, err, _ = mp_gaussian(lambda u: f(u) ** 2, q, act.breakpoints, dps)
+        return val, err
+    if kind == "dphi2":
+        d = _derivative(act, 1)
+        f = d.mpmath
+        val, err, _ = mp_gaussian(lambda u: f(u) ** 2, q, act.breakpoints + d.breakpoints, dps)
+        return val, err
+    d2 = _derivative(act, 2)
+    f, g = d2.mpmath, act.mpmath
+    val, err, _ = mp_gaussian(lambda u: f(u) * g(u), q, act.breakpoints + d2.breakpoints, dps)
+    with mpmath.workdps(dps + 10):
+        qm = mpmath.mpf(q)
+        for b, jump, _ in d2.dirac_atoms:
+            if qm > 0:
+                bm = mpmath.mpf(b)
+                val += jump * g(bm) * mpmath.exp(-bm * bm / (2 * qm)) / mpmath.sqrt(2 * mpmath.pi * qm)
+    return val, err
+
+
+def _at(act, kind, q, dq, dps):
+    """E h(√q z) at an mpmath fixed point q known to ±dq: (value, error including |E h(q + dq) − E h(q)|)."""
+    val, err = _moment(act, kind, q, dps)
+    if dq > 0:
+        other, _ = _moment(act, kind, q + dq, dps)
+        err = err + abs(other - val)
+    return val, err
+
+
+def _mp_estimate(val, err, method, dps=_DPS) -> Estimate:
+    f = float(val)
+    with mpmath.workdps(dps + 10):
+        rounding = abs(mpmath.mpf(f) - val)
+    return Estimate(f, float(err + rounding), method, text=mpmath.nstr(val, dps) if f != 0.0 else "0")
+
+
+def length_map(act, q, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Estimate:
+    """The length map q ↦ (σ_w²/ρ) ∫Dz φ(√q z)² + σ_b² (Poole et al. eq 3; Schoenholz eq 3).
+
+    Parameters
+    ----------
+    act : Activation or str
+    q : float
+        The previous layer's q^{l−1} ≥ 0.
+    sigma_w2, sigma_b2 : float
+        Weight and bias variances.
+    keep : float
+        Dropout keep probability ρ ∈ (0, 1] (the weight term gets 1/ρ).
+    dps : int
+        Digits of the mpmath quadrature.
+
+    Returns
+    -------
+    Estimate
+
+    Examples
+    --------
+    >>> e = length_map("relu", 2.0, 1.5, 0.1)          # σ_w² q/2 + σ_b²
+    >>> abs(e.value - 1.6) <= e.error
+    True
+    """
+    act = _act(act)
+    sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
+    dps = validate.dps(dps)
+    val, err = _moment(act, "phi2", mpmath.mpf(_q(q)), dps)
+    with mpmath.workdps(dps + 10):
+        a = mpmath.mpf(sw) / mpmath.mpf(rho)
+        out, oerr = a * val + mpmath.mpf(sb), a * err
+    return _mp_estimate(out, oerr, f"length map, mpmath dps={dps}", dps)
+
+
+def covariance_map(act, q11, q22, q12, sigma_w2, sigma_b2) -> Estimate:
+    """The covariance map q_ab ↦ σ_w² ∫Dz₁Dz₂ φ(u₁)φ(u₂) + σ_b² (Poole et al. eq 5; Schoenholz eq 4), u₁, u₂
+    jointly Gaussian with variances q11, q22 and covariance q12. The diagonal entries of the next layer are
+    :func:`length_map` (q11), (q22); dropout does not enter the off-diagonal.
+
+    Examples
+    --------
+    >>> e = covariance_map("erf", 0.5, 2.0, 0.6, 1.0, 0.0)   # arcsine kernel
+    >>> abs(e.value - 2 / math.pi * math.asin(1.2 / math.sqrt(2 * 5))) < 1e-14
+    True
+    """
+    act = _act(act)
+    sw, sb, _ = _params(sigma_w2, sigma_b2)
+    e = bivariate_expectation(act, act, _q(q11, "q11"), _q(q22, "q22"), float(q12))
+    return Estimate(sw * e.value + sb, sw * e.error + 1e-16 * abs(sw * e.value + sb), "covariance map: " + e.method)
+
+
+def correlation_map(act, c, q, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
+    """C(c) = [σ_w² ∫Dz₁Dz₂ φ(u₁)φ(u₂) + σ_b²] / q′ at q_aa = q_bb = q, with q′ = :func:`length_map` (q)
+    (Schoenholz eq 5): the correlation of the next layer. At q = q* and ρ = 1, C(1) = 1.
+
+    Parameters
+    ----------
+    c : float
+        Correlation in [−1, 1].
+    q : float
+        The common variance q_aa = q_bb > 0 (usually :func:`fixed_point_q`).
+
+    Examples
+    --------
+    >>> q = fixed_point_q("tanh", 2.0, 0.05).value
+    >>> correlation_map("tanh", 1.0, q, 2.0, 0.05).value
+    1.0
+    """
+    act = _act(act)
+    sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
+    c, q = float(c), _q(q)
+    if not (-1.0 <= c <= 1.0) or q <= 0:
+        raise DeepinitError(f"the correlation map needs c ∈ [−1, 1] and q > 0 (got c = {c!r}, q = {q!r})")
+    new_q = length_map(act, q, sw, sb, rho)
+    num = covariance_map(act, q, q, c * q, sw, sb)
+    val = num.value / new_q.value
+    err = num.error / new_q.value + abs(val) * new_q.error / new_q.value + 1e-16 * abs(val)
+    if c == 1.0 and rho == 1.0:
+        val, err = num.value / new_q.value, max(err, 0.0)
+    return Estimate(val, err, "correlation map: " + num.method)
+
+
+# ---------------------------------------------------------------------------------------------
+# fixed points
+# ---------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=1024)
+def _qstar(act: Activation, sw: float, sb: float, rho: float, dps: int):
+    """(q*, its error, how) in mpmath: the stable fixed point of the length map reached from small q."""
+    with mpmath.workdps(dps + 10):
+        a, b = mpmath.mpf(sw) / mpmath.mpf(rho), mpmath.mpf(sb)
+        tiny = mpmath.mpf(10) ** (-dps)
+
+        def F(q):
+            return a * _moment(act, "phi2", q, dps)[0] + b - q
+        lo = b
+        if sb == 0.0 and act.mpmath(mpmath.mpf(0)) == 0:
+            s0 = a * _moment(act, "phi2", tiny, dps)[0] / tiny          # L′(0⁺)
+            f1, f2 = F(mpmath.mpf(1)), F(mpmath.mpf(2))
+            if abs(f1) <= mpmath.mpf(10) ** (5 - dps) and abs(f2) <= 2 * mpmath.mpf(10) ** (5 - dps):
+                raise UndefinedQuantityError(f"{act.name} at σ_w² = {sw:g}, σ_b² = 0: every q is a fixed point of "
+                                             "the length map (marginal); q* is undefined")
+            if s0 <= 1 and f1 < 0:
+                return mpmath.mpf(0), mpmath.mpf(0), "q* = 0: σ_b² = 0, φ(0) = 0 and L′(0⁺) ≤ 1"
+            lo = tiny
+        t = max(b, mpmath.mpf(2) ** -8)
+        prev, hi = lo, None
+        for _ in range(60):
+            if F(t) < 0:
+                hi = t
+                break
+            prev, t = t, 2 * t
+        if hi is None:
+            raise UndefinedQuantityError(f"{act.name} at σ_w² = {sw:g}, σ_b² = {sb:g}, ρ = {rho:g}: the length map "
+                                         f"has no finite fixed point (L(q) > q up to q = {float(t):.3g})")
+        q, qlo, qhi, n = illinois(F, prev, hi, xtol=mpmath.mpf(10) ** (5 - dps) * hi, maxiter=400)
+        dF = (F(qhi) - F(qlo)) / (qhi - qlo) if qhi > qlo else -1
+        quad_err = a * _moment(act, "phi2", q, dps)[1]
+        dq = (qhi - qlo) / 2 + quad_err / max(abs(dF), tiny)
+    return q, dq, f"Illinois on [{float(prev):.4g}, {float(hi):.4g}] in mpmath (dps={dps}), {n} iterations"
+
+
+def fixed_point_q(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Estimate:
+    """q* = (σ_w²/ρ) ∫Dz φ(√q* z)² + σ_b² (Schoenholz eq 3; [Forward maps]).
+
+    The fixed point reached from small q: for σ_b² > 0 the smallest crossing of the diagonal from above on
+    [σ_b², ∞) (bracketed by doubling, then the Illinois iteration in mpmath to 10^(5−dps) relative); for
+    σ_b² = 0 and φ(0) = 0, q* = 0 exactly when L′(0⁺) ≤ 1 and L(1) < 1 (tanh: σ_w² ≤ 1), else the positive root.
+    Raises :class:`UndefinedQuantityError` when the map has no finite fixed point (ReLU with σ_w² > 2) or every q
+    is one (ReLU at σ_w² = 2, σ_b² = 0).
+
+    Returns
+    -------
+    Estimate
+        ``error``: the final bracket, the quadrature error over |1 − L′(q*)|, and the float rounding;
+        ``text``: q* to 20 digits.
+
+    Examples
+    --------
+    >>> fixed_point_q("tanh", 0.8, 0.0).value
+    0.0
+    >>> e = fixed_point_q("relu", 1.0, 0.5)                 # q = q/2 + 0.5
+    >>> abs(e.value - 1.0) <= e.error
+    True
+    """
+    act = _act(act)
+    sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
+    dps = validate.dps(dps)
+    q, dq, how = _qstar(act, sw, sb, rho, dps)
+    if q == 0:
+        return Estimate.exact(0.0, how)
+    est = _mp_estimate(q, dq, how, dps)
+    return Estimate(est.value, est.error, est.method, text=mpmath.nstr(q, 20))
+
+
+def chi_1(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Estimate:
+    """χ₁ = σ_w² ∫Dz φ′(√q* z)² (Schoenholz eq 6) at the fixed point q* of the (dropout) length map.
+
+    At q* = 0 the limit q → 0⁺ is taken (q = 10^(−dps)): φ′(0)² for smooth φ, ½ for ReLU.
+
+    Examples
+    --------
+    >>> chi_1("tanh", 0.8, 0.0).value                       # q* = 0: χ₁ = σ_w² φ′(0)²
+    0.8
+    """
+    act = _act(act)
+    sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
+    dps = validate.dps(dps)
+    q, dq, _ = _qstar(act, sw, sb, rho, dps)
+    q = q if q > 0 else mpmath.mpf(10) ** (-dps)
+    val, err = _at(act, "dphi2", q, dq, dps)
+    with mpmath.workdps(dps + 10):
+        out, oerr = mpmath.mpf(sw) * val, mpmath.mpf(sw) * err
+    return _mp_estimate(out, oerr, f"χ₁ = σ_w² E φ′(√q* z)², mpmath dps={dps}", dps)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cstar(act: Activation, sw: float, sb: float, rho: float):
+    """c* (Estimate) with the phase decided by χ₁ (keep = 1) or the dropout branch (keep < 1)."""
+    qs = fixed_point_q(act, sw, sb, rho)
+    if qs.value == 0.0:
+        return Estimate.exact(1.0, "q* = 0: all inputs collapse, c* = 1")
+    if rho == 1.0:
+        x1 = chi_1(act, sw, sb)
+        if x1.value <= 1.0 + _band(x1):
+            return Estimate.exact(1.0, "ordered (χ₁ ≤ 1): c* = 1")
+    q, denom = qs.value, length_map(act, qs.value, sw, sb, rho).value
+
+    def C(c):
+        e = bivariate_expectation(act, act, q, q, c * q)
+        return Estimate((sw * e.value + sb) / denom, sw * e.error / denom, "")
+
+    def F(c):
+        return C(c).value - c
+    hi, prev = None, None
+    for k in range(1, 53):                      # c = 1/2, 3/4, 7/8, …: the first c with F(c) < 0
+        c = 1.0 - 2.0 ** -k
+        if F(c) < 0:
+            hi, prev = c, (1.0 - 2.0 ** -(k - 1) if k > 1 else None)
+            break
+    if hi is None:
+        return Estimate(1.0, 2.0 ** -52, "c* within 2⁻⁵² of 1 (F(c) = C(c) − c ≥ 0 up to c = 1 − 2⁻⁵²)")
+    if prev is None:                            # c* < 1/2: the first c ≤ 1/2 going down with F(c) ≥ 0
+        for c in (0.0, -0.5, -1.0):
+            if F(c) >= 0:
+                prev = c
+                break
+            hi = c
+    return solve_fixed_point(C, bracket=(prev, hi), xtol=1e-16, method="c* (float64 correlation map)")
+
+
+def _band(x1: Estimate) -> float:
+    return max(CRITICAL_BAND, 10 * x1.error)
+
+
+def fixed_point_c(act, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
+    """c* of the correlation map at q* (Schoenholz eq 5; [Forward maps], [Dropout]).
+
+    Ordered phase and criticality (χ₁ ≤ 1 + band, ρ = 1): c* = 1 exactly. Chaotic phase (χ₁ > 1) and every σ_w²
+    with dropout (ρ < 1, where C(1) < 1): the largest root c* < 1 of C(c) = c, bracketed by scanning
+    c = 1 − 2^−k, k = 1, 2, … (then 0, −½, −1) and solved by the Illinois iteration on the float64 map.
+
+    Examples
+    --------
+    >>> fixed_point_c("tanh", 1.2, 0.05).value
+    1.0
+    >>> 0.0 < fixed_point_c("tanh", 2.5, 0.05).value < 1.0
+    True
+    """
+    act = _act(act)
+    sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
+    return _cstar(act, sw, sb, rho)
+
+
+def chi_c(act, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
+    """χ_c = σ_w² ∫Dz₁Dz₂ φ′(u₁*)φ′(u₂*) at q*, c* (Schoenholz eq 9), = χ₁ when c* = 1. The error includes the
+    change of χ_c over c* ± its error.
+
+    Examples
+    --------
+    >>> x = chi_c("tanh", 2.5, 0.05).value
+    >>> 0.0 < x < 1.0                                        # c* < 1 is stable
+    True
+    """
+    act = _act(act)
+    sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
+    cs = fixed_point_c(act, sw, sb, rho)
+    if cs.value == 1.0 and cs.error == 0.0:
+        return chi_1(act, sw, sb, rho)
+    d = _derivative(act, 1)
+    q = fixed_point_q(act, sw, sb, rho).value
+    e = bivariate_expectation(d, d, q, q, cs.value * q)
+    near = bivariate_expectation(d, d, q, q, max(-1.0, cs.value - cs.error) * q)
+    err = sw * (e.error + abs(near.value - e.value)) + 1e-16 * sw * abs(e.value)
+    return Estimate(sw * e.value, err, "χ_c = σ_w² E φ′(u₁*)φ′(u₂*): " + e.method)
+
+
+def correlation_stability(act, sigma_w2, sigma_b2, keep=1.0) -> Stability:
+    """The correlation map's fixed point c* with its slope by Price's theorem (χ_c) and by finite differences of
+    :func:`correlation_map` (one-sided at c* = 1), and their difference (:func:`theory.fixed_points.stability`).
+
+    Examples
+    --------
+    >>> st = correlation_stability("tanh", 1.5, 0.05)
+    >>> st.branch, st.stable, st.difference < 1e-6
+    ('c* = 1', True, True)
+    """
+    act = _act(act)
+    sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
+    cs = fixed_point_c(act, sw, sb, rho)
+    q = fixed_point_q(act, sw, sb, rho).value
+    branch = "c* = 1" if cs.value == 1.0 else "c* < 1"
+    return stability(lambda c: correlation_map(act, c, q, sw, sb, rho), cs,
+                     derivative=lambda c: chi_c(act, sw, sb, rho), branch=branch,
+                     side="left" if cs.value >= 1.0 - 1e-2 else "central", h=1e-3 if cs.value < 1.0 - 1e-2 else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# depth scales
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DepthScales:
+    """The depth scales of Schoenholz et al. (eqs 7–9) at one (σ_w², σ_b², ρ), with what they are made of.
+
+    ``phase``: ``"ordered"`` (χ₁ < 1), ``"chaotic"`` (χ₁ > 1) or ``"critical"`` (|χ₁ − 1| ≤ ``critical_band``,
+    ρ = 1 only: there ξ_c = +inf and ``xi_c_lower_bound`` ≈ 1/band is what is asserted). With dropout (ρ < 1) the
+    phase is named from χ₁ but c* < 1 and ξ_c is finite for every σ_w². ``xi_grad`` = −1/log(χ₁/ρ) is signed:
+    negative in the chaotic phase, where gradients grow backwards (eq 16).
+    """
+
+    xi_q: Estimate
+    xi_c: Estimate
+    q_star: Estimate
+    c_star: Estimate
+    chi_1: Estimate
+    chi_c: Estimate
+    phase: str
+    keep: float = 1.0
+    xi_grad: Estimate | None = None
+    critical_band: float = CRITICAL_BAND
+    xi_c_lower_bound: float | None = None
+
+
+def _xi(slope: Estimate, what: str) -> Estimate:
+    """ξ = −1/log s with error |ds|/(s log² s); +inf for s ≥ 1."""
+    s = slope.value
+    if s <= 0.0:
+        return Estimate.exact(0.0, f"{what}: slope {s:.3g} ≤ 0, the map reaches its fixed point in one layer")
+    if s >= 1.0:
+        return Estimate(math.inf, 0.0, f"{what}: slope {s:.17g} ≥ 1, no exponential approach")
+    ls = math.log(s)
+    return Estimate(-1.0 / ls, slope.error / (s * ls * ls) + 1e-16 / abs(ls), f"{what} = −1/log({s:.17g})")
+
+
+def _length_slope(act, sw, sb, rho, dps) -> Estimate:
+    """L′(q*) = (σ_w²/ρ)[E φ′² + E φ″φ] (Stein's lemma; Schoenholz eq 7's bracket when ρ = 1)."""
+    q, dq, _ = _qstar(act, sw, sb, rho, dps)
+    q = q if q > 0 else mpmath.mpf(10) ** (-dps)
+    v1, e1 = _at(act, "dphi2", q, dq, dps)
+    v2, e2 = _at(act, "phi_ddphi", q, dq, dps)
+    with mpmath.workdps(dps + 10):
+        a = mpmath.mpf(sw) / mpmath.mpf(rho)
+        return _mp_estimate(a * (v1 + v2), a * (e1 + e2), "(χ₁ + σ_w² E φ″φ)/ρ", dps)
+
+
+def depth_scales(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> DepthScales:
+    """ξ_q, ξ_c (Schoenholz eqs 7–9; [Depth scales]) with q*, c*, χ₁, χ_c and the phase.
+
+    ξ_q⁻¹ = −log[(χ₁ + σ_w² ∫Dz φ″(√q* z)φ(√q* z))/ρ]; ξ_c⁻¹ = −log χ_c, χ_c = χ₁ in the ordered phase
+    (c* = 1). ξ_c diverges like 1/|χ₁ − 1| at the edge of chaos while ξ_q stays finite; the noise floor there is
+    handled by the critical band of the module docstring. A kink where φ′ jumps contributes its Dirac mass to
+    E φ″φ (J φ(b) p_{q*}(b); zero for ReLU since φ(0) = 0). At q* = 0 the slopes are the limits q → 0⁺.
+
+    Parameters
+    ----------
+    act : Activation or str
+    sigma_w2, sigma_b2 : float
+    keep : float
+        Dropout keep probability ρ.
+
+    Returns
+    -------
+    DepthScales
+
+    Examples
+    --------
+    >>> d = depth_scales("tanh", 1.5, 0.05)
+    >>> d.phase, d.c_star.value, round(d.xi_c.value, 6) == round(-1 / math.log(d.chi_1.value), 6)
+    ('ordered', 1.0, True)
+    """
+    act = _act(act)
+    sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
+    dps = validate.dps(dps)
+    qs = fixed_point_q(act, sw, sb, rho, dps=dps)
+    x1 = chi_1(act, sw, sb, rho, dps=dps)
+    band = _band(x1)
+    phase = "ordered" if x1.value < 1.0 else "chaotic"
+    if rho == 1.0 and abs(x1.value - 1.0) <= band:
+        phase = "critical"
+    xi_q = _xi(_length_slope(act, sw, sb, rho, dps), "ξ_q")
+    cs = fixed_point_c(act, sw, sb, rho)
+    xc = chi_c(act, sw, sb, rho)
+    bound = None
+    if phase == "critical":
+        bound = -1.0 / math.log1p(-band)
+        xi_c = Estimate(math.inf, 0.0, f"critical: |χ₁ − 1| ≤ {band:.2g}, ξ_c ≥ {bound:.3g} (reported as +inf)")
+    else:
+        xi_c = _xi(xc, "ξ_c")
+    rate = gradient_growth_rate(act, sw, sb, rho)
+    xi_grad = (Estimate(math.inf, 0.0, "χ₁/ρ = 1: ξ_∇ = ∞") if abs(rate.value - 1.0) <= band
+               else Estimate(-1.0 / math.log(rate.value), rate.error / (rate.value * math.log(rate.value) ** 2),
+                             "ξ_∇ = −1/log(χ₁/ρ) (signed)"))
+    return DepthScales(xi_q=xi_q, xi_c=xi_c, q_star=qs, c_star=cs, chi_1=x1, chi_c=xc, phase=phase, keep=rho,
+                       xi_grad=xi_grad, critical_band=band, xi_c_lower_bound=bound)
+
+
+def gradient_growth_rate(act, sigma_w2, sigma_b2, keep=1.0, width_ratio: float = 1.0) -> Estimate:
+    """E[(δ^l)²]/E[(δ^{l+1})²] = (N_{l+1}/N_l)·χ₁/ρ per layer for δ^l = ∂E/∂z^l (Schoenholz eq 16,
+    [Backpropagation], under the independence assumption; the dropout factor 1/ρ is that of the mask on y^l,
+    E m²/ρ² = 1/ρ). Equal widths and no dropout: χ₁. The gradient depth scale is :func:`gradient_depth_scale`.
+
+    Examples
+    --------
+    >>> gradient_growth_rate("tanh", 0.8, 0.0).value
+    0.8
+    """
+    act = _act(act)
+    sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
+    r = float(width_ratio)
+    if not (math.isfinite(r) and r > 0):
+        raise DeepinitError(f"width_ratio = {width_ratio!r} must be a finite positive number")
+    x1 = chi_1(act, sw, sb, rho)
+    f = r / rho
+    return Estimate(f * x1.value, f * x1.error + 1e-16 * f * x1.value, "(N_{l+1}/N_l)·χ₁/ρ (eq 16)")
+
+
+def gradient_depth_scale(act, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
+    """ξ_∇ = −1/log(χ₁/ρ) (Schoenholz eq 16): positive in the ordered phase (gradients vanish over ξ_∇ layers
+    backwards), negative in the chaotic phase (they grow), +inf at χ₁/ρ = 1.
+
+    Examples
+    --------
+    >>> abs(gradient_depth_scale("tanh", 0.8, 0.0).value - (-1 / math.log(0.8))) < 1e-15
+    True
+    """
+    rate = gradient_growth_rate(act, sigma_w2, sigma_b2, keep)
+    if rate.value == 1.0:
+        return Estimate(math.inf, 0.0, "χ₁/ρ = 1")
+    lg = math.log(rate.value)
+    return Estimate(-1.0 / lg, rate.error / (rate.value * lg * lg) + 1e-16 / abs(lg), "ξ_∇ = −1/log(χ₁/ρ)")
+
+
+# ---------------------------------------------------------------------------------------------
+# the order-to-chaos boundary
+# ---------------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=256)
+def _critical(act: Activation, sb: float, dps: int):
+    """(σ_w²,crit, error, q*, how) in mpmath: eliminate σ_w² = 1/E φ′(√q z)² from χ₁ = 1 and solve
+    G(q) = E φ(√q z)²/E φ′(√q z)² + σ_b² − q = 0."""
+    with mpmath.workdps(dps + 10):
+        b = mpmath.mpf(sb)
+        tiny = mpmath.mpf(10) ** (-dps)
+
+        def d2(q):
+            return _moment(act, "dphi2", q, dps)
+
+        def G(q):
+            return _moment(act, "phi2", q, dps)[0] / d2(q)[0] + b - q
+        if sb == 0.0 and act.mpmath(mpmath.mpf(0)) == 0:
+            v, e = d2(tiny)
+            return 1 / v, e / v ** 2, mpmath.mpf(0), "σ_b² = 0, φ(0) = 0: q* = 0, σ_w²,crit = 1/lim E φ′(√q z)², q → 0⁺"
+        lo = b if sb > 0 else tiny
+        t, hi = max(b, mpmath.mpf(2) ** -8), None
+        prev = lo
+        for _ in range(60):
+            if G(t) < 0:
+                hi = t
+                break
+            prev, t = t, 2 * t
+        if hi is None:
+            raise UndefinedQuantityError(f"{act.name} at σ_b² = {sb:g}: no order-to-chaos boundary (χ₁ = 1 and the "
+                                         f"length map's fixed point have no common solution up to q = {float(t):.3g})")
+        q, qlo, qhi, n = illinois(G, prev, hi, xtol=mpmath.mpf(10) ** (5 - dps) * hi, maxiter=400)
+        v, e = d2(q)
+        sw = 1 / v
+        dG = (G(qhi) - G(qlo)) / (qhi - qlo) if qhi > qlo else -1
+        num_err = _moment(act, "phi2", q, dps)[1] / v + e * _moment(act, "phi2", q, dps)[0] / v ** 2
+        dq = (qhi - qlo) / 2 + num_err / max(abs(dG), tiny)
+        err = abs(1 / d2(q + dq)[0] - sw) + e / v ** 2
+    return sw, err, q, f"χ₁ = 1 and q* jointly: Illinois in mpmath (dps={dps}), {n} iterations, q* = {mpmath.nstr(q, 15)}"
+
+
+def critical_sigma_w2(act, sigma_b2, *, dps: int = _DPS) -> Estimate:
+    """The order-to-chaos boundary σ_b² ↦ σ_w²,crit (Poole et al. Fig 2; Schoenholz Fig 1; [Forward maps]): the
+    σ_w² at which χ₁ = σ_w² ∫Dz φ′(√q* z)² = 1 with q* = σ_w² ∫Dz φ(√q* z)² + σ_b².
+
+    σ_w² = 1/E φ′(√q z)² is eliminated and the 1-D equation E φ²/E φ′² + σ_b² = q solved in mpmath (bracketed
+    by doubling from σ_b², Illinois to 10^(5−dps) relative); σ_b² = 0 with φ(0) = 0 gives q* = 0 and
+    1/lim_{q→0⁺} E φ′(√q z)² (tanh: 1).
+
+    Returns
+    -------
+    Estimate
+        ``error`` from the final bracket (propagated through 1/E φ′²) and the quadrature, plus the float rounding;
+        ``text``: the value to ``dps`` digits.
+
+    Examples
+    --------
+    >>> critical_sigma_w2("tanh", 0.0).value
+    1.0
+    >>> round(critical_sigma_w2("tanh", 0.05).value, 4)
+    1.7596
+    """
+    act = _act(act)
+    sb = float(sigma_b2)
+    if not (math.isfinite(sb) and sb >= 0):
+        raise DeepinitError(f"σ_b² = {sigma_b2!r} must be a finite number ≥ 0")
+    dps = validate.dps(dps)
+    sw, err, _, how = _critical(act, sb, dps)
+    return _mp_estimate(sw, err, how, dps)
