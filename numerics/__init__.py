@@ -13,6 +13,9 @@ Public surface:
   :func:`classify_covariance` — the BN mean-field map of bn-mean-field (eq 10) and its limits;
 * :func:`simulate_bn_gradients` — BN networks with autograd backpropagation (squared gradient norms per layer);
   BN's ε, γ, β and several batches through one network;
+* :func:`simulate_mlp` — fully connected networks with σ_w², σ_b² and dropout (Poole et al. 2016, Schoenholz et al.
+  2017), dense or exact in law, batched over seeds: q^l, c^l, forward tangents and backpropagated gradients
+  (:class:`MLPRun`); :func:`inputs_with_moments` — inputs with given q⁰, c⁰;
 * :func:`batch_norm`, :func:`bn_forward_map_mc`, :func:`bn_backward_map_mc`, :func:`bn_backward_operator_mc` — the
   BN kernel maps for any Σ (forward, backward V_back(Σ){Δ} = E[JᵀΔJ], cross-batch) with ε, γ, β (bn_kernels).
 """
@@ -32,8 +35,9 @@ _WHERE = {
     "layernorm_meanfield_trajectory": "meanfield", "meanfield_map_mc": "meanfield",
     "batch_norm": "bn_kernels", "bn_forward_map_mc": "bn_kernels", "bn_backward_map_mc": "bn_kernels",
     "bn_backward_operator_mc": "bn_kernels", "BackwardOperator": "bn_kernels",
+    "MLPRun": "mlp", "simulate_mlp": "mlp", "inputs_with_moments": "mlp",
 }
-_SUBMODULES = ("isometry_mlp", "bn_chain", "bn_meanfield", "bn_kernels", "meanfield", "covariance_sde")
+_SUBMODULES = ("isometry_mlp", "bn_chain", "bn_meanfield", "bn_kernels", "meanfield", "covariance_sde", "mlp")
 
 
 def __getattr__(name):
@@ -54,4 +58,5 @@ __all__ = ["VARIANTS", "SimulationDiverged", "default_device", "equicorrelated_g
            "simulate_isometry_mlp", "embedded_input_gram", "MeanFieldTrajectory", "layernorm_meanfield_trajectory",
            "meanfield_map_mc", "simulate_bn_chain", "bn_sphere_grams", "DegenerateBatchError", "BNGradientRun", "bn_meanfield_map_laplace",
            "bn_meanfield_map_mc", "classify_covariance", "iterate_bn_meanfield", "simulate_bn_gradients",
-           "batch_norm", "bn_forward_map_mc", "bn_backward_map_mc", "bn_backward_operator_mc", "BackwardOperator"]
+           "batch_norm", "bn_forward_map_mc", "bn_backward_map_mc", "bn_backward_operator_mc", "BackwardOperator",
+           "MLPRun", "simulate_mlp", "inputs_with_moments"]

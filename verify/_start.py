@@ -7,7 +7,10 @@ Two things happen before the command line is read:
 * Ctrl-C at any moment, the imports included, exits with status 130 and one line, never a traceback and never
   death by the signal.
 
-The second needs care under ``python -m``. CPython records an interrupt that escapes a code string run by
+The second needs care in two places. An interrupt can be swallowed on its way up — raised inside a finaliser or a
+callback, Python prints "Exception ignored" and goes on — so :func:`run` installs a SIGINT handler that records the
+interrupt before raising ``KeyboardInterrupt``, and a run that saw one exits 130 whatever it returned. And under
+``python -m``: CPython records an interrupt that escapes a code string run by
 ``exec`` (``scipy.special``'s import runs ``exec("from numpy import *")``; every ``@dataclass`` runs ``exec``)
 as *unhandled*, even when an outer ``except KeyboardInterrupt`` catches it, and ``Py_RunMain`` then re-raises
 SIGINT on exit instead of returning the status: the process dies by the signal (return code −2). The flag is
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import sys
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -64,8 +68,33 @@ def exit_interrupted(note: str = "interrupted") -> None:
     sys.exit(INTERRUPTED)
 
 
+_RECEIVED = False
+
+
+def _on_sigint(signum, frame):
+    global _RECEIVED
+    _RECEIVED = True
+    raise KeyboardInterrupt
+
+
+def interrupt_received() -> bool:
+    """Whether this process received Ctrl-C (SIGINT) since :func:`run` started."""
+    return _RECEIVED
+
+
+def _record_interrupts() -> None:
+    """Replace Python's SIGINT handler by one that also records the interrupt (only where Python's own handler is
+    installed: an inherited "ignore" stays)."""
+    try:
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _on_sigint)
+    except (ValueError, OSError):  # not the main thread: nothing to record
+        pass
+
+
 def run() -> None:
     """``python -m verify`` and the ``deepinit-verify`` console script."""
+    _record_interrupts()
     try:
         found = shadowing_modules()
         if found:
@@ -80,4 +109,6 @@ def run() -> None:
         exit_interrupted()
     if code == INTERRUPTED:
         forget_interrupt()
+    elif _RECEIVED:  # an interrupt swallowed on its way up: the run did not finish as asked
+        exit_interrupted()
     sys.exit(code)

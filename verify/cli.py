@@ -22,7 +22,7 @@ from . import expectations as expect
 from . import params as P
 from . import provenance
 from . import quantities as Q
-from .core import BUDGETS, Context, Progress, Verdict, _clean
+from .core import BUDGETS, Context, Progress, Verdict, _clean, caused_by_interrupt
 from .registry import UsageError, all_claims, failures, paper_keys, resolve
 from .report import (OutputPathError, check_output_dir, check_output_path, render_json, render_latex, render_text,
                      resolution_text, write_atomic)
@@ -223,6 +223,10 @@ def main(argv=None) -> int:
         sys.stderr.write("\ninterrupted\n")
         return 130
     except Exception as exc:  # a crash outside any check (reporting, writing files): exit 4, one line
+        from ._start import interrupt_received
+        if caused_by_interrupt(exc) or interrupt_received():
+            sys.stderr.write("\ninterrupted\n")
+            return 130
         if args.debug:
             import traceback
             traceback.print_exc()

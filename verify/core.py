@@ -207,6 +207,18 @@ class Parameter:
     choices: tuple | None = None
 
 
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether Ctrl-C is behind ``exc``: a C extension interrupted during its import raises ``ImportError``
+    ("initialization failed") with the ``KeyboardInterrupt`` as its cause or context."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 class HypothesisNotMet(Exception):
     """Raised by a check when one of its claim's *declared* hypothesis checks fails for the input.
 

@@ -25,7 +25,7 @@ from theory.errors import DeepinitError
 
 from . import quantities as Q
 from .core import (ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Context, Evidence,
-                   HypothesisNotMet, Verdict)
+                   HypothesisNotMet, Verdict, caused_by_interrupt)
 
 SENSITIVITY_LADDER = (0.005, 0.01, 0.02, 0.05, 0.10, 0.20, 0.50)
 # a perturbed rerun "flags" the error when it no longer holds — a crash is not a detection
@@ -182,6 +182,8 @@ def _guarded(fn, claim: Claim, ctx: Context, debug: bool) -> Verdict:
     except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as exc:  # a bug in a check must not masquerade as a verdict
+        if caused_by_interrupt(exc):
+            raise KeyboardInterrupt from exc
         detail = traceback.format_exc() if debug else f"{type(exc).__name__}: {exc}"
         return Verdict(claim.id, ERROR, f"the check crashed: {detail}")
 
