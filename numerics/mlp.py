@@ -317,18 +317,24 @@ def _conditional_transpose(B, WB, delta, gens, sw, n_prev, dtype, dev):
 
 
 def _gram_solver(R, B):
-    """X ↦ (BᵀB)⁺X given the QR factor R of B: two triangular solves where R is well conditioned (the same bits
-    batched or alone), the pseudo-inverse of BᵀB for the members where it is not (collinear columns)."""
-    d = torch.diagonal(R, dim1=-2, dim2=-1).abs()
-    square = R.shape[-2] == R.shape[-1]
-    ok = (d.min(-1).values > 1e-10 * d.max(-1).values) if square else torch.zeros(R.shape[0], dtype=torch.bool)
+    """X ↦ (BᵀB)⁺X given the QR factor R of B: two triangular solves where R is square and well conditioned (the
+    same bits batched or alone), the pseudo-inverse of BᵀB for the members where it is not (collinear columns, or
+    fewer units than columns)."""
+    S, r, k = R.shape
+    if r == k:
+        d = torch.diagonal(R, dim1=-2, dim2=-1).abs()
+        ok = d.min(-1).values > 1e-10 * d.max(-1).values
+    else:
+        ok = torch.zeros(S, dtype=torch.bool, device=R.device)
     bad = ~ok
     pinv = torch.linalg.pinv(B[bad].transpose(1, 2) @ B[bad], hermitian=True) if bool(bad.any()) else None
+    Rok = R[ok]
 
     def solve(X):
-        Rs = R if square else R[..., :1, :1]
-        Y = torch.linalg.solve_triangular(Rs.transpose(1, 2), X, upper=False) if square else X
-        out = torch.linalg.solve_triangular(Rs, Y, upper=True) if square else X.clone()
+        out = torch.empty_like(X)
+        if Rok.shape[0]:
+            Y = torch.linalg.solve_triangular(Rok.transpose(1, 2), X[ok], upper=False)
+            out[ok] = torch.linalg.solve_triangular(Rok, Y, upper=True)
         if pinv is not None:
             out[bad] = pinv @ X[bad]
         return out

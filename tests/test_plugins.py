@@ -238,3 +238,17 @@ def test_a_plugin_claim_on_a_dask_local_cluster_gives_the_serial_numbers(plugin_
                 for v in json.loads(p.read_text())["verdicts"]] for p in (serial, remote)]
     assert numbers[0] == numbers[1]
     assert [n[1] for n in numbers[0]] == ["violated", "holds"]
+
+
+def test_the_contract_checker_passes_a_sound_plugin_and_names_what_a_sloppy_one_breaks(plugin_env):
+    site, env, tmp = plugin_env
+    r = _verify(env, "contract", "mini2024", "-q")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "contract: 9 of 9 rules kept" in r.stdout
+    # a check that declares m2 but compares with the bare printed value: never perturbed, so never flagged
+    init = site / "mini_plugin" / "__init__.py"
+    init.write_text(init.read_text().replace("moment.scaled(PRINTED)", "PRINTED"))
+    r = _verify(env, "contract", "mini2024", "-q")
+    assert r.returncode == 1
+    assert "FAIL  declared quantities are the consumed ones — declared ['mini2024:m2'], consumed none" in r.stdout
+    assert "FAIL  mini2024:m2 ×(1 ± 0.05) is flagged — +δ: not consumed, −δ: not consumed" in r.stdout

@@ -16,7 +16,14 @@ Public surface (later checks call these names):
   the cross-batch block of the forward map is exactly μ(s₁)μ(s₂), μ = E φ(BN(h)), and of the backward map
   α(s₁)α(s₂)·GΔ₁₂G, E J = αG (1-coordinate sphere integrals);
 * :func:`sde_drift_relu_like`, :func:`explosion_criterion` — the covariance-SDE drift ν(ρ) and the criterion
-  (3/4)φ″(0)² + φ‴(0) (covariance-sde; more in :mod:`theory.covariance_sde`).
+  (3/4)φ″(0)² + φ‴(0) (covariance-sde; more in :mod:`theory.covariance_sde`);
+* :class:`Estimate` — the (value, error, method) result convention (:mod:`theory.results`);
+  :func:`gaussian_expectation`, :func:`bivariate_expectation` — E f(√v z) and E f(u₁)g(u₂) with stated errors;
+  :func:`solve_fixed_point`, :func:`slope`, :func:`stability` — the fixed-point toolkit (:mod:`theory.fixed_points`);
+* :func:`length_map`, :func:`covariance_map`, :func:`correlation_map`, :func:`fixed_point_q`, :func:`fixed_point_c`,
+  :func:`chi_1`, :func:`chi_c`, :func:`depth_scales`, :func:`critical_sigma_w2`, :func:`gradient_growth_rate`,
+  :func:`gradient_depth_scale` — the σ_w²/σ_b² mean field of fully connected networks with dropout (Poole et al.
+  2016, Schoenholz et al. 2017; :mod:`theory.meanfield_mlp`).
 """
 from .activations import Activation, activation, gain_family, parse_formula, registered_names
 from .bn_meanfield import (BackwardMapQuadrature, BackwardOperatorQuadrature, BSB1FixedPoint, JacobianEigenvalues,
@@ -31,6 +38,12 @@ from .errors import ActivationError, DeepinitError, QuadratureError, UndefinedQu
 from .hermite import hermite_coefficients, hermite_polynomial, hermite_values
 from .isometry import (IsometryStrength, gram_potential, isometry, isometry_gap, isometry_strength,
                        lemma_a4_bounds, log_isometry, normalised_gram)
+from .results import Estimate
+from .gaussian import bivariate_expectation, gaussian_expectation
+from .fixed_points import Stability, slope, solve_fixed_point, stability
+from .meanfield_mlp import (DepthScales, chi_1, chi_c, correlation_map, correlation_stability, covariance_map,
+                            critical_sigma_w2, depth_scales, fixed_point_c, fixed_point_q, gradient_depth_scale,
+                            gradient_growth_rate, length_map)
 
 __all__ = [
     "BackwardMapQuadrature", "backward_map_quadrature", "BackwardOperatorQuadrature", "backward_operator_quadrature", "BSB1FixedPoint", "JacobianEigenvalues", "TwoBatchFixedPoint", "two_batch_fixed_point", "bn_output_mean", "bn_mean_jacobian", "bsb1_fixed_point", "bn_jacobian_eigenvalues", "gradient_explosion_rate",
@@ -43,4 +56,7 @@ __all__ = [
     "hermite_coefficients", "hermite_polynomial", "hermite_values",
     "IsometryStrength", "gram_potential", "isometry", "isometry_gap", "isometry_strength",
     "lemma_a4_bounds", "log_isometry", "normalised_gram",
+    "Estimate", "gaussian_expectation", "bivariate_expectation", "Stability", "slope", "solve_fixed_point", "stability",
+    "DepthScales", "chi_1", "chi_c", "correlation_map", "correlation_stability", "covariance_map", "critical_sigma_w2",
+    "depth_scales", "fixed_point_c", "fixed_point_q", "gradient_depth_scale", "gradient_growth_rate", "length_map",
 ]

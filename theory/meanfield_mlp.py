@@ -612,7 +612,7 @@ def critical_sigma_w2(act, sigma_b2, *, dps: int = _DPS) -> Estimate:
     >>> critical_sigma_w2("tanh", 0.0).value
     1.0
     >>> round(critical_sigma_w2("tanh", 0.05).value, 4)
-    1.7596
+    1.761
     """
     act = _act(act)
     sb = float(sigma_b2)

@@ -114,3 +114,36 @@ def chi1_monte_carlo(sw2: float, sb2: float, samples: int, seed: int) -> tuple[f
     dL = (L(q + h) - L(q - h)) / (2 * h)
     psi = sw2 * (s - s.mean()) + dchi * sw2 * (t - t.mean()) / (1.0 - dL)
     return chi, float(psi.std() / math.sqrt(samples))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# finite-width networks (numerics.simulate_mlp)
+# ---------------------------------------------------------------------------------------------------------------
+
+def network(key, sw2: float, sb2: float, width: int, depth: int, X, seeds, **kw):
+    """tanh networks of :func:`numerics.simulate_mlp` on the CPU, once per claim run (``verify.api.memo``)."""
+    from numerics import simulate_mlp
+    from verify import api
+    return api.memo(key, lambda: simulate_mlp("tanh", sw2, sb2, width, depth, X, seeds=seeds, device="cpu", **kw))
+
+
+def first_layer_inputs(q1: float, c1: float, sw2: float, sb2: float, n: int = 2, dim: int = 64):
+    """Inputs x whose first pre-activations have E q¹ = q1 and E q¹_ab = q1 c1 (z¹ = W¹x + b¹ is linear in x)."""
+    from numerics import inputs_with_moments
+    q0 = (q1 - sb2) / sw2
+    c0 = (c1 * q1 - sb2) / (sw2 * q0) if n > 1 else 0.0
+    return inputs_with_moments(q0, c0, n, dim, seed=0)
+
+
+def mean_and_se(per_seed: np.ndarray) -> tuple[float, float]:
+    """Mean over seeds (axis 0) and its standard error."""
+    per_seed = np.asarray(per_seed, dtype=float)
+    return float(per_seed.mean()), float(per_seed.std(ddof=1) / math.sqrt(len(per_seed)))
+
+
+def jackknife(stat, per_seed: np.ndarray) -> tuple[float, float]:
+    """``stat`` of the seed ensemble (axis 0) and its delete-one-seed jackknife standard error."""
+    S = len(per_seed)
+    full = stat(per_seed)
+    loo = np.array([stat(np.delete(per_seed, i, axis=0)) for i in range(S)])
+    return float(full), float(math.sqrt((S - 1) / S * np.sum((loo - loo.mean()) ** 2)))
