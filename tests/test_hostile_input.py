@@ -275,7 +275,7 @@ def test_ctrl_c_at_any_moment_of_the_start_up_and_the_run_exits_130_quietly(tmp_
     start = 1.5 * _interpreter_start_up(env)
     delays = [round(start + d, 3) for d in CTRL_C_STEPS]
     delays += [d for d in CTRL_C_LATE if d > delays[-1]]
-    seen, finished_first = [], []
+    seen, finished_first, interpreter = [], [], []
     for delay in delays:
         p = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              preexec_fn=_sigint_default)
@@ -287,10 +287,20 @@ def test_ctrl_c_at_any_moment_of_the_start_up_and_the_run_exits_130_quietly(tmp_
             continue
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=120)
-        seen.append((delay, p.returncode, err.strip().splitlines()[-1:] if err.strip() else []))
+        if _in_the_interpreters_start_up(err):   # a load spike stretched Python's own start-up past the offset
+            interpreter.append(delay)
+            continue
+        seen.append(delay)
         assert p.returncode == 130, f"Ctrl-C at {delay} s: return code {p.returncode}, stderr {err!r}"
-        assert "Traceback" not in err and err.strip().startswith("interrupted"), (delay, err)
-    assert len(seen) >= len(delays) - 4, f"the claim finished before {finished_first} s"
+        assert "Traceback" not in err and err.strip() == "interrupted" or err.strip().startswith("interrupted:"), \
+            (delay, err)
+    assert len(interpreter) <= 3, f"the interpreter was still starting at {interpreter} s"
+    assert len(seen) >= len(delays) - 6, f"the claim finished before {finished_first} s"
+
+
+def _in_the_interpreters_start_up(err: str) -> bool:
+    """An interrupt before the package's first line: in the site module, or in runpy looking for ``verify``."""
+    return "init_import_site" in err or ('File "<frozen runpy>"' in err and "/verify/" not in err)
 
 
 _EXEC_INTERRUPT = """

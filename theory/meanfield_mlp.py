@@ -225,6 +225,51 @@ def correlation_map(act, c, q, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
 # fixed points
 # ---------------------------------------------------------------------------------------------
 
+#: digits of the first stage of the root finders (the bracket scan and the Illinois iteration to ~1e-13); the
+#: second stage refines at the full ``dps`` inside a bracket of ~1e-11 relative, a few evaluations
+_DPS_COARSE = 15
+
+
+def _refine_root(F, lo, hi, dps):
+    """A root of F(q, digits) in [lo, hi] (sign change): Illinois at 15 digits, then at ``dps`` digits inside a
+    bracket around the first-stage root (widened ×100 until F changes sign there). Returns
+    (q, final bracket lo, hi, F′ over that bracket, iterations)."""
+    q1, a1, b1, n1 = illinois(lambda q: F(q, _DPS_COARSE), lo, hi, xtol=mpmath.mpf(10) ** -13 * hi, maxiter=400)
+    d = max(b1 - a1, mpmath.mpf(10) ** -11 * abs(q1))
+    a, b = lo, hi
+    for _ in range(5):
+        ta, tb = max(lo, q1 - d), min(hi, q1 + d)
+        Fa, Fb = F(ta, dps), F(tb, dps)
+        if Fa == 0 or Fb == 0 or (Fa > 0) != (Fb > 0):
+            a, b = ta, tb
+            break
+        d *= 100
+    else:
+        Fa, Fb = F(a, dps), F(b, dps)
+    q, qlo, qhi, n2 = illinois(lambda t: F(t, dps), a, b, Fa, Fb, xtol=mpmath.mpf(10) ** (5 - dps) * hi, maxiter=400)
+    dF = (F(qhi, dps) - F(qlo, dps)) / (qhi - qlo) if qhi > qlo else (Fb - Fa) / (b - a)
+    return q, qlo, qhi, dF, n1 + n2
+
+
+def _bracket_up(F, lo, start, what):
+    """A sign-changing bracket of F (at 15 digits) above ``lo`` (where F ≥ 0): double q from ``start`` until
+    F(q) < 0; when F(start) < 0 already and ``lo`` is tiny (σ_b² = 0), divide by 8 down from ``start`` until
+    F > 0, so that a root near 0 (σ_w² just above its critical value) is bracketed in few steps."""
+    if F(start, _DPS_COARSE) < 0:
+        hi, t = start, start / 8
+        while t > 1000 * lo:
+            if F(t, _DPS_COARSE) >= 0:
+                return t, hi
+            hi, t = t, t / 8
+        return lo, hi
+    prev, t = start, 2 * start
+    for _ in range(60):
+        if F(t, _DPS_COARSE) < 0:
+            return prev, t
+        prev, t = t, 2 * t
+    raise UndefinedQuantityError(what + f" (up to q = {float(t):.3g})")
+
+
 @functools.lru_cache(maxsize=1024)
 def _qstar(act: Activation, sw: float, sb: float, rho: float, dps: int):
     """(q*, its error, how) in mpmath: the stable fixed point of the length map reached from small q."""
@@ -232,33 +277,25 @@ def _qstar(act: Activation, sw: float, sb: float, rho: float, dps: int):
         a, b = mpmath.mpf(sw) / mpmath.mpf(rho), mpmath.mpf(sb)
         tiny = mpmath.mpf(10) ** (-dps)
 
-        def F(q):
-            return a * _moment(act, "phi2", q, dps)[0] + b - q
+        def F(q, d):
+            return a * _moment(act, "phi2", q, d)[0] + b - q
         lo = b
         if sb == 0.0 and act.mpmath(mpmath.mpf(0)) == 0:
             s0 = a * _moment(act, "phi2", tiny, dps)[0] / tiny          # L′(0⁺)
-            f1, f2 = F(mpmath.mpf(1)), F(mpmath.mpf(2))
+            f1, f2 = F(mpmath.mpf(1), dps), F(mpmath.mpf(2), dps)
             if abs(f1) <= mpmath.mpf(10) ** (5 - dps) and abs(f2) <= 2 * mpmath.mpf(10) ** (5 - dps):
                 raise UndefinedQuantityError(f"{act.name} at σ_w² = {sw:g}, σ_b² = 0: every q is a fixed point of "
                                              "the length map (marginal); q* is undefined")
             if s0 <= 1 and f1 < 0:
                 return mpmath.mpf(0), mpmath.mpf(0), "q* = 0: σ_b² = 0, φ(0) = 0 and L′(0⁺) ≤ 1"
             lo = tiny
-        t = max(b, mpmath.mpf(2) ** -8)
-        prev, hi = lo, None
-        for _ in range(60):
-            if F(t) < 0:
-                hi = t
-                break
-            prev, t = t, 2 * t
-        if hi is None:
-            raise UndefinedQuantityError(f"{act.name} at σ_w² = {sw:g}, σ_b² = {sb:g}, ρ = {rho:g}: the length map "
-                                         f"has no finite fixed point (L(q) > q up to q = {float(t):.3g})")
-        q, qlo, qhi, n = illinois(F, prev, hi, xtol=mpmath.mpf(10) ** (5 - dps) * hi, maxiter=400)
-        dF = (F(qhi) - F(qlo)) / (qhi - qlo) if qhi > qlo else -1
+        prev, hi = _bracket_up(F, lo, max(b, mpmath.mpf(2) ** -8),
+                               f"{act.name} at σ_w² = {sw:g}, σ_b² = {sb:g}, ρ = {rho:g}: the length map has no "
+                               "finite fixed point (L(q) > q)")
+        q, qlo, qhi, dF, n = _refine_root(F, prev, hi, dps)
         quad_err = a * _moment(act, "phi2", q, dps)[1]
         dq = (qhi - qlo) / 2 + quad_err / max(abs(dF), tiny)
-    return q, dq, f"Illinois on [{float(prev):.4g}, {float(hi):.4g}] in mpmath (dps={dps}), {n} iterations"
+    return q, dq, f"Illinois on [{float(prev):.4g}, {float(hi):.4g}] in mpmath (15, then {dps} digits), {n} iterations"
 
 
 def fixed_point_q(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Estimate:
@@ -564,33 +601,21 @@ def _critical(act: Activation, sb: float, dps: int):
         b = mpmath.mpf(sb)
         tiny = mpmath.mpf(10) ** (-dps)
 
-        def d2(q):
-            return _moment(act, "dphi2", q, dps)
-
-        def G(q):
-            return _moment(act, "phi2", q, dps)[0] / d2(q)[0] + b - q
+        def G(q, d):
+            return _moment(act, "phi2", q, d)[0] / _moment(act, "dphi2", q, d)[0] + b - q
         if sb == 0.0 and act.mpmath(mpmath.mpf(0)) == 0:
-            v, e = d2(tiny)
+            v, e = _moment(act, "dphi2", tiny, dps)
             return 1 / v, e / v ** 2, mpmath.mpf(0), "σ_b² = 0, φ(0) = 0: q* = 0, σ_w²,crit = 1/lim E φ′(√q z)², q → 0⁺"
-        lo = b if sb > 0 else tiny
-        t, hi = max(b, mpmath.mpf(2) ** -8), None
-        prev = lo
-        for _ in range(60):
-            if G(t) < 0:
-                hi = t
-                break
-            prev, t = t, 2 * t
-        if hi is None:
-            raise UndefinedQuantityError(f"{act.name} at σ_b² = {sb:g}: no order-to-chaos boundary (χ₁ = 1 and the "
-                                         f"length map's fixed point have no common solution up to q = {float(t):.3g})")
-        q, qlo, qhi, n = illinois(G, prev, hi, xtol=mpmath.mpf(10) ** (5 - dps) * hi, maxiter=400)
-        v, e = d2(q)
+        prev, hi = _bracket_up(G, b if sb > 0 else tiny, max(b, mpmath.mpf(2) ** -8),
+                               f"{act.name} at σ_b² = {sb:g}: no order-to-chaos boundary (χ₁ = 1 and the length map's "
+                               "fixed point have no common solution)")
+        q, qlo, qhi, dG, n = _refine_root(G, prev, hi, dps)
+        (m, em), (v, e) = _moment(act, "phi2", q, dps), _moment(act, "dphi2", q, dps)
         sw = 1 / v
-        dG = (G(qhi) - G(qlo)) / (qhi - qlo) if qhi > qlo else -1
-        num_err = _moment(act, "phi2", q, dps)[1] / v + e * _moment(act, "phi2", q, dps)[0] / v ** 2
-        dq = (qhi - qlo) / 2 + num_err / max(abs(dG), tiny)
-        err = abs(1 / d2(q + dq)[0] - sw) + e / v ** 2
-    return sw, err, q, f"χ₁ = 1 and q* jointly: Illinois in mpmath (dps={dps}), {n} iterations, q* = {mpmath.nstr(q, 15)}"
+        dq = (qhi - qlo) / 2 + (em / v + e * m / v ** 2) / max(abs(dG), tiny)
+        err = abs(1 / _moment(act, "dphi2", q + dq, dps)[0] - sw) + e / v ** 2
+    return sw, err, q, (f"χ₁ = 1 and q* jointly: Illinois in mpmath (15, then {dps} digits), {n} iterations, "
+                        f"q* = {mpmath.nstr(q, 15)}")
 
 
 def critical_sigma_w2(act, sigma_b2, *, dps: int = _DPS) -> Estimate:

@@ -82,12 +82,22 @@ def interrupt_received() -> bool:
     return _RECEIVED
 
 
+def _unraisable(hook_args) -> None:
+    """An interrupt raised where Python cannot propagate it (a finaliser, an import lock's callback) would be printed
+    as "Exception ignored …" with a traceback and then lost: deliver it again instead, to the main thread."""
+    if isinstance(hook_args.exc_value, KeyboardInterrupt):
+        signal.raise_signal(signal.SIGINT)
+        return
+    sys.__unraisablehook__(hook_args)
+
+
 def _record_interrupts() -> None:
     """Replace Python's SIGINT handler by one that also records the interrupt (only where Python's own handler is
-    installed: an inherited "ignore" stays)."""
+    installed: an inherited "ignore" stays), and redeliver interrupts that would be swallowed."""
     try:
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, _on_sigint)
+            sys.unraisablehook = _unraisable
     except (ValueError, OSError):  # not the main thread: nothing to record
         pass
 

@@ -1,0 +1,370 @@
+"""The σ_w²/σ_b² mean field of fully connected networks (theory.meanfield_mlp, theory.gaussian's scaled and bivariate
+expectations, theory.fixed_points, Activation.derivative) and its finite-width simulator (numerics.mlp).
+
+Every value is checked against an independent route: sympy's exact expectations, closed forms (arc-cosine kernel
+of ReLU, arcsine kernel of erf, Stein/Gaussian identities), scipy's adaptive quadrature, Monte Carlo, finite
+differences, torch autograd, and finite-width networks. Mutation tests show that the tolerances catch a 5% error.
+"""
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+import torch
+from scipy import integrate, optimize
+
+from numerics.mlp import MLPRun, inputs_with_moments, simulate_mlp
+from theory import activation
+from theory.activations import x
+from theory.fixed_points import slope, solve_fixed_point
+from theory.gaussian import bivariate_expectation, exact_expectation, gaussian_expectation
+from theory.meanfield_mlp import (chi_1, chi_c, correlation_map, correlation_stability, covariance_map,
+                                  critical_sigma_w2, depth_scales, fixed_point_c, fixed_point_q,
+                                  gradient_growth_rate, length_map)
+from theory.results import Estimate
+
+SB = 0.05   # the papers' σ_b² (Schoenholz et al. Figs 1–6)
+_PHI = lambda z: np.exp(-z * z / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+
+
+def _scipy_gauss(h):
+    return integrate.quad(lambda z: h(z) * _PHI(z), -np.inf, np.inf, epsabs=1e-15, epsrel=1e-14, limit=400)[0]
+
+
+def _relu_kernel(q11, q22, q12):
+    c = q12 / math.sqrt(q11 * q22)
+    th = math.acos(max(-1.0, min(1.0, c)))
+    return math.sqrt(q11 * q22) / (2 * math.pi) * (math.sin(th) + (math.pi - th) * c)
+
+
+def _erf_kernel(q11, q22, q12):
+    return 2 / math.pi * math.asin(2 * q12 / math.sqrt((1 + 2 * q11) * (1 + 2 * q22)))
+
+
+# ---------------------------------------------------------------------------------------------
+# the result convention
+# ---------------------------------------------------------------------------------------------
+
+def test_estimate_convention():
+    e = Estimate(1.75960123, 3e-4, "m")
+    assert float(e) == 1.75960123 and str(e) == "1.7596(3)e0" and f"{e:.2f}" == "1.76"
+    z = Estimate(-0.0, 0.0, "exact")
+    assert z.value == 0.0 and math.copysign(1.0, z.value) == 1.0
+    with pytest.raises(ValueError):
+        Estimate(1.0, -1.0, "negative error")
+
+
+# ---------------------------------------------------------------------------------------------
+# Gaussian expectations
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("v", [0.3, 2.5, 40.0])
+def test_gaussian_expectation_scaled_closed_forms(v):
+    e = gaussian_expectation(lambda u: max(u, 0) ** 2, variance=v, breakpoints=(0.0,))
+    assert abs(e.value - v / 2) <= max(e.error, 2e-16 * v) and e.error < 1e-14 * v
+    # E tanh′(√v z)² against scipy's adaptive quadrature (another rule, another implementation)
+    d = activation("tanh").derivative()
+    e = gaussian_expectation(lambda u: d.mpmath(u) ** 2, variance=v)
+    ref = _scipy_gauss(lambda z: (1 - np.tanh(math.sqrt(v) * z) ** 2) ** 2)
+    assert abs(e.value - ref) < 1e-12 and e.error < 1e-14
+    # an odd integrand is exactly zero
+    assert gaussian_expectation("tanh", variance=v).value == 0.0
+
+
+def test_gaussian_expectation_vs_exact_sympy_route():
+    """E elu(√v z)² at v = 9/4 by sympy's exact route (the activation σ(x) = elu(3x/2) at unit variance)."""
+    elu = activation("elu")
+    scaled = activation(elu.expr.subs(x, sp.Rational(3, 2) * x))
+    exact = float(sp.re(sp.N(exact_expectation(scaled, 2), 30)))
+    e = gaussian_expectation(lambda u: elu.mpmath(u) ** 2, variance=2.25, breakpoints=elu.breakpoints)
+    assert abs(e.value - exact) <= e.error + 1e-16 and e.error < 1e-15
+
+
+@pytest.mark.parametrize("q11,q22,q12", [(1.0, 4.0, 1.0), (0.3, 2.5, -0.5), (2.0, 0.5, 0.99999 * 1.0),
+                                         (1.0, 1.0, 1 - 1e-9), (7.0, 3.0, -4.5), (1.0, 1.0, 0.0)])
+def test_bivariate_relu_and_erf_closed_forms(q11, q22, q12):
+    r = bivariate_expectation("relu", "relu", q11, q22, q12)
+    assert abs(r.value - _relu_kernel(q11, q22, q12)) <= r.error + 4e-16 * math.sqrt(q11 * q22)
+    assert r.error < 1e-13 * math.sqrt(q11 * q22)
+    e = bivariate_expectation("erf", "erf", q11, q22, q12)
+    assert abs(e.value - _erf_kernel(q11, q22, q12)) <= e.error + 4e-16 and e.error < 1e-13
+
+
+@pytest.mark.parametrize("q11,q22,c", [(1.0, 2.0, 0.3), (0.5, 3.0, -0.8), (2.0, 2.0, 0.999)])
+def test_bivariate_f_neq_g(q11, q22, c):
+    q12 = c * math.sqrt(q11 * q22)
+    # Stein: E u₁ erf(u₂) = q12 E erf′(u₂) = q12 (2/√π)/√(1 + 2 q22)
+    e = bivariate_expectation("identity", "erf", q11, q22, q12)
+    assert abs(e.value - q12 * 2 / math.sqrt(math.pi) / math.sqrt(1 + 2 * q22)) <= e.error + 1e-15
+    # kinks in both variables: E 1[u₁ > 0] relu(u₂) = √q22 (1 + c)/(2√(2π))
+    e = bivariate_expectation("step", "relu", q11, q22, q12)
+    assert abs(e.value - math.sqrt(q22) * (1 + c) / (2 * math.sqrt(2 * math.pi))) <= e.error + 1e-15
+    assert e.error < 1e-13
+
+
+def test_bivariate_tanh_vs_scipy_dblquad_and_c_pm_one():
+    q11, q22, q12 = 0.8, 1.7, 0.6
+    e = bivariate_expectation("tanh", "sigmoid", q11, q22, q12)
+    c = q12 / math.sqrt(q11 * q22)
+    s = math.sqrt(1 - c * c)
+    ref = integrate.dblquad(
+        lambda z2, z1: math.tanh(math.sqrt(q11) * z1) / (1 + math.exp(-math.sqrt(q22) * (c * z1 + s * z2)))
+        * _PHI(z1) * _PHI(z2), -12, 12, -12, 12, epsabs=1e-14, epsrel=1e-13)[0]
+    assert abs(e.value - ref) < 1e-11 and e.error < 1e-13
+    # c = ±1: one-dimensional routes; relu(u)relu(−u) vanishes identically: exactly 0.0
+    assert bivariate_expectation("relu", "relu", 2.0, 3.0, -math.sqrt(6.0)).value == 0.0
+    one = bivariate_expectation("relu", "relu", 2.0, 3.0, math.sqrt(6.0))
+    assert abs(one.value - math.sqrt(6.0) / 2) <= one.error + 1e-15
+    with pytest.raises(ValueError):
+        bivariate_expectation("relu", "relu", 1.0, 1.0, 1.01)
+
+
+# ---------------------------------------------------------------------------------------------
+# derivatives of activations
+# ---------------------------------------------------------------------------------------------
+
+def test_activation_derivative_against_sympy():
+    d = activation("tanh").derivative()
+    assert d.name == "tanh′" and sp.simplify(d.expr - (1 - sp.tanh(x) ** 2)) == 0 and not d.has_dirac
+    d2 = activation("tanh").derivative(2)
+    assert sp.simplify(d2.expr - sp.diff(sp.tanh(x), x, 2)) == 0
+    r1 = activation("relu").derivative()
+    assert r1.expr == activation("step").expr and r1.breakpoints == (0.0,) and not r1.has_dirac
+    pts = np.array([-2.0, -0.3, 0.4, 3.0])
+    assert np.array_equal(r1.numpy(pts), (pts > 0).astype(float))
+    r2 = activation("relu").derivative(2)
+    assert r2.expr == 0 and r2.dirac_atoms == ((0.0, 1.0, 0),) and r2.has_dirac
+    s1 = activation("step").derivative()
+    assert s1.expr == 0 and s1.dirac_atoms == ((0.0, 1.0, 0),)
+    # a kinked activation with a smooth derivative elsewhere: ELU′ = 1 (x > 0), eˣ (x < 0), continuous, no mass
+    e1 = activation("elu").derivative()
+    assert np.allclose(e1.numpy(pts), np.where(pts > 0, 1.0, np.exp(pts)), rtol=0, atol=1e-15) and not e1.has_dirac
+
+
+# ---------------------------------------------------------------------------------------------
+# maps, fixed points and slopes
+# ---------------------------------------------------------------------------------------------
+
+def test_chi1_price_vs_finite_differences_of_the_correlation_map():
+    for sw in (1.5, 2.5):
+        q = fixed_point_q("tanh", sw, SB).value
+        fd = slope(lambda c: correlation_map("tanh", c, q, sw, SB), 1.0, side="left")
+        x1 = chi_1("tanh", sw, SB)
+        assert abs(fd.value - x1.value) <= fd.error + 1e-12 and fd.error < 1e-6
+    st = correlation_stability("tanh", 2.5, SB)            # chaotic: c* < 1, central differences at c*
+    assert st.branch == "c* < 1" and st.stable and st.difference < 1e-9
+    assert abs(correlation_map("tanh", st.fixed_point.value, fixed_point_q("tanh", 2.5, SB).value, 2.5,
+                               SB).value - st.fixed_point.value) < 1e-13
+
+
+def test_xi_q_is_the_slope_of_the_length_map():
+    """ξ_q⁻¹ = −log[χ₁ + σ_w² E φ″φ] (eq 7) against finite differences of the length map at q*."""
+    for act, sw, sb in (("tanh", 1.5, SB), ("erf", 2.0, 0.3), ("elu", 1.2, 0.2)):
+        qs = fixed_point_q(act, sw, sb).value
+        fd = slope(lambda q: length_map(act, q, sw, sb), qs)
+        d = depth_scales(act, sw, sb)
+        assert abs(math.exp(-1 / d.xi_q.value) - fd.value) <= fd.error + 1e-12
+
+
+def test_fixed_point_q_erf_closed_form_and_mutation():
+    """q* of erf from its closed-form length map (E erf(√q z)² = (2/π) asin(2q/(1 + 2q))), solved by brentq."""
+    sw, sb, rho = 2.0, 0.3, 0.8
+    closed = lambda q, b: sw / rho * 2 / math.pi * math.asin(2 * q / (1 + 2 * q)) + b - q  # noqa: E731
+    ref = optimize.brentq(lambda q: closed(q, sb), sb, 50.0, xtol=1e-15, rtol=1e-15)
+    e = fixed_point_q("erf", sw, sb, keep=rho)
+    tol = 1e-12 * ref
+    assert abs(e.value - ref) <= tol and e.error < tol
+    # mutation: σ_b² scaled by 1.05 inside the map moves q* far beyond the tolerance
+    mutated = fixed_point_q("erf", sw, 1.05 * sb, keep=rho).value
+    assert abs(mutated - ref) > 1e6 * tol
+    assert fixed_point_q("tanh", 0.9, 0.0).value == 0.0 and fixed_point_q("tanh", 1.0, 0.0).value == 0.0
+
+
+def test_critical_point_tanh_independent_routes():
+    crit = critical_sigma_w2("tanh", SB)
+    # scipy route: adaptive quadrature + brentq on E tanh²/E tanh′² + σ_b² = q
+    m2 = lambda q: _scipy_gauss(lambda z: np.tanh(math.sqrt(q) * z) ** 2)  # noqa: E731
+    d2 = lambda q: _scipy_gauss(lambda z: (1 - np.tanh(math.sqrt(q) * z) ** 2) ** 2)  # noqa: E731
+    qc = optimize.brentq(lambda q: m2(q) / d2(q) + SB - q, SB, 4.0, xtol=1e-15, rtol=1e-15)
+    assert abs(crit.value - 1 / d2(qc)) < 1e-10 * crit.value and crit.error < 1e-14
+    assert abs(crit.value - 1.76) < 5e-3                          # the papers' phase diagram
+    x1 = chi_1("tanh", crit.value, SB)
+    assert abs(x1.value - 1.0) < 1e-10
+    # Monte Carlo: χ₁ = σ_w² E tanh′(√q* z)² and q* = σ_w² E tanh(√q* z)² + σ_b² at the critical point
+    qs = fixed_point_q("tanh", crit.value, SB).value
+    z = np.random.default_rng(20170424).standard_normal(2_000_000)
+    t = np.tanh(math.sqrt(qs) * z)
+    chi_mc = crit.value * (1 - t * t) ** 2
+    q_mc = crit.value * t * t + SB
+    assert abs(chi_mc.mean() - 1.0) < 4 * chi_mc.std() / math.sqrt(z.size)
+    assert abs(q_mc.mean() - qs) < 4 * q_mc.std() / math.sqrt(z.size)
+    d = depth_scales("tanh", crit.value, SB)
+    assert d.phase == "critical" and d.xi_c.value == math.inf and d.xi_c_lower_bound > 1e13
+    assert math.isfinite(d.xi_q.value) and d.c_star.value == 1.0
+
+
+def test_critical_point_erf_closed_form():
+    """erf: E erf(√q z)² = (2/π) asin(2q/(1+2q)), E erf′(√q z)² = (4/π)/√(1 + 4q): the boundary in closed form."""
+    for sb in (0.05, 0.5):
+        G = lambda q: math.asin(2 * q / (1 + 2 * q)) * math.sqrt(1 + 4 * q) / 2 + sb - q  # noqa: E731
+        qc = optimize.brentq(G, sb, 50.0, xtol=1e-15, rtol=1e-15)
+        ref = math.pi / 4 * math.sqrt(1 + 4 * qc)
+        e = critical_sigma_w2("erf", sb)
+        assert abs(e.value - ref) < 2e-15 * ref and e.error < 1e-15
+    assert critical_sigma_w2("tanh", 0.0).value == 1.0
+
+
+def test_xi_c_diverges_at_the_boundary_xi_q_does_not():
+    sc = critical_sigma_w2("tanh", SB).value
+    ks = np.arange(2, 6)
+    for sign in (-1, 1):
+        xs = [depth_scales("tanh", sc * (1 + sign * 10.0 ** -k), SB) for k in ks]
+        assert all(d.phase == ("chaotic" if sign > 0 else "ordered") for d in xs)
+        dist = np.abs(sc * 10.0 ** -ks)
+        slope_ll = np.polyfit(np.log(dist), np.log([d.xi_c.value for d in xs]), 1)[0]
+        assert abs(slope_ll + 1) < 0.02, slope_ll
+        xq = np.array([d.xi_q.value for d in xs])
+        assert np.all(np.isfinite(xq)) and np.ptp(xq) < 0.05 * xq.mean()
+        if sign > 0:   # chaotic: ξ_c from χ_c at c* < 1, and χ_c ≈ 2 − χ₁ near the boundary
+            assert all(d.c_star.value < 1 for d in xs)
+            assert all(abs(d.chi_c.value - (2 - d.chi_1.value)) < 50 * (d.chi_1.value - 1) ** 2 for d in xs)
+
+
+def test_dropout_removes_the_critical_point():
+    sc = critical_sigma_w2("tanh", SB).value
+    for sw in (1.2, sc, 2.5):
+        cs = fixed_point_c("tanh", sw, SB, keep=0.9)
+        d = depth_scales("tanh", sw, SB, keep=0.9)
+        assert cs.value < 1 - 1e-3 and cs.error < 1e-10 and math.isfinite(d.xi_c.value) and d.phase != "critical"
+        q = fixed_point_q("tanh", sw, SB, keep=0.9).value
+        assert abs(correlation_map("tanh", cs.value, q, sw, SB, keep=0.9).value - cs.value) < 1e-12
+        assert correlation_map("tanh", 1.0, q, sw, SB, keep=0.9).value < 1 - 1e-3   # c = 1 is not fixed
+        # the dropout length map's fixed point: q* = (σ_w²/ρ) E φ² + σ_b² (scipy)
+        assert abs(q - (sw / 0.9 * _scipy_gauss(lambda z: np.tanh(math.sqrt(q) * z) ** 2) + SB)) < 1e-12
+    assert fixed_point_c("tanh", 1.2, SB).value == 1.0 and chi_c("tanh", 1.2, SB).value == chi_1("tanh", 1.2, SB).value
+
+
+def test_solve_fixed_point_generic():
+    e = solve_fixed_point(lambda t: math.cos(t), bracket=(0.0, 1.0))
+    assert abs(e.value - 0.7390851332151607) <= e.error + 1e-16
+    assert abs(solve_fixed_point(lambda t: 0.5 * t + 1.0, x0=0.3).value - 2.0) < 1e-13
+
+
+# ---------------------------------------------------------------------------------------------
+# finite-width networks
+# ---------------------------------------------------------------------------------------------
+
+def _trajectory(act, sw, sb, q0, c0, depth, keep=1.0):
+    """Mean-field q^l, c^l (l = 1..depth) from inputs with x·x/N₀ = q0, correlation c0."""
+    q, q12 = sw * q0 + sb, sw * q0 * c0 + sb
+    qs, cs = [q], [q12 / q]
+    for _ in range(depth - 1):
+        q12 = covariance_map(act, q, q, q12, sw, sb).value
+        q = length_map(act, q, sw, sb, keep).value
+        qs.append(q)
+        cs.append(q12 / q)
+    return np.array(qs), np.array(cs)
+
+
+def _pooled(sim, ref):
+    """Per-seed average over layers of sim − ref (seeds independent): (mean, standard error)."""
+    per_seed = (sim - ref[None, :]).mean(axis=1)
+    return per_seed.mean(), per_seed.std(ddof=1) / math.sqrt(len(per_seed))
+
+
+def test_finite_width_tracks_the_maps():
+    N, depth, S, sw, sb, q0, c0 = 1000, 10, 32, 4.0, SB, 0.7, 0.9
+    X = inputs_with_moments(q0, c0, 2, 300, seed=3)
+    run = simulate_mlp("tanh", sw, sb, N, depth, X, seeds=S, method="exact", device="cpu")
+    qs, cs = _trajectory("tanh", sw, sb, q0, c0, depth)
+    allowance = 3.0 / N                          # the O(1/N) finite-width bias, relative
+    mq, se_q = _pooled(run.q[:, 1:, 0] / qs[None, :], np.ones(depth))
+    mc, se_c = _pooled(run.c[:, 1:, 0, 1], cs)
+    assert abs(mq) < 4 * se_q + allowance and abs(mc) < 4 * se_c + allowance, (mq, se_q, mc, se_c)
+    assert cs[-1] < 0.6 and np.allclose(run.q[:, 0, 0], q0)      # the chaotic map decorrelated the pair
+    # mutation: σ_w² 5% off in the maps is caught by the same tolerance
+    qm, cm = _trajectory("tanh", 1.05 * sw, sb, q0, c0, depth)
+    mq2, _ = _pooled(run.q[:, 1:, 0] / qm[None, :], np.ones(depth))
+    assert abs(mq2) > 4 * se_q + allowance
+    # dense weights, a few seeds: the same maps, dropout's 1/ρ on the length map included
+    X2 = inputs_with_moments(q0, c0, 2, 1000, seed=4)
+    dense = simulate_mlp("tanh", sw, sb, N, 4, X2, seeds=4, keep=0.8, method="dense", device="cpu")
+    qd, _ = _trajectory("tanh", sw, sb, q0, c0, 4, keep=0.8)
+    md, se_d = _pooled(dense.q[:, 1:, 0] / qd[None, :], np.ones(4))
+    assert abs(md) < 4 * se_d + allowance
+
+
+def test_exact_and_dense_agree_in_law():
+    X = inputs_with_moments(0.8, 0.6, 3, 200, seed=5)
+    runs = [simulate_mlp("tanh", 1.9, SB, 200, 6, X, seeds=24, method=m, backprop=True, tangent=True, seed=100,
+                         device="cpu") for m in ("dense", "exact")]
+    for stat in (lambda r: r.q[:, 1:, :].mean(axis=2), lambda r: r.c[:, 1:, 0, 2],
+                 lambda r: r.gradient_ratios().mean(axis=2), lambda r: r.tangent_ratios().mean(axis=2)):
+        a, b = (stat(r).mean(axis=1) for r in runs)
+        se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+        assert abs(a.mean() - b.mean()) < 4 * se
+
+
+def test_gradient_and_tangent_growth_is_chi1():
+    sw, N, depth = 1.5, 1000, 10
+    qs = fixed_point_q("tanh", sw, SB).value
+    X = inputs_with_moments((qs - SB) / sw, 0.4, 2, 500, seed=7)      # q^1 = q*: the network starts at the fixed point
+    run = simulate_mlp("tanh", sw, SB, N, depth, X, seeds=32, method="exact", backprop=True, tangent=True, keep=0.9,
+                       device="cpu")
+    rate = gradient_growth_rate("tanh", sw, SB, keep=0.9)             # χ₁/ρ at the dropout fixed point
+    for ratios in (run.gradient_ratios(), run.tangent_ratios()):
+        per_seed = ratios.mean(axis=(1, 2))
+        m, se = per_seed.mean(), per_seed.std(ddof=1) / math.sqrt(per_seed.size)
+        assert abs(m - rate.value) < 4 * se + 3.0 / N, (m, se, rate.value)
+        assert abs(m - 1.05 * rate.value) > 4 * se + 3.0 / N          # a 5% error would be caught
+    dense = simulate_mlp("tanh", sw, SB, N, 6, X, seeds=3, method="dense", backprop=True, device="cpu")
+    per_seed = dense.gradient_ratios().mean(axis=(1, 2))
+    x1 = chi_1("tanh", sw, SB).value
+    assert abs(per_seed.mean() - x1) < 4 * per_seed.std(ddof=1) / math.sqrt(3) + 3.0 / N
+
+
+def _autograd_reference(seed, sw, sb, N, L, X, keep):
+    """The same dense network written out with torch autograd (readout and dropout as in numerics.mlp)."""
+    from numerics.bn_meanfield import derived_seed
+    g, a = torch.Generator(), torch.Generator()
+    g.manual_seed(seed)
+    a.manual_seed(derived_seed(seed, 1))
+    n, n0 = X.shape
+    T = torch.empty(n0, n, dtype=torch.float64).normal_(generator=a)
+    v = torch.empty(N, dtype=torch.float64).normal_(generator=a)
+    x0 = torch.tensor(X.T, requires_grad=True)
+    Y, zs = x0, []
+    for ell in range(L):
+        W = torch.empty(N, Y.shape[0], dtype=torch.float64).normal_(generator=g) * math.sqrt(sw / Y.shape[0])
+        b = torch.empty(N, dtype=torch.float64).normal_(generator=g) * math.sqrt(sb)
+        z = W @ Y + b[:, None]
+        z.retain_grad()
+        zs.append(z)
+        Y = torch.tanh(z)
+        if keep < 1 and ell < L - 1:
+            Y = Y * torch.bernoulli(torch.full((N, n), keep, dtype=torch.float64), generator=g) / keep
+    ((v[:, None] * zs[-1]).sum() / math.sqrt(N)).backward()
+    return np.array([(x0.grad ** 2).sum(0).numpy()] + [(z.grad ** 2).sum(0).numpy() for z in zs])
+
+
+def test_simulator_reproducibility_config_and_autograd():
+    X = inputs_with_moments(1.0, 0.3, 3, 30, seed=2)
+    kw = dict(keep=0.9, tangent=True, backprop=True, device="cpu")
+    solos = {}
+    for method in ("dense", "exact"):
+        batched = simulate_mlp("tanh", 1.7, SB, 40, 5, X, seeds=[3, 7, 11], method=method, **kw)
+        solo = solos[method] = simulate_mlp("tanh", 1.7, SB, 40, 5, X, seeds=[7], method=method, **kw)
+        again = simulate_mlp("tanh", 1.7, SB, 40, 5, X, seeds=[7], method=method, **kw)
+        for f in ("cov", "tangent_sq", "grad_sq"):
+            assert np.array_equal(getattr(solo, f), getattr(again, f))
+            b, s = getattr(batched, f)[1], getattr(solo, f)[0]
+            assert np.max(np.abs(b - s)) <= 1e-12 * np.max(np.abs(s))
+        assert isinstance(batched, MLPRun) and batched.cov.shape == (3, 6, 3, 3)
+        assert batched.config == dict(activation="tanh", sigma_w2=1.7, sigma_b2=SB, keep=0.9, width=40,
+                                      widths=[30, 40, 40, 40, 40, 40], depth=5, n_inputs=3, method=method,
+                                      dtype="float64", device="cpu", seeds=[3, 7, 11], tangent=True, backprop=True)
+    ref = _autograd_reference(7, 1.7, SB, 40, 5, X, 0.9)
+    assert np.max(np.abs(ref - solos["dense"].grad_sq[0])) <= 1e-12 * np.max(ref)
+    for method in ("dense", "exact"):  # asking for tangents/gradients leaves the forward pass alone
+        fwd = simulate_mlp("tanh", 1.7, SB, 40, 5, X, seeds=[7], method=method, keep=0.9, device="cpu")
+        assert np.max(np.abs(fwd.cov - solos[method].cov)) < 1e-13
