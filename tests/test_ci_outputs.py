@@ -169,3 +169,32 @@ def test_an_expectation_can_differ_by_budget(tmp_path):
     p.write_text('["bn-mean-field:figure4"]\nstatus = "holds"\nstatus_huge = "violated"\n')
     with pytest.raises(E.ExpectationError, match="budget"):
         E.load(str(p))
+
+
+def test_a_verdict_from_the_cache_writes_every_requested_output_and_no_report_says_so(tmp_path, monkeypatch, capsys):
+    """A cached rerun with a new --artefacts DIR writes its PNG, PDF and CSV there; '(cached)' is only in the
+    terminal line, never in the JSON or LaTeX; every file is written with the umask's permissions."""
+    monkeypatch.setenv("DEEPINIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("DEEPINIT_NO_CACHE", raising=False)
+    old_mask = os.umask(0o022)
+    try:
+        argv = ["covariance-sde:figure1", "--budget", "quick", "-q", "--no-control"]
+        assert main(argv + ["--artefacts", str(tmp_path / "figs")]) == 0
+        capsys.readouterr()
+        assert main(argv + ["--artefacts", str(tmp_path / "figs")]) == 0          # same directory: served cached
+        assert "holds (cached)" in capsys.readouterr().out
+        out = tmp_path / "figs3"
+        assert main(argv + ["--artefacts", str(out), "--json", str(tmp_path / "r.json"),
+                            "--latex", str(tmp_path / "t.tex")]) == 0
+        assert sorted(p.name for p in out.iterdir()) == ["covariance_sde_figure1.csv", "covariance_sde_figure1.pdf",
+                                                          "covariance_sde_figure1.png"]
+        capsys.readouterr()
+        assert main(argv + ["--json", str(tmp_path / "c.json"), "--latex", str(tmp_path / "c.tex")]) == 0
+        assert "(cached)" in capsys.readouterr().out        # no --artefacts: the cache serves it
+        for name in ("r.json", "t.tex", "c.json", "c.tex"):
+            text = (tmp_path / name).read_text()
+            assert "(cached)" not in text, name
+        for f in [*out.iterdir(), tmp_path / "r.json", tmp_path / "t.tex"]:
+            assert (os.stat(f).st_mode & 0o777) == 0o644, f
+    finally:
+        os.umask(old_mask)

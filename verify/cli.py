@@ -197,6 +197,22 @@ def _parse_params(items: list[str]) -> dict[str, str]:
     return out
 
 
+def _clip(text: str, width: int) -> str:
+    """``text`` cut at a word boundary within ``width`` characters, with an ellipsis: never mid-word."""
+    text = " ".join(str(text).split())
+    if len(text) <= width:
+        return text
+    cut = text[:width - 1].rsplit(" ", 1)[0].rstrip(",;:—– ")
+    return cut + " …"
+
+
+def _artefacts_in(v: Verdict, directory: str) -> bool:
+    """Whether every file the verdict's claim wrote is in ``directory`` and still there."""
+    files = [p for k, p in v.artefacts.items() if isinstance(p, str) and k.rsplit("_", 1)[-1] in ("png", "pdf", "csv")]
+    base = os.path.abspath(directory) + os.sep
+    return all(os.path.abspath(p).startswith(base) and os.path.isfile(p) for p in files)
+
+
 def _safe_streams() -> None:
     """A terminal that cannot encode the output (LANG=C, a cp1252 console) gets escapes, never a crash."""
     for stream in (sys.stdout, sys.stderr):
@@ -572,6 +588,7 @@ def _main(args) -> int:
         (sys.stderr if to_stdout_json else sys.stdout).flush()
 
     run_seconds: list[float] = []
+    from_cache: set[str] = set()
     use_cache = not (args.no_cache or cache.disabled())
     order = {c.id: i for i, c in enumerate(claims)}
 
@@ -587,8 +604,10 @@ def _main(args) -> int:
             say(f"{claim.id:40s} {old.status:20s} (from {args.resume}: same settings, not rerun)")
             return old, True
         cached = cache.load(claim.id, settings) if use_cache else None
+        if cached is not None and args.artefacts and not _artefacts_in(cached, args.artefacts):
+            cached = None  # its figures were written elsewhere: recompute, so that they are written where asked
         if cached is not None:
-            cached.summary = cached.summary if cached.summary.startswith("(cached) ") else "(cached) " + cached.summary
+            from_cache.add(claim.id)
         return cached, False
 
     def finished(v: Verdict, claim, settings, computed: bool) -> None:
@@ -599,12 +618,13 @@ def _main(args) -> int:
         run_seconds.append(v.seconds)
         v.settings = settings
         verdicts.append(v)
+        tag = " (cached)" if v.claim_id in from_cache else ""   # the terminal only: never in a report's content
         if args.quiet:
             res = resolution_text(v)
-            say(f"{v.claim_id:40s} {v.status:20s} {v.seconds:7.1f}s  {v.summary[:120]}"
+            say(f"{v.claim_id:40s} {(v.status + tag):20s} {v.seconds:7.1f}s  {_clip(v.summary, 120)}"
                 + (f"  [resolution: {res}]" if res else ""))
         elif not to_stdout_json:
-            say(render_text(v, claim, verbose=True) + "\n")
+            say(render_text(v, claim, verbose=True) + tag + "\n")
         if json_path and not to_stdout_json:  # incremental: an interrupted run keeps what it computed
             write_atomic(json_path, report(False))
 

@@ -170,6 +170,12 @@ def _probe_directory(directory: str, path: str, what: str) -> None:
         raise OutputPathError(f"{what} {path!r} cannot be written: {exc.strerror or exc}") from None
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: str, text: str) -> None:
     """Write ``text`` to ``path`` atomically (an interrupted run never leaves a torn file, and no temporary file is
     left behind on any path out, Ctrl-C included)."""
@@ -179,6 +185,7 @@ def write_atomic(path: str, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would make every report private: the umask decides
         os.replace(tmp, path)
     except BaseException:
         try:
