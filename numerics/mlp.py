@@ -133,8 +133,8 @@ def _widths(width, depth) -> list[int]:
     return [validate.integer(width, "width", 1)] * depth
 
 
-def simulate_mlp(act, sigma_w2: float, sigma_b2: float, width, depth: int, inputs, seeds=1, *, keep: float = 1.0,
-                 method: str = "dense", dtype=torch.float64, tangent: bool = False, backprop: bool = False,
+def simulate_mlp(act, sigma_w2: float, sigma_b2: float, width, depth: int, inputs, seeds=1, keep: float = 1.0,
+                 method: str = "dense", dtype=torch.float64, tangent: bool = False, backprop: bool = False, *,
                  tangent_direction=None, seed: int = 0, device: str | None = None) -> MLPRun:
     """Run ``seeds`` random networks on the same inputs and record q^l, c^l (and tangents, gradients).
 

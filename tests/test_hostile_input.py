@@ -193,7 +193,10 @@ def _run_main(argv, capsys):
 @pytest.mark.parametrize("argv,fragment", [
     (["theorem1", "--seed", "-1"], "must be in [0, 4294967295]"),
     (["theorem1", "--seed", str(2 ** 70)], "must be in [0, 4294967295]"),
-    (["theorem1", "--param", "widths=1000000000"], "width 1000000000 must be in [2, 100000]"),
+    (["theorem1", "--param", "widths=1000000000"], "width 1000000000 must be at most 100000"),
+    (["theorem1", "--param", "widths=0"], "width 0 must be at least 2 (a Gram matrix"),
+    (["theorem1", "--param", "width=0"], "did you mean widths?"),
+    (["theorem1", "--budget", "fast"], "did you mean 'quick'?"),
     (["theorem1", "--param", "n=2"], "batch size 2 must be in [4, 256]"),
     (["bn-mean-field:theorem4", "--param", "batch_size=2"], "batch size 2 must be in [4, 256]"),
     (["bn-mean-field:theorem4", "--param", "batch_size=1000000000"], "batch size 1000000000"),

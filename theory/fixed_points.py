@@ -55,6 +55,8 @@ def illinois(F: Callable, a, b, fa=None, fb=None, *, xtol=1e-15, maxiter: int = 
         x = (a * fb - b * fa) / (fb - fa)
         if not (min(a, b) < x < max(a, b)):
             x = (a + b) / 2
+            if not (min(a, b) < x < max(a, b)):   # adjacent floats: the bracket cannot shrink further
+                break
         fx = F(x)
         if fx == 0:
             return x, x, x, it

@@ -22,7 +22,7 @@ import sympy as sp
 
 from . import validate
 from .activations import Activation, x
-from .errors import QuadratureError
+from .errors import DeepinitError, QuadratureError
 
 
 # --------------------------------------------------------------------------------------------
@@ -353,7 +353,7 @@ def gaussian_expectation(f, variance: float = 1.0, breakpoints=(), dps: int = 30
     dps = _check_dps(dps)
     v = float(variance)
     if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"variance = {variance!r} must be finite and ≥ 0")
+        raise DeepinitError(f"variance = {variance!r} must be finite and ≥ 0")
     fn, kinks = _as_function(f, breakpoints, "mpmath")
     val, err, _ = mp_gaussian(fn, v, kinks, dps)
     return _estimate_from_mp(val, err, f"mpmath tanh-sinh at dps={dps}, split at {len(kinks)} kink(s)", dps)
@@ -481,10 +481,10 @@ def bivariate_expectation(f, g, q11: float, q22: float, q12: float, breakpoints_
     from .results import Estimate
     q11, q22, q12 = float(q11), float(q22), float(q12)
     if not all(math.isfinite(t) for t in (q11, q22, q12)) or q11 < 0 or q22 < 0:
-        raise ValueError("q11, q22 must be finite and ≥ 0 and q12 finite")
+        raise DeepinitError("q11, q22 must be finite and ≥ 0 and q12 finite")
     bound = math.sqrt(q11 * q22)
     if abs(q12) > bound * (1 + 1e-12) + 1e-300:
-        raise ValueError(f"|q12| = {abs(q12):.17g} exceeds √(q11 q22) = {bound:.17g}: not a covariance")
+        raise DeepinitError(f"|q12| = {abs(q12):.17g} exceeds √(q11 q22) = {bound:.17g}: not a covariance")
     if bound == 0.0 or abs(q12) >= bound:
         sign = 1.0 if q12 >= 0 else -1.0
         fm, kf = _as_function(f, breakpoints_f, "mpmath")
@@ -532,13 +532,14 @@ def _bivariate_mp(f, g, bf, bg, q11, q22, c, dps):
         errs = []
 
         def inner(z1):
-            pts = sorted({(mpmath.mpf(b) - a2 * z1) / tau for b in kg} | {mpmath.mpf(-4), mpmath.mpf(4)})
+            kinks = {(mpmath.mpf(b) - a2 * z1) / tau for b in kg}
+            pts = sorted({k for k in kinks if abs(k) < 40} | {mpmath.mpf(-4), mpmath.mpf(4)})  # e^{−800}: beyond
             val, e = mpmath.quad(lambda z2: gm(a2 * z1 + tau * z2) * mpmath.exp(-z2 * z2 / 2) * norm,
                                  [-mpmath.inf] + pts + [mpmath.inf], error=True)
             errs.append(abs(e))
             return val
-        outer_pts = sorted({mpmath.mpf(b) / a1 for b in kf} | {mpmath.mpf(b) / a2 for b in kg if a2 != 0}
-                           | {mpmath.mpf(-4), mpmath.mpf(4)})
+        outer_pts = sorted({p for p in ({mpmath.mpf(b) / a1 for b in kf} | {mpmath.mpf(b) / a2 for b in kg if a2 != 0})
+                            if abs(p) < 40} | {mpmath.mpf(-4), mpmath.mpf(4)})
         val, e = mpmath.quad(lambda z1: fm(a1 * z1) * inner(z1) * mpmath.exp(-z1 * z1 / 2) * norm,
                              [-mpmath.inf] + outer_pts + [mpmath.inf], error=True)
         err = abs(e) + (max(errs) if errs else 0)

@@ -178,6 +178,18 @@ def covariance_map(act, q11, q22, q12, sigma_w2, sigma_b2) -> Estimate:
     jointly Gaussian with variances q11, q22 and covariance q12. The diagonal entries of the next layer are
     :func:`length_map` (q11), (q22); dropout does not enter the off-diagonal.
 
+    Parameters
+    ----------
+    act : Activation or str
+    q11, q22, q12 : float
+        Variances and covariance of the previous layer's pre-activations.
+    sigma_w2, sigma_b2 : float
+
+    Returns
+    -------
+    Estimate
+        The next layer's covariance q_ab (error from :func:`theory.gaussian.bivariate_expectation`).
+
     Examples
     --------
     >>> e = covariance_map("erf", 0.5, 2.0, 0.6, 1.0, 0.0)   # arcsine kernel
@@ -196,10 +208,18 @@ def correlation_map(act, c, q, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
 
     Parameters
     ----------
+    act : Activation or str
     c : float
         Correlation in [−1, 1].
     q : float
         The common variance q_aa = q_bb > 0 (usually :func:`fixed_point_q`).
+    sigma_w2, sigma_b2 : float
+    keep : float
+        Dropout keep probability ρ (enters q′ only).
+
+    Returns
+    -------
+    Estimate
 
     Examples
     --------
@@ -216,8 +236,6 @@ def correlation_map(act, c, q, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
     num = covariance_map(act, q, q, c * q, sw, sb)
     val = num.value / new_q.value
     err = num.error / new_q.value + abs(val) * new_q.error / new_q.value + 1e-16 * abs(val)
-    if c == 1.0 and rho == 1.0:
-        val, err = num.value / new_q.value, max(err, 0.0)
     return Estimate(val, err, "correlation map: " + num.method)
 
 
@@ -307,6 +325,17 @@ def fixed_point_q(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Esti
     Raises :class:`UndefinedQuantityError` when the map has no finite fixed point (ReLU with σ_w² > 2) or every q
     is one (ReLU at σ_w² = 2, σ_b² = 0).
 
+    Parameters
+    ----------
+    act : Activation or str
+        φ (a registry name, a formula or an Activation).
+    sigma_w2, sigma_b2 : float
+        Weight and bias variances σ_w² > 0, σ_b² ≥ 0.
+    keep : float
+        Dropout keep probability ρ ∈ (0, 1].
+    dps : int
+        Digits of the mpmath quadrature and of the root (10^(5−dps) relative).
+
     Returns
     -------
     Estimate
@@ -335,6 +364,22 @@ def chi_1(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Estimate:
     """χ₁ = σ_w² ∫Dz φ′(√q* z)² (Schoenholz eq 6) at the fixed point q* of the (dropout) length map.
 
     At q* = 0 the limit q → 0⁺ is taken (q = 10^(−dps)): φ′(0)² for smooth φ, ½ for ReLU.
+
+    Parameters
+    ----------
+    act : Activation or str
+        φ (a registry name, a formula or an Activation).
+    sigma_w2, sigma_b2 : float
+        Weight and bias variances σ_w² > 0, σ_b² ≥ 0.
+    keep : float
+        Dropout keep probability ρ ∈ (0, 1].
+    dps : int
+        Digits of the mpmath quadrature.
+
+    Returns
+    -------
+    Estimate
+        ``error`` includes the change of χ₁ over q* ± its error.
 
     Examples
     --------
@@ -384,7 +429,7 @@ def _cstar(act: Activation, sw: float, sb: float, rho: float):
                 prev = c
                 break
             hi = c
-    return solve_fixed_point(C, bracket=(prev, hi), xtol=1e-16, method="c* (float64 correlation map)")
+    return solve_fixed_point(C, bracket=(prev, hi), xtol=2e-16, method="c* (float64 correlation map)")
 
 
 def _band(x1: Estimate) -> float:
@@ -397,6 +442,20 @@ def fixed_point_c(act, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
     Ordered phase and criticality (χ₁ ≤ 1 + band, ρ = 1): c* = 1 exactly. Chaotic phase (χ₁ > 1) and every σ_w²
     with dropout (ρ < 1, where C(1) < 1): the largest root c* < 1 of C(c) = c, bracketed by scanning
     c = 1 − 2^−k, k = 1, 2, … (then 0, −½, −1) and solved by the Illinois iteration on the float64 map.
+
+    Parameters
+    ----------
+    act : Activation or str
+        φ (a registry name, a formula or an Activation).
+    sigma_w2, sigma_b2 : float
+        Weight and bias variances σ_w² > 0, σ_b² ≥ 0.
+    keep : float
+        Dropout keep probability ρ ∈ (0, 1].
+
+    Returns
+    -------
+    Estimate
+        ``error``: half the final bracket + (the map's error)/|1 − C′(c*)|; exactly 0 for c* = 1.
 
     Examples
     --------
@@ -413,6 +472,19 @@ def fixed_point_c(act, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
 def chi_c(act, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
     """χ_c = σ_w² ∫Dz₁Dz₂ φ′(u₁*)φ′(u₂*) at q*, c* (Schoenholz eq 9), = χ₁ when c* = 1. The error includes the
     change of χ_c over c* ± its error.
+
+    Parameters
+    ----------
+    act : Activation or str
+        φ (a registry name, a formula or an Activation).
+    sigma_w2, sigma_b2 : float
+        Weight and bias variances σ_w² > 0, σ_b² ≥ 0.
+    keep : float
+        Dropout keep probability ρ ∈ (0, 1].
+
+    Returns
+    -------
+    Estimate
 
     Examples
     --------
@@ -436,6 +508,19 @@ def chi_c(act, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
 def correlation_stability(act, sigma_w2, sigma_b2, keep=1.0) -> Stability:
     """The correlation map's fixed point c* with its slope by Price's theorem (χ_c) and by finite differences of
     :func:`correlation_map` (one-sided at c* = 1), and their difference (:func:`theory.fixed_points.stability`).
+
+    Parameters
+    ----------
+    act : Activation or str
+        φ (a registry name, a formula or an Activation).
+    sigma_w2, sigma_b2 : float
+        Weight and bias variances σ_w² > 0, σ_b² ≥ 0.
+    keep : float
+        Dropout keep probability ρ ∈ (0, 1].
+
+    Returns
+    -------
+    Stability
 
     Examples
     --------
@@ -558,6 +643,21 @@ def gradient_growth_rate(act, sigma_w2, sigma_b2, keep=1.0, width_ratio: float =
     [Backpropagation], under the independence assumption; the dropout factor 1/ρ is that of the mask on y^l,
     E m²/ρ² = 1/ρ). Equal widths and no dropout: χ₁. The gradient depth scale is :func:`gradient_depth_scale`.
 
+    Parameters
+    ----------
+    act : Activation or str
+        φ (a registry name, a formula or an Activation).
+    sigma_w2, sigma_b2 : float
+        Weight and bias variances σ_w² > 0, σ_b² ≥ 0.
+    keep : float
+        Dropout keep probability ρ ∈ (0, 1].
+    width_ratio : float
+        N_{l+1}/N_l.
+
+    Returns
+    -------
+    Estimate
+
     Examples
     --------
     >>> gradient_growth_rate("tanh", 0.8, 0.0).value
@@ -576,6 +676,20 @@ def gradient_growth_rate(act, sigma_w2, sigma_b2, keep=1.0, width_ratio: float =
 def gradient_depth_scale(act, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
     """ξ_∇ = −1/log(χ₁/ρ) (Schoenholz eq 16): positive in the ordered phase (gradients vanish over ξ_∇ layers
     backwards), negative in the chaotic phase (they grow), +inf at χ₁/ρ = 1.
+
+    Parameters
+    ----------
+    act : Activation or str
+        φ (a registry name, a formula or an Activation).
+    sigma_w2, sigma_b2 : float
+        Weight and bias variances σ_w² > 0, σ_b² ≥ 0.
+    keep : float
+        Dropout keep probability ρ ∈ (0, 1].
+
+    Returns
+    -------
+    Estimate
+        Signed; +inf at χ₁/ρ = 1.
 
     Examples
     --------
@@ -625,6 +739,14 @@ def critical_sigma_w2(act, sigma_b2, *, dps: int = _DPS) -> Estimate:
     σ_w² = 1/E φ′(√q z)² is eliminated and the 1-D equation E φ²/E φ′² + σ_b² = q solved in mpmath (bracketed
     by doubling from σ_b², Illinois to 10^(5−dps) relative); σ_b² = 0 with φ(0) = 0 gives q* = 0 and
     1/lim_{q→0⁺} E φ′(√q z)² (tanh: 1).
+
+    Parameters
+    ----------
+    act : Activation or str
+    sigma_b2 : float
+        σ_b² ≥ 0.
+    dps : int
+        Digits of the mpmath quadratures (≥ 15; default 30).
 
     Returns
     -------

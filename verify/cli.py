@@ -29,10 +29,30 @@ from .report import (OutputPathError, check_output_dir, check_output_path, rende
 from .runner import exit_status, run_claim
 
 
+# words people type for a choice, and the choice they mean
+_CHOICE_WORDS = {"fast": "quick", "small": "quick", "smoke": "quick", "test": "quick", "default": "standard",
+                 "normal": "standard", "medium": "standard", "slow": "full", "large": "full", "big": "full",
+                 "gpu": "cuda", "double": "float64", "single": "float32", "float": "float32", "f64": "float64",
+                 "f32": "float32"}
+
+
+def _did_you_mean(message: str) -> str:
+    """argparse's 'invalid choice' message with the nearest choice suggested."""
+    import difflib
+    import re
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not m:
+        return message
+    given, choices = m.group(1), re.findall(r"'([^']*)'", m.group(2))
+    guess = _CHOICE_WORDS.get(given.lower())
+    guess = guess if guess in choices else None
+    near = [guess] if guess else difflib.get_close_matches(given.lower(), choices, n=1, cutoff=0.5)
+    return message + (f"; did you mean '{near[0]}'?" if near else "")
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse's own errors: exit 2 with a clear line, no traceback
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"error: {message}\n")
+    def error(self, message):  # argparse's own errors: exit 2 with one clear line, no usage dump, no traceback
+        sys.stderr.write(f"error: {_did_you_mean(message)} (python -m verify --help lists every option)\n")
         sys.exit(2)
 
 
@@ -535,7 +555,12 @@ def _main(args) -> int:
         raw = _parse_params(args.param)
         unknown = set(raw) - {p.name for c in claims for p in c.parameters}
         if unknown:
-            raise UsageError(f"no requested claim takes the parameter(s) {', '.join(sorted(unknown))}")
+            import difflib
+            names = sorted({p.name for c in claims for p in c.parameters})
+            near = sorted({m for u in unknown for m in difflib.get_close_matches(u, names, n=2, cutoff=0.6)})
+            raise UsageError(f"no requested claim takes the parameter(s) {', '.join(sorted(unknown))}"
+                             + (f"; did you mean {', '.join(near)}?" if near else "")
+                             + (f" (they take: {', '.join(names)})" if names else " (they take none)"))
         if args.device == "cuda":
             import torch
             if not torch.cuda.is_available():

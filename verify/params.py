@@ -100,9 +100,11 @@ def width_list(text: str):
         raise ValueError("widths: 'auto' or 1 to 16 comma-separated integers")
     ws = tuple(_int(p, "a width") for p in parts)
     for w in ws:
-        if not 2 <= w <= WIDTH_MAX:
+        if w < 2:
+            raise ValueError(f"width {w} must be at least 2 (a Gram matrix of a layer needs two units)")
+        if w > WIDTH_MAX:
             gb = 8 * w * 10 * 30 / 1e9
-            raise ValueError(f"width {w} must be in [2, {WIDTH_MAX}]: the exact simulator holds seeds × d × n float64 "
+            raise ValueError(f"width {w} must be at most {WIDTH_MAX}: the exact simulator holds seeds × d × n float64 "
                              f"per layer ({gb:.3g} GB at d = {w}, n = 10, 30 seeds), and the d^(-1/2) rates are "
                              f"already below the seeds' Monte Carlo error at d = {WIDTH_MAX}")
     return ws
