@@ -42,6 +42,29 @@ def test_shipped_expectations_name_checked_claims_with_reasons():
             assert "inconclusive" in e.reason and "undecided" in e.reason
 
 
+def test_findings_are_told_apart_and_the_docs_count_them_from_the_file():
+    """An erratum (the printed statement is false) is never confused with an experiment not reproduced in a substitute
+    setting; docs/ci.md's counts are the file's."""
+    import re
+    exp = E.load("shipped")
+    kinds = {e.claim: e.kind for e in exp.values()}
+    assert all(kinds.values())   # every shipped entry says what kind of finding it is
+    assert {c for c, k in kinds.items() if k == "not reproduced"} == {"bn-mean-field:figure3", "isometry:figure7",
+                                                                      "bn-mean-field:figure4"}
+    assert {c for c, k in kinds.items() if k == "undecided"} == {"isometry:figure-b7"}
+    for c, k in kinds.items():
+        if k == "not reproduced":   # a substitute setting is named: other data, a lost parameter, an assumed rate
+            assert re.search(r"digits|lost|learning rate", exp[c].reason), c
+    with open(os.path.join(ROOT, "docs", "ci.md"), encoding="utf-8") as f:
+        text = " ".join(f.read().split())
+    n = {k: sum(1 for v in kinds.values() if v == k) for k in E.KINDS}
+    assert (f"{n['erratum']} mathematical errata" in text and f"{n['not reproduced']} experiments not reproduced"
+            in text and f"{n['undecided']} statement the quick budget cannot decide" in text)
+    out = E.render(E.compare([Verdict("isometry:figure7", "violated", ""), Verdict("isometry:figure6", "violated", "")],
+                             exp))
+    assert "1 known errata reproduced; 1 experiments not reproduced in a substitute setting, as expected" in out
+
+
 def test_comparison_outcomes_and_exit_codes():
     exp = {"p:a": E.Expectation("p:a", "violated", "erratum")}
     v = lambda c, s: Verdict(c, s, "")  # noqa: E731

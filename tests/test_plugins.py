@@ -66,6 +66,7 @@ def misprint(ctx):
 
 EXPECTED = '''
 ["mini2024:misprint"]
+kind = "erratum"
 status = "violated"
 reason = "eq (2) is misprinted: E z² = 1, not 1/2 (positive control: the same check of E z² = 1)"
 '''
@@ -155,7 +156,8 @@ def test_a_plugin_is_listed_run_perturbed_and_composed_with_the_shipped_expectat
     assert r.returncode == 0, r.stdout + r.stderr
     assert "2 of 2 claims as expected" in r.stdout
     mine = tmp / "mine.toml"
-    mine.write_text('["mini2024:second-moment"]\nstatus = "violated"\nreason = "a deliberately wrong entry"\n')
+    mine.write_text('["mini2024:second-moment"]\nkind = "erratum"\nstatus = "violated"\n'
+                    'reason = "a deliberately wrong entry"\n')
     r = _verify(env, "all", "--paper", "mini2024", "--budget", "quick", "--expect", "shipped", "--expect", str(mine),
                 "-q")
     assert r.returncode == 1 and "NO LONGER REPRODUCES: mini2024:second-moment" in r.stdout

@@ -39,11 +39,16 @@ def _figure_lines(v, page_dir: str | None) -> list[str]:
 COVERAGE_HEADING = "## Coverage of the numbered items"
 
 
+def _coverage_source(paper: str) -> str:
+    module = declared_paper(paper).module
+    return "`verify/coverage.py`" if module.startswith("verify.") else f"declared by the plugin `{module}`"
+
+
 def coverage_section(paper: str) -> list[str]:
     """The page's coverage table (verify/coverage.py): it does not depend on any run."""
     lines = [COVERAGE_HEADING, "",
              "Every numbered equation, theorem, lemma, corollary, proposition, definition, table and figure of the "
-             "paper (`verify/coverage.py`), with the claims that check it or why none does: *no claim* (a definition, "
+             f"paper ({_coverage_source(paper)}), with the claims that check it or why none does: *no claim* (a definition, "
              "notation, a remark or a proof step), *vacuous* (cannot fail), *text lost* (its content is not in the text "
              "copy), *offline* (needs data or weights that cannot exist offline).", "",
              "| item | checked by | note |", "|---|---|---|"]
@@ -65,7 +70,9 @@ def replace_coverage_section(page: str, paper: str) -> str:
 
 
 def render_paper_page(paper: str, verdicts: dict, budget: str, page_dir: str | None = None) -> str:
+    from .expectations import load_many
     claims = [c for c in all_claims() if c.paper == paper]
+    kinds = {k: e.kind for k, e in load_many(["shipped"]).items() if e.kind}
     decl = declared_paper(paper)
     where = "`verify/papers/`" if decl.module.startswith("verify.papers") else f"the plugin `{decl.module}`"
     lines = [f"# `{paper}` — {decl.citation}", "",
@@ -79,14 +86,20 @@ def render_paper_page(paper: str, verdicts: dict, budget: str, page_dir: str | N
             continue
         nc, pc = v.negative_control, v.positive_control
         ctl = "; ".join(([f"negative → {nc.status}"] if nc else []) + ([f"positive → {pc.status}"] if pc else []))
-        lines.append(f"| `{c.id}` | **{v.status}** | {_md(v.summary)} | {', '.join(c.depends_on) or '—'} | "
+        kind = f" ({kinds[c.id]})" if v.status != "holds" and c.id in kinds else ""
+        lines.append(f"| `{c.id}` | **{v.status}**{kind} | {_md(v.summary)} | {', '.join(c.depends_on) or '—'} | "
                      f"{_md(resolution_text(v)) or '—'} | {ctl or '—'} |")
     lines.append("")
     lines += ["Resolution: the relative error δ in each declared theory quantity (scaled by 1 ± δ inside the package, "
               "where the check consumes it) that this run showed the check flags — the negative control. "
               "`python -m verify CLAIM --sensitivity` measures the smallest such δ on the ladder 0.5%…50%.", ""]
+    lines += ["Status in parentheses: *erratum* — the printed statement is false in the paper's own setting; *not "
+              "reproduced* — an experiment not reproduced in a substitute setting (other data, a parameter lost from "
+              "the text, an assumed learning rate), which is not evidence that the paper is wrong; *undecided* — the "
+              "budget is too small to decide.", ""]
     lines += coverage_section(paper)
-    errata = [(c, e) for c in claims if c.id in verdicts for e in verdicts[c.id].errata]
+    errata = [(c, e) for c in claims if c.id in verdicts for e in verdicts[c.id].errata
+              if kinds.get(c.id) != "not reproduced"]
     lines += ["## Errata found", ""]
     if not errata:
         lines.append("None.")

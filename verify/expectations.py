@@ -35,12 +35,22 @@ class ExpectationError(ValueError):
     """A malformed expectations file (exit status 2)."""
 
 
+# what an expectation other than "holds" records (the ``kind`` of an entry)
+KINDS = {
+    "erratum": "the printed statement is false (exact or asymptotic evidence in the paper's own setting)",
+    "not reproduced": "an experiment not reproduced in a substitute setting (other data, a parameter lost from the "
+                      "text, an assumed learning rate): not evidence that the paper is wrong",
+    "undecided": "the budget is too small to decide the statement",
+}
+
+
 @dataclass(frozen=True)
 class Expectation:
     claim: str
     status: str
     reason: str = ""
     by_budget: tuple = ()   # ((budget, status), …) overriding ``status`` for that budget
+    kind: str = ""          # one of KINDS ("" when the file does not say: counted as an unclassified deviation)
 
     def status_for(self, budget) -> str:
         return dict(self.by_budget).get(budget, self.status)
@@ -79,7 +89,10 @@ def load(path: str) -> dict[str, Expectation]:
                     raise ExpectationError(f"--expect {path!r}: [{claim!r}] {key} must be one of "
                                            f"{', '.join(s for s in STATUSES if s != ERROR)}")
                 by_budget.append((budget, value))
-        out[claim] = Expectation(claim, entry["status"], str(entry.get("reason", "")).strip(), tuple(by_budget))
+        kind = str(entry.get("kind", ""))
+        if kind and kind not in KINDS:
+            raise ExpectationError(f"--expect {path!r}: [{claim!r}] kind must be one of {', '.join(KINDS)}")
+        out[claim] = Expectation(claim, entry["status"], str(entry.get("reason", "")).strip(), tuple(by_budget), kind)
     return out
 
 
@@ -111,6 +124,7 @@ class Comparison:
     observed: str
     outcome: str  # match | regression | no longer reproduces | changed
     reason: str = ""
+    kind: str = ""  # the expectation's kind (KINDS) when it is not "holds"
 
 
 def compare(verdicts, expectations: dict[str, Expectation]) -> list[Comparison]:
@@ -126,7 +140,8 @@ def compare(verdicts, expectations: dict[str, Expectation]) -> list[Comparison]:
             outcome = "regression"
         else:
             outcome = "changed"
-        out.append(Comparison(v.claim_id, expected, v.status, outcome, e.reason if e else ""))
+        out.append(Comparison(v.claim_id, expected, v.status, outcome, e.reason if e else "",
+                              e.kind if e and expected != HOLDS else ""))
     return out
 
 
@@ -136,11 +151,29 @@ def exit_code(comparisons: list[Comparison]) -> int:
     return 0 if all(c.outcome == "match" for c in comparisons) else 1
 
 
+def counts(comparisons: list[Comparison]) -> dict[str, int]:
+    """How many matched expectations of each kind (errata, experiments not reproduced, undecided) this run saw."""
+    out = {k: 0 for k in KINDS}
+    for c in comparisons:
+        if c.outcome == "match" and c.kind:
+            out[c.kind] += 1
+    return out
+
+
 def render(comparisons: list[Comparison]) -> str:
     bad = [c for c in comparisons if c.outcome != "match"]
-    known = [c for c in comparisons if c.outcome == "match" and c.expected != HOLDS]
+    n = counts(comparisons)
+    parts = [f"{n['erratum']} known errata reproduced"] if n["erratum"] else []
+    if n["not reproduced"]:
+        parts.append(f"{n['not reproduced']} experiments not reproduced in a substitute setting, as expected")
+    if n["undecided"]:
+        parts.append(f"{n['undecided']} undecided at this budget, as expected")
+    other = sum(1 for c in comparisons if c.outcome == "match" and c.expected != HOLDS and not c.kind)
+    if other:
+        parts.append(f"{other} expected deviations of no stated kind")
     lines = [f"expectations: {len(comparisons) - len(bad)} of {len(comparisons)} claims as expected"
-             + (f" ({len(known)} known errata reproduced)" if known else "")]
+             + (f" ({'; '.join(parts)})" if parts else "")]
     for c in bad:
-        lines.append(f"  {c.outcome.upper()}: {c.claim} expected {c.expected}, got {c.observed}")
+        lines.append(f"  {c.outcome.upper()}: {c.claim} expected {c.expected}, got {c.observed}"
+                     + (f" ({c.kind})" if c.kind else ""))
     return "\n".join(lines)
