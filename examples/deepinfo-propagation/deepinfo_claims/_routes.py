@@ -50,12 +50,38 @@ def chi1(sw2: float, sb2: float) -> float:
 
 
 def sigma_crit(sb2: float) -> float:
-    """σ_w² with χ₁ = 1, by Brent's method on the trapezoid-rule χ₁ (xtol 1e-14)."""
+    """σ_w² with χ₁ = 1, by Brent's method on the trapezoid-rule χ₁ (xtol 1e-14).
+
+    Parameters
+    ----------
+    sb2 : float
+        σ_b² > 0.
+
+    Returns
+    -------
+    float
+        σ_w²,crit(σ_b²) (§ Forward maps), to about 1e-15.
+    """
     return brentq(lambda s: chi1(s, sb2) - 1.0, 0.5, 20.0, xtol=1e-14, rtol=4 * np.finfo(float).eps)
 
 
 def gap(t: float, q: float, sw2: float, sb2: float, keep: float = 1.0) -> float:
-    """1 − C(1 − t): the correlation map in t = 1 − c at length q (module docstring)."""
+    """1 − C(1 − t): the correlation map in t = 1 − c at length q (module docstring).
+
+    Parameters
+    ----------
+    t : float
+        1 − c ∈ [0, 2].
+    q : float
+        The common length q_aa = q_bb of the two inputs.
+    sw2, sb2, keep : float
+        σ_w², σ_b² and the dropout keep probability ρ.
+
+    Returns
+    -------
+    float
+        1 − c of the next layer, without cancellation as t → 0.
+    """
     c, s = 1.0 - t, math.sqrt(max(t * (2.0 - t), 0.0))
     rq = math.sqrt(q)
     f1 = np.tanh(rq * Z1)
@@ -86,9 +112,24 @@ def slope_at_fixed_point(q: float, t: float, sw2: float, sb2: float, keep: float
 
 def chi1_monte_carlo(sw2: float, sb2: float, samples: int, seed: int) -> tuple[float, float]:
     """χ₁ by Monte Carlo: q* solved on the Gaussian sample itself (secant iteration on the sample-average length
-    map, started by plain iteration), χ₁ = σ_w² · mean tanh′(√q* z)²; returns (value, delta-method standard error), the error propagating the
-    sample's q* through the influence function σ_w²[s(z) − s̄] + ∂χ₁/∂q · σ_w²[t(z) − t̄]/(1 − L′(q*)) with
-    t = tanh², s = tanh′² at √q* z."""
+    map, started by plain iteration), χ₁ = σ_w² · mean tanh′(√q* z)²; returns (value, delta-method standard error),
+    the error propagating the sample's q* through the influence function
+    σ_w²[s(z) − s̄] + ∂χ₁/∂q · σ_w²[t(z) − t̄]/(1 − L′(q*)) with t = tanh², s = tanh′² at √q* z.
+
+    Parameters
+    ----------
+    sw2, sb2 : float
+        σ_w², σ_b².
+    samples : int
+        Number of standard normal draws.
+    seed : int
+        Seed of numpy's default generator.
+
+    Returns
+    -------
+    (float, float)
+        The estimate and its standard error.
+    """
     z = np.random.default_rng(seed).standard_normal(samples)
 
     def L(q):

@@ -181,7 +181,8 @@ def _trainability_rows(ctx: api.Context, constant: float, multiples=MULTIPLES) -
                     for s in range(seeds)]
             acc, trains = float(np.mean(accs)), m < constant
             rows.append(api.Evidence(
-                f"σ_w² = {sw2} ({phase}, ξ_c = {xi:.3g}): depth {L} = {m}ξ_c {'trains' if trains else 'does not train'}",
+                f"σ_w² = {sw2} ({phase}, ξ_c = {xi:.3g}): depth {L} = {m}ξ_c "
+                f"{'trains' if trains else 'does not train'}",
                 theory=f"depth {'<' if trains else '>'} {constant:g}ξ_c", numeric=acc, bound=0.5 if trains else 0.2,
                 observed=acc, samples=seeds, passed=acc >= 0.5 if trains else acc <= 0.2,
                 note=f"training accuracy after 300 SGD steps (lr 0.01, batch 64, width 96), mean of {seeds} seeds: "

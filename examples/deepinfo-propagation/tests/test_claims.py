@@ -87,8 +87,8 @@ def test_dropout_and_its_structural_control():
     assert [r.observed < 1 for r in rows(v, "c* < 1")] == [True] * 3
     bounded = rows(v, "ξ_c stays bounded")
     assert all(0.9 < r.observed < 1.1 for r in bounded)
-    (c,) = rows(v, "ρ = 0.9: c* at σ_w²,crit vs finite-width")
-    assert abs(c.theory - 0.356414) < 1e-5 and c.passed
+    (c,) = rows(v, "ρ = 0.9: c* at σ_w²,crit(1 + 1e-4) vs finite-width")
+    assert abs(c.theory - 0.3564) < 1e-3 and c.passed
     assert v.negative_control.status == "violated"
     structural = [e for e in v.negative_control.evidence if e.name.startswith("structural control")]
     assert structural and structural[0].observed == "violated"

@@ -1,0 +1,81 @@
+"""The example plugin ``examples/deepinfo-propagation`` (Schoenholz et al. 2017) as a user gets it: built and installed
+with pip (non-editable, into a temporary directory), then found through its entry point by every part of the package.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLE = os.path.join(ROOT, "examples", "deepinfo-propagation")
+FAST = ["schoenholz2017:backprop", "schoenholz2017:finite-width-tracking"]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("example")
+    target = tmp / "site"
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                        "--disable-pip-version-check", "--target", str(target), EXAMPLE],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), ROOT]), "OMP_NUM_THREADS": "1",
+           "DEEPINIT_NO_CACHE": "1"}
+    return tmp, env
+
+
+def _verify(env, *args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "verify", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=900)
+
+
+def test_the_example_plugins_own_tests_pass_against_the_installed_plugin(site):
+    tmp, env = site
+    r = subprocess.run([sys.executable, "-m", "pytest", os.path.join(EXAMPLE, "tests"), "-p", "no:cacheprovider",
+                        "-o", "addopts=", "-q"], cwd=tmp, env=env, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+
+
+def test_its_claims_run_with_the_shipped_expectations_render_and_turn_red_when_perturbed(site):
+    tmp, env = site
+    r = _verify(env, "list", "schoenholz2017")
+    assert r.returncode == 0 and r.stdout.count("schoenholz2017:") >= 6, r.stdout
+    report = tmp / "r.json"
+    r = _verify(env, "all", "--paper", "schoenholz2017", "--budget", "quick", "--expect", "shipped", "-q",
+                "--json", str(report))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "6 of 6 claims as expected" in r.stdout
+    doc = json.loads(report.read_text())
+    by = {v["claim"]: v for v in doc["verdicts"]}
+    assert by["schoenholz2017:edge-of-chaos"]["resolution"] == {"schoenholz2017:chi1": 0.05}
+    assert all(v["status"] == "holds" for v in by.values())
+    assert any(p["paper"] == "schoenholz2017" and p["distribution"] == "deepinfo-propagation-claims"
+               and p["version"] == "0.1.0" for p in doc["provenance"]["papers"])
+    page = tmp / "page.md"
+    r = _verify(env, "render", str(report), "--markdown", str(page))
+    assert r.returncode == 0, r.stderr
+    assert "# `schoenholz2017` — Schoenholz, Gilmer, Ganguli, Sohl-Dickstein" in page.read_text()
+    r = _verify(env, "schoenholz2017:edge-of-chaos", "--budget", "quick", "-q", "--no-control",
+                "--perturb", "schoenholz2017:chi1=0.05")
+    assert r.returncode == 1 and "violated" in r.stdout
+    # --jobs 2: the serial numbers
+    par = tmp / "p.json"
+    r = _verify(env, *FAST, "--budget", "quick", "-q", "--jobs", "2", "--json", str(par))
+    assert r.returncode == 0, r.stderr
+    for v in json.loads(par.read_text())["verdicts"]:
+        assert [e["numeric"] for e in v["evidence"]] == [e["numeric"] for e in by[v["claim"]]["evidence"]]
+
+
+def test_its_claims_are_junit_cases_of_the_pytest_plugin(site):
+    tmp, env = site
+    junit = tmp / "j.xml"
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-q",
+                        "--verify-claims=" + ",".join(FAST), "--verify-budget=quick", f"--junitxml={junit}"],
+                       cwd=tmp, env=env, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-2000:]
+    assert "2 passed" in r.stdout
+    assert junit.read_text().count('classname="deepinit-verify.schoenholz2017"') == 2
