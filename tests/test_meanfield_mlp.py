@@ -376,3 +376,17 @@ def test_simulator_reproducibility_config_and_autograd():
     for method in ("dense", "exact"):  # asking for tangents/gradients leaves the forward pass alone
         fwd = simulate_mlp("tanh", 1.7, SB, 40, 5, X, seeds=[7], method=method, keep=0.9, device="cpu")
         assert np.max(np.abs(fwd.cov - solos[method].cov)) < 1e-13
+
+
+def test_the_general_bivariate_rule_agrees_with_the_isometry_papers_dual_quadrature():
+    """theory.gaussian.bivariate_expectation at unit variances against theory.dual_quadrature (the isometry paper's
+    σ̂, its own nested rule with boundary-layer grading): two implementations of E φ(u)φ(v), one check on both."""
+    import numpy as np
+    from theory import activation, dual_quadrature
+    from theory.gaussian import bivariate_expectation
+    rs = [-0.999999, -0.5, 0.0, 0.3, 0.95, 0.999, 1 - 1e-7]
+    for name in ("relu", "tanh", "step", "gelu", "selu", "exp"):
+        act = activation(name)
+        d = dual_quadrature(act, np.array(rs))
+        b = np.array([bivariate_expectation(act, act, 1.0, 1.0, r).value for r in rs])
+        assert np.max(np.abs(d - b)) < 5e-12 * max(1.0, np.max(np.abs(d))), name
