@@ -22,7 +22,7 @@ from . import expectations as expect
 from . import params as P
 from . import provenance
 from . import quantities as Q
-from .core import BUDGETS, Context, Progress, Verdict, _clean, caused_by_interrupt
+from .core import BUDGETS, FIGURE_STYLES, Context, Progress, Verdict, _clean, caused_by_interrupt
 from .registry import UsageError, all_claims, failures, paper_keys, resolve
 from .report import (OutputPathError, check_output_dir, check_output_path, render_json, render_latex, render_text,
                      resolution_text, write_atomic)
@@ -82,11 +82,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--latex", metavar="PATH", help="write booktabs tables of constants and results to PATH")
     p.add_argument("--latex-standalone", action="store_true",
                    help="with --latex: a compilable document instead of a fragment to \\input")
+    p.add_argument("--latex-prose", action="store_true",
+                   help="with --latex: each claim's statement, verdict and evidence as well (default: only the tables)")
     p.add_argument("--digits", type=_argtype(_digits), default=6, metavar="N",
                    help="significant digits of the numbers in --latex tables (2 to 17; default 6)")
     p.add_argument("--csv", metavar="DIR", help="with 'render': every table and evidence list as CSV files in DIR")
     p.add_argument("--markdown", metavar="PATH", help="with 'render': the report as Markdown (one section per paper)")
     p.add_argument("--artefacts", metavar="DIR", help="write figure data and plots into DIR")
+    p.add_argument("--figure-style", choices=FIGURE_STYLES, default="default",
+                   help="figure size and fonts for a venue: one column of NeurIPS, ICML or ICLR (tueplots), or the "
+                        "default (default: default)")
     p.add_argument("--no-control", action="store_true", help="skip the negative and positive controls")
     p.add_argument("--no-cache", action="store_true",
                    help="recompute even if the on-disk cache holds a verdict for this claim, settings and code "
@@ -299,6 +304,7 @@ def _settings(args, ctx: Context) -> dict:
     return _clean({"budget": ctx.budget, "seed": ctx.seed, "device": ctx.device, "dtype": ctx.dtype,
                    "controls": not args.no_control, "sensitivity": bool(args.sensitivity), "version": __version__,
                    **({"perturb": Q.base_perturbation()} if Q.base_perturbation() else {}),
+                   **({"figure_style": args.figure_style} if args.figure_style != "default" else {}),
                    **{f"param.{k}": v for k, v in sorted(ctx.params.items())}})
 
 
@@ -330,7 +336,8 @@ def _render(args) -> int:
                          + ("; " + "; ".join(f"plugin {k} failed to load: {c}" for k, c in cause.items()) if cause
                             else "; install the plugin that declares them"))
     if args.latex:
-        write_atomic(args.latex, render_latex(known, claims, standalone=args.latex_standalone, digits=args.digits))
+        write_atomic(args.latex, render_latex(known, claims, standalone=args.latex_standalone, digits=args.digits,
+                                                 prose=args.latex_prose))
     if args.markdown:
         from .docs import render_paper_page
         budgets = {v.settings.get("budget", "?") for v in known}
@@ -620,7 +627,7 @@ def _main(args) -> int:
     def context(claim, label: str, progress: bool = True) -> Context:
         return Context(budget=args.budget, seed=args.seed, device=device, dtype=args.dtype,
                        params=bound[claim.id], progress=Progress(label, enabled=progress and not args.quiet),
-                       artefact_dir=args.artefacts)
+                       artefact_dir=args.artefacts, figure_style=args.figure_style)
 
     def known(claim, settings) -> tuple[Verdict | None, bool]:
         """A verdict this run need not compute, and whether it comes from --resume (same settings) or the cache."""
@@ -692,7 +699,7 @@ def _main(args) -> int:
             write_atomic(json_path, report(not interrupted))
         if args.latex and verdicts:
             write_atomic(args.latex, render_latex(verdicts, claim_map, standalone=args.latex_standalone,
-                                                 digits=args.digits))
+                                                 prose=args.latex_prose, digits=args.digits))
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted while writing the reports\n")
         return 130
@@ -774,7 +781,7 @@ def _run_parallel(args, pool, claims, device, bound, context, known, finished, s
                 spec = parallel.TaskSpec(claim.id, args.budget, args.seed, device, args.dtype,
                                          tuple(sorted(bound[claim.id].items())), not args.no_control, args.debug,
                                          bool(args.sensitivity), tuple(sorted(Q.base_perturbation().items())),
-                                         args.artefacts, threads)
+                                         args.artefacts, threads, args.figure_style)
                 members.append((claim, settings, spec))
             if len(members) == 1:
                 futures[pool.submit(members[0][2])] = (members, False)

@@ -21,6 +21,8 @@ ERROR = "error"  # the check itself crashed (a bug, not a verdict on the claim):
 STATUSES = (HOLDS, VIOLATED, HYPOTHESES_NOT_MET, INCONCLUSIVE, ERROR)
 
 BUDGETS = ("quick", "standard", "full")
+#: figure sizes and fonts (verify.figures): the default, or one column of a venue
+FIGURE_STYLES = ("default", "neurips", "icml", "iclr")
 
 
 def _clean(v: Any) -> Any:
@@ -186,6 +188,7 @@ class Context:
     params: dict = field(default_factory=dict)
     progress: Callable[[str, float | None], None] = field(default=lambda m, f=None: None)
     artefact_dir: str | None = None
+    figure_style: str = "default"  # one of FIGURE_STYLES
 
     def pick(self, quick, standard, full):
         return {"quick": quick, "standard": standard, "full": full}[self.budget]

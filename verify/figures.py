@@ -7,6 +7,7 @@ never a Unicode glyph the font lacks); the setting (n, d, seeds, budget) is the 
 """
 from __future__ import annotations
 
+import contextvars
 import csv
 import io
 import os
@@ -15,6 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .report import write_atomic
+
+#: the figure style of the claim being run (verify.core.FIGURE_STYLES), set by the runner from Context.figure_style
+STYLE: contextvars.ContextVar[str] = contextvars.ContextVar("deepinit_figure_style", default="default")
 
 #: one colour per group, stable across panels and figures (matplotlib's tab10, in this order)
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",

@@ -596,7 +596,7 @@ _STATUS = {"holds": "holds", "violated": "VIOLATED", "hypotheses-not-met": "hypo
 
 
 def render(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool = False, digits: int = 6,
-           strict: bool = False, evidence: bool = True) -> str:
+           strict: bool = False, evidence: bool = True, prose: bool = True) -> str:
     """The LaTeX of a report: a fragment to ``\\input`` (needs booktabs, longtable, siunitx, amssymb — listed in its
     first lines) or, with ``standalone``, a compilable document."""
     parts = ["% deepinit-verify tables. Needs: \\usepackage{booktabs,longtable,siunitx,amsmath,amssymb}"]

@@ -46,6 +46,7 @@ class TaskSpec:
     perturbation: tuple = ()      # ((quantity, delta), ...) of --perturb
     artefact_dir: str | None = None
     threads: str | None = None    # DEEPINIT_THREADS for the worker (None: the worker's own setting)
+    figure_style: str = "default"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,7 +216,7 @@ def _run_task(spec: TaskSpec) -> dict:
     from .runner import run_claim
     claim = resolve(spec.claim_id)
     ctx = Context(budget=spec.budget, seed=spec.seed, device=spec.device, dtype=spec.dtype,
-                  params=dict(spec.params), artefact_dir=spec.artefact_dir)
+                  params=dict(spec.params), artefact_dir=spec.artefact_dir, figure_style=spec.figure_style)
     Q.set_base_perturbation(dict(spec.perturbation) or None)
     try:
         v = run_claim(claim, ctx, with_control=spec.with_control, debug=spec.debug, sensitivity=spec.sensitivity)

@@ -206,10 +206,11 @@ def latex_escape(text: str, strict: bool = False) -> str:
 
 
 def render_latex(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool = True, digits: int = 6,
-                 strict: bool = False) -> str:
-    """The LaTeX of a report: :func:`verify.latex.render` (a fragment to ``\\input``, or a standalone document)."""
+                 strict: bool = False, prose: bool = True) -> str:
+    """The LaTeX of a report: :func:`verify.latex.render` (a fragment to ``\\input``, or a standalone document);
+    ``prose``: each claim's statement, verdict and evidence besides its tables."""
     from .latex import render
-    return render(verdicts, claims, standalone=standalone, digits=digits, strict=strict)
+    return render(verdicts, claims, standalone=standalone, digits=digits, strict=strict, prose=prose)
 
 
 def latex_structure_problems(tex: str) -> list[str]:

@@ -40,8 +40,13 @@ def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool
     if not claim.checked:
         return _run_claim(claim, ctx, with_control, debug, sensitivity)
     from numerics.threads import intra_op_threads
-    with intra_op_threads(0, blas=True):
-        return _run_claim(claim, ctx, with_control, debug, sensitivity)
+    from .figures import STYLE
+    token = STYLE.set(ctx.figure_style)
+    try:
+        with intra_op_threads(0, blas=True):
+            return _run_claim(claim, ctx, with_control, debug, sensitivity)
+    finally:
+        STYLE.reset(token)
 
 
 def _run_claim(claim: Claim, ctx: Context, with_control: bool, debug: bool, sensitivity: bool) -> Verdict:
