@@ -46,8 +46,13 @@ def _clean(v: Any) -> Any:
 
 @dataclass
 class Evidence:
-    """One compared quantity. ``slack`` is bound/observed (>1 means room to spare) where that
-    makes sense; ``passed`` says whether this row supports the claim."""
+    """One row of a verdict's evidence; each field means the same thing on every row.
+
+    ``theory``: the value the statement predicts (the reference); ``numeric``: the value measured or computed by the
+    independent route; ``bound`` and ``observed``: a bound the statement sets and the quantity it bounds — or, when
+    ``statistic`` names a test statistic (``"|z|"``, ``"KS"``, ``"t"``), the critical value and the statistic's
+    value; ``slack`` is bound/observed (> 1: room to spare) where that makes sense; ``ci`` an interval on ``numeric``
+    at ``confidence``; ``passed`` whether this row supports the claim (``None``: informational, not judged)."""
 
     name: str
     theory: Any = None
@@ -60,6 +65,7 @@ class Evidence:
     samples: int | None = None
     passed: bool | None = None
     note: str = ""
+    statistic: str = ""
 
     def to_dict(self) -> dict:
         return _clean(asdict(self))
@@ -153,6 +159,7 @@ class Progress:
         self.enabled = enabled
         self.start = time.monotonic()
         self._last = 0.0
+        self._fraction = 0.0
         self._tty = hasattr(self.stream, "isatty") and self.stream.isatty()
 
     def __call__(self, message: str, fraction: float | None = None) -> None:
@@ -163,6 +170,9 @@ class Progress:
         if elapsed < 2.0 or (not self._tty and now - self._last < 5.0):
             return
         self._last = now
+        if fraction is not None:  # a claim's inner loops report their own fractions: the percentage never goes back
+            fraction = max(fraction, self._fraction)
+            self._fraction = fraction
         pct = f" {100 * fraction:3.0f}%" if fraction is not None else ""
         line = f"[{self.label}{pct} {elapsed:5.1f}s] {message}"
         if self._tty:

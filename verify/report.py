@@ -45,13 +45,19 @@ def fmt(v, digits: int = 6) -> str:
 
 
 def _row_cells(e: Evidence) -> list[str]:
-    ok = {True: "ok", False: "FAIL", None: ""}[e.passed]
+    ok = {True: "ok", False: "FAIL", None: "info"}[e.passed]
     conf = f"{100 * e.confidence:g}%" if e.confidence else ""
-    return [e.name, fmt(e.theory), fmt(e.numeric), fmt(e.bound), fmt(e.observed), fmt(e.slack, 4),
-            fmt(e.ci, 4) if e.ci else "", fmt(e.samples), conf, ok]
+    if e.statistic:  # a test statistic against its critical value: one cell, never the bound/observed columns
+        rel = "≤" if e.passed else ">" if e.passed is False else "vs"
+        test, bound, observed = f"{e.statistic} = {fmt(e.observed, 4)} {rel} {fmt(e.bound, 4)}", "", ""
+    else:
+        test, bound, observed = "", fmt(e.bound, 5), fmt(e.observed, 5)
+    ci = (fmt(e.ci, 4) + (f" {conf}" if conf else "")) if e.ci else ""
+    return [e.name, fmt(e.theory, 5), fmt(e.numeric, 5), ci, bound, observed, test, fmt(e.samples), ok]
 
 
-_HEADER = ["quantity", "theory", "numeric", "bound", "observed", "slack", "CI", "samples", "conf.", ""]
+#: what each column holds, on every row (verify.core.Evidence; the JSON also carries ``slack`` = bound/observed)
+_HEADER = ["quantity", "predicted", "measured", "CI (conf.)", "bound", "observed", "test (critical)", "n", "pass"]
 
 
 def _table(header, rows, indent="    ", width: int | None = None) -> list[str]:
@@ -73,15 +79,35 @@ def _table(header, rows, indent="    ", width: int | None = None) -> list[str]:
     import shutil
     total = width or max(100, shutil.get_terminal_size((140, 24)).columns)
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-    for i, h in enumerate(header):
-        t.add_column(h, overflow="fold", ratio=4 if i == 0 else None, min_width=8 if i == 0 else None,
-                     no_wrap=i != 0)
+    for i, h in enumerate(header):   # the quantity's name keeps a readable width; long cells wrap at spaces
+        t.add_column(h, overflow="fold", ratio=4 if i == 0 else None, min_width=min(26, total // 5) if i == 0 else None,
+                     no_wrap=h in ("predicted", "measured", "bound", "observed", "pass"))
     for r in rows:
         t.add_row(*r)
     buf = io.StringIO()
     Console(file=buf, width=total - len(indent), color_system=None, highlight=False, markup=False,
             emoji=False).print(t)
     return [indent + line.rstrip() for line in buf.getvalue().splitlines() if line.strip()]
+
+
+def _evidence_lines(evidence: list[Evidence], width: int | None = None) -> list[str]:
+    """The evidence as a table when its columns fit the terminal, else one labelled block per row — every value named
+    by what it is (predicted, measured, CI, bound, observed, test), never a column that changes meaning."""
+    import shutil
+    total = width or max(100, shutil.get_terminal_size((140, 24)).columns)
+    rows = [_row_cells(e) for e in evidence]
+    keep = [i for i in range(1, len(_HEADER)) if any(r[i] for r in rows)]
+    need = 4 + 26 + sum(max(len(_HEADER[i]), *(len(r[i]) for r in rows)) + 3 for i in keep)
+    if need <= total:
+        return _table(_HEADER, rows, width=total)
+    out = []
+    for r in rows:
+        out.append(f"    {r[0]}" + (f"  [{r[-1]}]" if r[-1] else ""))
+        names = {"CI (conf.)": "CI", "test (critical)": ""}
+        parts = [(f"{names.get(_HEADER[i], _HEADER[i])} {r[i]}").strip() for i in keep if r[i] and _HEADER[i] != "pass"]
+        if parts:
+            out.append("        " + " · ".join(parts))
+    return out
 
 
 def render_text(verdict: Verdict, claim: Claim | None = None, verbose: bool = True) -> str:
@@ -95,7 +121,9 @@ def render_text(verdict: Verdict, claim: Claim | None = None, verbose: bool = Tr
     lines.append(f"  verdict: {verdict.summary}")
     if verbose and verdict.evidence:
         lines.append("  evidence:")
-        lines += _table(_HEADER, [_row_cells(e) for e in verdict.evidence])
+        lines += _evidence_lines(verdict.evidence)
+        if any(e.passed is None for e in verdict.evidence):
+            lines.append("    (pass 'info': an informational row, not judged)")
         notes = [(e.name, e.note) for e in verdict.evidence if e.note]
         for name, note in notes:
             lines.append(f"    · {name}: {note}")
