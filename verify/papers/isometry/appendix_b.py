@@ -284,7 +284,7 @@ def _b4_rows(ctx: Context, figure: dict | None = None) -> list[Evidence]:
             rows.append(Evidence(
                 f"{label}, {kind} widths ({w[0]}…{w[-1]}, ×4): infinite-width extrapolation of the gap = mean field, "
                 f"layers 1..{L}", theory=float(mf[worst + 1]), numeric=float(rich[worst + 1]),
-                observed=float(np.abs(z).max()), bound=zcrit, confidence=B4_CONF, samples=S,
+                observed=float(np.abs(z).max()), bound=zcrit, statistic="max |z|", confidence=B4_CONF, samples=S,
                 passed=bool(np.abs(z).max() <= zcrit),
                 note=f"max |z| at layer {worst + 1}; (4·g(4d) − g(d))/3 from {S} seeds per width; gap at layer {L}: "
                      f"mean field {mf[-1]:.3g}, width ×1 {m1[-1]:.3g}, ×4 {m4[-1]:.3g} (the finite-width floor "
