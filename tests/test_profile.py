@@ -143,3 +143,25 @@ def test_profile_and_design_cli_exit_statuses(args, code, message):
     r = _cli(*args)
     assert r.returncode == code, (r.returncode, r.stderr[-1000:])
     assert message in r.stdout + r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_terminal_profile_shows_errors_zeros_symbols_caveats_and_the_json_its_provenance():
+    import json
+    import subprocess
+    import sys
+    from verify import profile as PR
+    import theory
+    p = PR.profile_activation(theory.activation("exp"), (4, 8))
+    header, rows = PR.terminal_rows([p])
+    cells = {r[0]: r[1] for r in rows}
+    assert cells["λ_𝕃 (B = 4)"].endswith(tuple("0123456789")) and " ±" in cells["λ_𝕃 (B = 4)"]   # value ±error
+    assert "λ_L (B = 4)" not in cells                                                              # one symbol
+    assert cells["λ_𝔾 (B = 4)"].startswith("0 ±")                                                 # exact zero
+    assert "λ_max (B = 8) [BSB1 unstable]" in cells and "λ_max (B = 4)" in cells                  # the caveat
+    assert "do not describe it" in p.get("lambda_max@B=8").how
+    tanh = PR.profile_activation(theory.activation("tanh"), (4,))
+    assert PR.terminal_rows([tanh])[1][0][1].startswith("0")          # c_0 of an odd function is 0, not 1e-17
+    r = subprocess.run([sys.executable, "-m", "verify", "profile", "tanh", "--batch-sizes", "4", "--json", "-"],
+                       capture_output=True, text=True, timeout=300)
+    doc = json.loads(r.stdout)
+    assert doc["provenance"]["package"] == "deepinit-verify" and doc["profiles"][0]["activation"] == "tanh"

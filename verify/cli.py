@@ -416,14 +416,14 @@ def _profile(args) -> int:
     header, rows = PR.comparison_rows(profiles, args.digits)
     notes = PR.undefined_notes(profiles)
     if args.json == "-":
-        sys.stdout.write(json.dumps({"profiles": [p.to_dict() for p in profiles]}, ensure_ascii=False, indent=1) + "\n")
+        sys.stdout.write(json.dumps(_profile_document(args, profiles), ensure_ascii=False, indent=1) + "\n")
     else:
-        _print_table(header, rows)
+        _print_table(*PR.terminal_rows(profiles, args.digits))
         for nt in notes:
             print("  · " + nt)
         print(f"({', '.join(f'{p.activation} {p.seconds:.1f} s' for p in profiles)})")
         if args.json:
-            write_atomic(args.json, json.dumps({"profiles": [p.to_dict() for p in profiles]}, ensure_ascii=False,
+            write_atomic(args.json, json.dumps(_profile_document(args, profiles), ensure_ascii=False,
                                                indent=1) + "\n")
     if args.csv:
         import csv
@@ -488,6 +488,13 @@ def _design(args) -> int:
         if args.json:
             write_atomic(args.json, json.dumps(res.to_dict(), ensure_ascii=False, indent=1) + "\n")
     return 0 if (res.feasible or res.grid_points) else 1
+
+
+def _profile_document(args, profiles) -> dict:
+    """``profile --json``: the profiles with the provenance every report carries."""
+    started = provenance.now()
+    return {"profiles": [p.to_dict() for p in profiles],
+            "provenance": provenance.collect("cpu", args.budget, args.seed, args.dtype, started, args.argv)}
 
 
 def _print_table(header: list, rows: list[list]) -> None:

@@ -47,12 +47,27 @@ class ProfileQuantity:
         return self.value is not None and not self.undefined
 
     def text(self, digits: int = 6) -> str:
+        """The value with its error, ``0.457696 ±2e-12``; an exact zero (|value| within its error, or below 1e-15
+        of the quantity's scale) reads ``0``."""
         if not self.defined:
             return "undefined"
         v = self.value
         if isinstance(v, float) and math.isinf(v):
             return "∞"
-        return f"{v:.{digits}g}"
+        if self.is_zero:
+            return "0" + (f" ±{self.error:.1g}" if self.error else "")
+        return f"{v:.{digits}g}" + (f" ±{self.error:.1g}" if self.error else "")
+
+    @property
+    def is_zero(self) -> bool:
+        """Zero within the stated error (a Hermite coefficient of the wrong parity, λ_𝔾)."""
+        if not self.defined or not isinstance(self.value, (int, float)):
+            return False
+        return self.value == 0 or (self.error is not None and abs(self.value) <= self.error)
+
+
+#: the papers' symbols (bn-mean-field Theorem 6), as in the constants table and the figures
+_SYMBOL = {"lambda_G": "λ_𝔾", "lambda_L": "λ_𝕃", "lambda_M": "λ_𝕄"}
 
 
 @dataclass
@@ -176,22 +191,28 @@ def profile_activation(act, batch_sizes=DEFAULT_BATCH_SIZES, hermite_degree: int
         try:
             ev = theory.bn_jacobian_eigenvalues(a, B)
             for k, v in (("lambda_G", ev.G), ("lambda_L", ev.L), ("lambda_M", ev.M)):
-                Qs.append(ProfileQuantity(k + tag, f"{k.replace('lambda_', 'λ_')} (B = {B})", float(v), ev.error,
+                Qs.append(ProfileQuantity(k + tag, f"{_SYMBOL[k]} (B = {B})", float(v), ev.error,
                                           "Jacobian quadrature, two sizes"))
             worst = max(ev.L, ev.M)
-            Qs.append(ProfileQuantity("bsb1_stable" + tag, f"BSB1 stable: max(λ_L, λ_M) < 1 (B = {B})",
+            Qs.append(ProfileQuantity("bsb1_stable" + tag, f"BSB1 stable: max(λ_𝕃, λ_𝕄) < 1 (B = {B})",
                                       1.0 if worst < 1 else 0.0, None,
-                                      f"max(λ_L, λ_M) = {worst:.6g}" + (" (within the error of 1: undecided)"
+                                      f"max(λ_𝕃, λ_𝕄) = {worst:.6g}" + (" (within the error of 1: undecided)"
                                                                           if abs(worst - 1) <= ev.error else "")))
         except DeepinitError as exc:
             Qs.append(_undefined("lambda_L" + tag, f"λ_L (B = {B})", exc))
         try:
             lam, err = tbm.gradient_explosion_rate_error(a, B)
-            Qs.append(ProfileQuantity("lambda_max" + tag, f"λ_max (B = {B})", lam, err, "eq (24) quadrature, two sizes"))
+            unstable = any(q.key == "bsb1_stable" + tag and q.value == 0.0 for q in Qs)
+            caveat = (" — BSB1 is unstable at this B: the network does not converge to the fixed point λ_max is "
+                      "computed at, so λ_max and 16ξ do not describe it (as bn-mean-field:constants says)"
+                      if unstable else "")
+            Qs.append(ProfileQuantity("lambda_max" + tag, f"λ_max (B = {B})" + (" [BSB1 unstable]" if unstable else ""),
+                                      lam, err, "eq (24) quadrature, two sizes" + caveat))
             xi = math.inf if lam <= 1 else 16.0 / math.log(lam)
             xerr = 0.0 if math.isinf(xi) else 16.0 * err / (lam * math.log(lam) ** 2)
-            Qs.append(ProfileQuantity("16xi" + tag, f"16ξ, the maximal trainable depth (B = {B})", xi, xerr,
-                                      "16/log λ_max (∞ when λ_max ≤ 1)"))
+            Qs.append(ProfileQuantity("16xi" + tag, f"16ξ, the maximal trainable depth (B = {B})"
+                                      + (" [BSB1 unstable]" if unstable else ""), xi, xerr,
+                                      "16/log λ_max (∞ when λ_max ≤ 1)" + caveat))
         except DeepinitError as exc:
             Qs.append(_undefined("lambda_max" + tag, f"λ_max (B = {B})", exc))
 
@@ -216,6 +237,24 @@ def profile_activation(act, batch_sizes=DEFAULT_BATCH_SIZES, hermite_degree: int
         Qs.append(_undefined("sde_criterion", "SDE criterion ¾φ″(0)² + φ‴(0)", exc))
     prof.seconds = time.monotonic() - start
     return prof
+
+
+def terminal_rows(profiles: list[ActivationProfile], digits: int = 6) -> tuple[list[str], list[list[str]]]:
+    """:func:`comparison_rows` as text for the terminal: every value with its error (``±``), exact zeros as 0."""
+    header, rows = comparison_rows(profiles, digits)
+    out = []
+    for row in rows:
+        label, cells = row[0], []
+        key = next(q.key for p in profiles for q in p.quantities if q.label == label)
+        for p, cell in zip(profiles, row[1:]):
+            try:
+                q = p.get(key)
+            except KeyError:
+                cells.append("")
+                continue
+            cells.append(q.text(digits) if isinstance(cell, float) else str(cell))
+        out.append([label, *cells])
+    return header, out
 
 
 def comparison_rows(profiles: list[ActivationProfile], digits: int = 6) -> tuple[list[str], list[list]]:
