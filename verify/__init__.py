@@ -3,7 +3,7 @@
 The names below load on first use (PEP 562), so that ``import verify`` itself imports nothing: the
 ``deepinit-verify`` script's start-up (:mod:`verify._start`) is then covered by its Ctrl-C handling.
 """
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["HOLDS", "HYPOTHESES_NOT_MET", "INCONCLUSIVE", "VIOLATED", "Claim", "Context", "Erratum",
            "Evidence", "Verdict", "__version__"]

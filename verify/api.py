@@ -27,7 +27,7 @@ Examples
 >>> api.check_api_version("2.0")
 Traceback (most recent call last):
 ...
-verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 2.0; the installed deepinit-verify 0.1.0 provides 1.0
+verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 2.0; the installed deepinit-verify 0.2.0 provides 1.0
 """
 from __future__ import annotations
 
