@@ -104,3 +104,19 @@ def test_latex_escape_handles_unicode_and_specials():
     s = latex_escape("β_σ ≤ 1/2 & 50% of σ̄(1) {x} ~ #1 𝓘 — ✓")
     assert all(ord(c) < 128 for c in s)
     assert r"\beta" in s and r"\&" in s and r"\%" in s and r"\bar{\sigma}" in s
+
+
+def test_help_lists_the_commands_with_examples_and_a_bare_call_prints_the_short_usage(capsys):
+    import pytest as _pytest
+    from verify.cli import main
+    with _pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "``" not in out and ":func:" not in out                     # no reStructuredText residue
+    for cmd in ("all ", "list [FILTER", "profile ACT", "design FAMILY", "render REPORT", "contract PAPER"):
+        assert cmd in out, cmd
+    assert "examples:\n  python -m verify isometry:theorem1 --budget quick" in out
+    assert main([]) == 2
+    short = capsys.readouterr().out
+    assert short.count("python -m verify ") >= 4 and len(short.splitlines()) <= 10

@@ -50,6 +50,42 @@ def _did_you_mean(message: str) -> str:
     return message + (f"; did you mean '{near[0]}'?" if near else "")
 
 
+DESCRIPTION = """\
+Check the claims of papers on deep random networks at initialisation: each claim's verdict with its evidence and
+controls, and an exit status CI can read.
+
+commands (the first CLAIM):
+  PAPER:CLAIM ...    run these claims (e.g. isometry:theorem1)
+  all                every checked claim (--paper PAPER: of one paper)
+  list [FILTER ...]  list claims and every numbered item not checked, filtered by paper or claim
+  profile ACT ...    every theory quantity of activations, each with its error (--batch-sizes, --latex, --json)
+  design FAMILY      parameters of an activation family meeting --target constraints
+  render REPORT      regenerate --latex/--markdown/--csv from a saved --json report, without recomputing
+  contract PAPER     check a paper's claims against the claim contract (declared quantities, ±5% controls, --jobs 2)
+
+exit status: 0 every claim holds (or a declared hypothesis is not met), 1 some claim is violated, 2 bad input,
+3 inconclusive, 4 a check crashed, 130 interrupted (the --json report keeps what finished; --resume continues)."""
+
+EPILOG = """\
+examples:
+  python -m verify isometry:theorem1 --budget quick
+  python -m verify all --budget quick --expect shipped --jobs 2 --json report.json
+  python -m verify profile relu tanh --batch-sizes 4,8,16
+  python -m verify list isometry -v
+  python -m verify render report.json --latex tables.tex
+
+docs: README.md, docs/usage.md (every option), docs/plugins.md (verify your own paper)."""
+
+SHORT_USAGE = """\
+usage: python -m verify PAPER:CLAIM [options]  |  all  |  list  |  profile ACT  |  design  |  render  |  contract
+
+  python -m verify list                                  what can be checked
+  python -m verify isometry:theorem1 --budget quick      one claim with its evidence and controls, in seconds
+  python -m verify profile relu                          every theory quantity of an activation
+
+python -m verify --help lists every command and option."""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own errors: exit 2 with one clear line, no usage dump, no traceback
         sys.stderr.write(f"error: {_did_you_mean(message)} (python -m verify --help lists every option)\n")
@@ -57,9 +93,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m verify", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(prog="python -m verify", description=DESCRIPTION, epilog=EPILOG,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("claims", nargs="+", metavar="CLAIM",
-                   help="claim ids (paper:claim; a bare name means bn-finite-width), 'all', or 'list [FILTER ...]'")
+                   help="claim ids (paper:claim; a bare name that one paper has works too), or a command: all, "
+                        "list, profile, design, render, contract (see 'commands' below)")
     p.add_argument("--budget", choices=BUDGETS, default="standard", help="sample sizes and grids (default standard)")
     p.add_argument("--seed", type=_argtype(P.seed), default=0,
                    help=f"random seed in [0, {P.SEED_MAX}] (same seed, same numbers on the same machine)")
@@ -249,6 +287,9 @@ def _safe_streams() -> None:
 
 def main(argv=None) -> int:
     _safe_streams()
+    if not (sys.argv[1:] if argv is None else argv):   # bare `python -m verify`: the three most common commands
+        sys.stdout.write(SHORT_USAGE + "\n")
+        return 2
     try:
         args = build_parser().parse_intermixed_args(argv)
         args.argv = list(sys.argv[1:] if argv is None else argv)
@@ -434,13 +475,7 @@ def _profile(args) -> int:
         w.writerows(rows)
         write_atomic(os.path.join(args.csv, "profile_table.csv"), buf.getvalue())
     if args.latex:
-        from .latex import PREAMBLE, latex_table, to_latex
-        table = latex_table("Activation profile: " + ", ".join(p.activation for p in profiles), header, rows,
-                            "tab:profile", digits=args.digits)
-        body = [table] + ([r"\noindent " + to_latex("Undefined: " + "; ".join(notes) + ".") + r"\par"] if notes else [])
-        doc = (PREAMBLE + [r"\begin{document}"] + body + [r"\end{document}"]) if args.latex_standalone else \
-            ["% deepinit-verify activation profile. Needs: \\usepackage{booktabs,longtable,siunitx,amsmath,amssymb}"] + body
-        write_atomic(args.latex, "\n\n".join(doc) + "\n")
+        write_atomic(args.latex, PR.render_latex(profiles, args.digits, standalone=args.latex_standalone))
     if args.artefacts:
         files = PR.write_profile_figures(profiles, args.artefacts)
         if args.json != "-":
