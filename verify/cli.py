@@ -304,6 +304,12 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         return 130
+    except BrokenPipeError:  # `verify list | head`: the reader left; nothing to say (the shell's status for SIGPIPE)
+        try:
+            sys.stdout = open(os.devnull, "w", encoding="utf-8")
+        except OSError:
+            pass
+        return 141
     except Exception as exc:  # a crash outside any check (reporting, writing files): exit 4, one line
         from ._start import interrupt_received
         if caused_by_interrupt(exc) or interrupt_received():
