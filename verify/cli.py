@@ -598,6 +598,13 @@ def _main(args) -> int:
             raise UsageError("'list' must come first: `python -m verify list [PAPER or CLAIM ...]`")
         broken = {}
         if "all" in args.claims:
+            from . import selftest   # the verdict machinery on known answers, before any claim (exit 4 if not)
+            canaries = selftest.run()
+            if not all(c.passed for c in canaries):
+                sys.stderr.write(selftest.render(canaries) + "\n")
+                return 4
+            if not args.quiet:
+                sys.stderr.write(selftest.render(canaries) + "\n")
             claims = [c for c in all_claims() if c.checked and (not args.paper or c.paper == args.paper)]
             broken = {k: why for k, why in failures().items() if not args.paper or k == args.paper}
             for k, why in broken.items():  # the other papers run; the run exits 2 at the end
