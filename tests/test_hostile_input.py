@@ -450,3 +450,31 @@ def test_fuzz_cli_arguments_exit_with_a_documented_status(argv, capsys, tmp_path
     code, out, err = _run_main(["isometry:theorem1", "--no-control", "-q"] + argv, capsys)
     assert code in (0, 1, 2, 3), (argv, err)
     assert "Traceback" not in err
+
+
+_SWALLOWED = """
+import sys, time
+from verify import _start
+_start._record_interrupts()
+class Finaliser:
+    def __del__(self):
+        raise KeyboardInterrupt          # as a SIGINT landing in a finaliser: Python can only 'ignore' it
+try:
+    Finaliser()
+    t = time.monotonic()
+    while time.monotonic() - t < 5:
+        pass
+    sys.exit(0)
+except KeyboardInterrupt:
+    sys.exit(130 if _start.interrupt_received() is False else 131)
+"""
+
+
+def test_an_interrupt_python_would_ignore_is_delivered_again_without_a_traceback(tmp_path):
+    """A KeyboardInterrupt raised in a finaliser is printed by Python as 'Exception ignored … Traceback' and lost;
+    verify._start delivers it again from a timer once the finaliser has returned."""
+    script = tmp_path / "swallowed.py"
+    script.write_text(_SWALLOWED)
+    r = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 130, r.stderr
+    assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr

@@ -82,11 +82,22 @@ def interrupt_received() -> bool:
     return _RECEIVED
 
 
+def _redeliver(signum, frame):
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    raise KeyboardInterrupt
+
+
 def _unraisable(hook_args) -> None:
     """An interrupt raised where Python cannot propagate it (a finaliser, an import lock's callback) would be printed
-    as "Exception ignored …" with a traceback and then lost: deliver it again instead, to the main thread."""
+    as "Exception ignored …" with a traceback and then lost: deliver it again 10 ms later, from a timer, once the
+    hook has returned (raising here, or a signal handled synchronously here, would only be ignored again). Where no
+    timer exists the interrupt stays recorded and the run exits 130 when it ends."""
     if isinstance(hook_args.exc_value, KeyboardInterrupt):
-        signal.raise_signal(signal.SIGINT)
+        try:
+            signal.signal(signal.SIGALRM, _redeliver)
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+        except (AttributeError, ValueError, OSError):
+            pass
         return
     sys.__unraisablehook__(hook_args)
 
