@@ -38,6 +38,8 @@ from theory.dual import float_moments, variance
 from .linalg import gram_factor, psd_sqrt  # noqa: F401  (psd_sqrt: public here since 0.1)
 from .threads import intra_op_threads
 
+#: the networks :func:`simulate_isometry_mlp` simulates (``variant=``): eq (1) with layer norm and the variants of
+#: Section 6 and Appendix B (see the module docstring)
 VARIANTS = ("layernorm", "meanfield-centering", "no-normalisation", "meanfield-normalisation",
             "norm-then-activation", "xavier")
 

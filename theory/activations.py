@@ -390,6 +390,18 @@ _REGISTRY = _registry()
 
 
 def registered_names() -> list[str]:
+    """The names of the activation registry, sorted: each is accepted by :func:`activation`.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from theory import registered_names
+    >>> {"relu", "tanh", "gelu", "selu"} <= set(registered_names())
+    True
+    """
     return sorted(_REGISTRY)
 
 
@@ -401,7 +413,25 @@ def _build_activation(name: str, expr: sp.Expr, description: str, dual) -> Activ
 
 
 def gain_family(kind: str, alpha) -> Activation:
-    """The gain-scaled families of Table B.1: ``sin(αx)``, ``exp(αx)``, ``max(αx, 0)``."""
+    """The gain-scaled families of Table B.1: ``sin(αx)``, ``exp(αx)``, ``max(αx, 0)``.
+
+    Parameters
+    ----------
+    kind : {"sin", "exp", "relu"}
+        The family.
+    alpha : float or sympy number
+        The gain α.
+
+    Returns
+    -------
+    Activation
+
+    Examples
+    --------
+    >>> from theory import gain_family
+    >>> gain_family("sin", 2)
+    Activation('sin(2x)': sin(2*x))
+    """
     a = sp.nsimplify(alpha, rational=True) if not isinstance(alpha, sp.Basic) else alpha
     if kind == "sin":
         return _build_activation(f"sin({a}x)", sp.sin(a * x), "gain-scaled sine",
@@ -423,6 +453,31 @@ def activation(spec: "str | Activation | sp.Expr") -> Activation:
     value that is not real somewhere on the line, or a function that is not square-integrable under the
     standard Gaussian. Messages quote at most ~80 characters of the input. The analysis of a formula is
     bounded by :data:`theory.formula.ANALYSIS_SECONDS`.
+
+    Parameters
+    ----------
+    spec : str, Activation or sympy expression
+        A registry name (:func:`registered_names`: ``"relu"``, ``"tanh"``, …), a formula in ``x`` read by the
+        whitelist parser (:func:`parse_formula`: ``"x*erf(x)"``, ``"max(x, 0.1*x)"``), a sympy expression in ``x``,
+        or an :class:`Activation` (returned as it is).
+
+    Returns
+    -------
+    Activation
+        The activation: its name, its sympy expression ``expr`` and what the theories need of it (breakpoints,
+        closed forms where the registry knows them).
+
+    Examples
+    --------
+    >>> from theory import activation
+    >>> activation("relu")
+    Activation('relu': Max(0, x))
+    >>> activation("x*erf(x)").expr
+    x*erf(x)
+    >>> activation("exp(x**2)")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    theory.errors.ActivationError: ...
     """
     if isinstance(spec, Activation):
         return spec

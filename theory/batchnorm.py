@@ -41,7 +41,28 @@ def bsb1_constants(act, n: int) -> BSB1:
 
     The same fixed point as bn-mean-field's Σ* = q*((1 − c*)I + c*11ᵀ): b* = q*, computed by the one quadrature
     core :func:`theory.bn_meanfield.bsb1_fixed_point` (Gauss–Jacobi rules on the 1- and 2-coordinate sphere
-    marginals, split at the kinks, converged to ≈1e-13 and checked at two rule sizes)."""
+    marginals, split at the kinks, converged to ≈1e-13 and checked at two rule sizes).
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    n : int
+        The batch size, n ≥ 4.
+
+    Returns
+    -------
+    BSB1
+        The fixed point (the type of :func:`theory.bsb1_fixed_point`, with the bn-finite-width names ``b``, ``n``,
+        ``gram`` besides ``q``, ``batch_size``, ``sigma``).
+
+    Examples
+    --------
+    >>> from theory import bsb1_constants
+    >>> G = bsb1_constants("relu", 8)
+    >>> round(G.b, 12), round(G.c, 12)
+    (0.5, 0.250134932861)
+    """
     act = activation(act)
     if n < 4:
         raise DeepinitError(f"batch size n = {n}: the BSB1 integrals need n ≥ 4 (the 2-D marginal of the "
@@ -50,7 +71,32 @@ def bsb1_constants(act, n: int) -> BSB1:
 
 
 def bsb1_constants_mc(act, n: int, samples: int, seed: int = 0):
-    """(b*, c*) and their standard errors by Monte Carlo: u = Mz/‖Mz‖, z ~ N(0, I_n)."""
+    """(b*, c*) and their standard errors by Monte Carlo: u = Mz/‖Mz‖, z ~ N(0, I_n).
+
+    The independent route to :func:`bsb1_constants`.
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    n : int
+        The batch size, n ≥ 4.
+    samples : int
+        Monte Carlo samples.
+    seed : int
+
+    Returns
+    -------
+    tuple of float
+        ``(b*, c*, standard error of b*, standard error of c*)``.
+
+    Examples
+    --------
+    >>> from theory import bsb1_constants_mc
+    >>> b, c, se_b, se_c = bsb1_constants_mc("relu", 8, 20000, seed=0)
+    >>> round(b, 2), round(c, 2)                # bsb1_constants: 0.5, 0.250135
+    (0.5, 0.25)
+    """
     act = activation(act)
     rng = np.random.default_rng(validate.seed(seed))
     z = rng.standard_normal((samples, n))
@@ -80,7 +126,28 @@ def distortion_lower_bound(act, n: int, samples: int = 20000, seed: int = 0) -> 
 def marchenko_pastur_cdf(x, ratio: float, scale: float = 1.0) -> np.ndarray:
     """CDF of the Marchenko–Pastur law with aspect ratio y = n/d ≤ 1 and variance ``scale`` (support
     [scale(1 − √y)², scale(1 + √y)²]); by Gauss–Legendre quadrature of the density
-    sqrt((b − t)(t − a))/(2π y t)."""
+    sqrt((b − t)(t − a))/(2π y t).
+
+    Parameters
+    ----------
+    x : float or array_like
+        Where to evaluate the CDF.
+    ratio : float
+        y = n/d in (0, 1].
+    scale : float
+        The variance of the entries.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory import marchenko_pastur_cdf
+    >>> [round(float(v), 8) for v in marchenko_pastur_cdf(np.array([0.25, 1.0, 2.25]), 0.25)]
+    [0.0, 0.55339008, 1.0]
+    """
     if not 0 < ratio <= 1:
         raise DeepinitError("the Marchenko–Pastur ratio n/d must lie in (0, 1]")
     a, b = (1 - math.sqrt(ratio)) ** 2, (1 + math.sqrt(ratio)) ** 2
@@ -123,6 +190,29 @@ def distortion(act, n: int, grid: int = 20001) -> Distortion:
     n γ² = max {Σ f(s_i) : Σ s_i = n, s_i ≥ 0}. Upper bound: for any λ, Σ f(s_i) ≤ n(max_s (f(s) − λs) + λ)
     (weak duality), with the inner max bounded on a grid in x = √s plus a Lipschitz allowance. Lower bound:
     feasible points (all s_i = 1, and two-level allocations from the concave hull of f).
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    n : int
+        The dimension n of eq (10).
+    grid : int
+        Points of the grid in x = √s (more: a tighter upper bound).
+
+    Returns
+    -------
+    Distortion
+        ``lower`` ≤ γ ≤ ``upper``.
+
+    Examples
+    --------
+    >>> from theory import distortion
+    >>> d = distortion("tanh", 8)
+    >>> d.lower <= d.upper < d.lower + 1e-3
+    True
+    >>> round(d.lower, 10)                    # tanh(1): every |x_i| = 1
+    0.761594156
     """
     act = activation(act)
     if n < 1:

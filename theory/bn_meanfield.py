@@ -273,6 +273,32 @@ def bsb1_fixed_point(act, batch_size: int, dps: int | None = None, *, eps: float
     the map depends on the scale s = q(1 − c) too; s* is the stable root of F(s) = s found by a log-grid bracket and
     Brent's method (a radial Gauss–Laguerre rule over r² ~ χ²_{B−1} on top of the sphere rules; ≈1e-10). When F(s) < s
     for every s > 0 the batch collapses: s* = 0, c* = 1. β ≠ 0 needs a φ without kinks (they would move off 0).
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    batch_size : int
+        B, from 4 to :data:`theory.validate.MAX_BATCH`.
+    dps : int, optional
+        Decimal digits of the mpmath route; ``None`` (default): the float route.
+    eps, gamma, beta : float
+        Batch norm's ε and affine γ, β (keyword only).
+
+    Returns
+    -------
+    BSB1FixedPoint
+        ``q``, ``c`` and ``error`` (iterable as ``(q*, c*)``); ``sigma`` is Σ* itself, ``eigenvalues`` its spectrum.
+
+    Examples
+    --------
+    >>> from theory import bsb1_fixed_point
+    >>> q, c = bsb1_fixed_point("relu", 8)
+    >>> round(q, 12), round(c, 12)                  # q* = 1/2 for ReLU at every B (Theorem 5)
+    (0.5, 0.250134932861)
+    >>> fp = bsb1_fixed_point("tanh", 8)
+    >>> round(fp.q, 10), round(fp.c, 10), fp.error < 1e-12
+    (0.4201694727, -0.1336499614, True)
     """
     B = _check_batch(batch_size)
     if (eps, gamma, beta) != (0.0, 1.0, 0.0):
@@ -494,7 +520,29 @@ def _jacobian_cached(act: Activation, B: int) -> JacobianEigenvalues:
 
 
 def bn_jacobian_eigenvalues(act, batch_size: int) -> JacobianEigenvalues:
-    """λ_𝔾, λ_𝕃, λ_𝕄 of the forward Jacobian of the BN mean-field map at Σ* (Theorems 1, 6), any activation."""
+    """λ_𝔾, λ_𝕃, λ_𝕄 of the forward Jacobian of the BN mean-field map at Σ* (Theorems 1, 6), any activation.
+
+    The fixed point attracts nearby covariances when max(λ_𝕃, λ_𝕄) < 1 (``bsb1_stable``).
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    batch_size : int
+        B ≥ 4.
+
+    Returns
+    -------
+    JacobianEigenvalues
+        ``G``, ``L``, ``M`` (also ``ev["G"]``, …), ``error`` and ``bsb1_stable``.
+
+    Examples
+    --------
+    >>> from theory import bn_jacobian_eigenvalues
+    >>> ev = bn_jacobian_eigenvalues("relu", 8)
+    >>> round(ev["L"], 10), round(ev["M"], 10), ev.bsb1_stable
+    (0.7436110582, 0.5386107407, True)
+    """
     return _jacobian_cached(_act(act), _check_batch(batch_size, 4, "the forward Jacobian at Σ*"))
 
 
@@ -554,7 +602,30 @@ def gradient_explosion_rate(act, batch_size: int, *, eps: float = 0.0, gamma: fl
     With BN ε, γ, β (see :func:`bsb1_fixed_point`): the eigenvalue λ_G of the backward map on its eigenvector G at
     the ε-fixed point, E‖GJ‖²_F/(B − 1) by the radial × sphere rules (section comment above); it equals the paper's
     λ_max at ε = 0, γ = 1, β = 0 (tested) and is checked against Monte Carlo of the full backward operator and
-    finite-width networks (numerics.bn_meanfield)."""
+    finite-width networks (numerics.bn_meanfield).
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    batch_size : int
+        B ≥ 4.
+    eps, gamma, beta : float
+        Batch norm's ε and affine γ, β (keyword only; the paper: 0, 1, 0).
+
+    Returns
+    -------
+    float
+        λ_max (> 1 at ε = 0 for every activation: batch normalisation makes gradients explode, Theorem 9).
+
+    Examples
+    --------
+    >>> from theory import gradient_explosion_rate
+    >>> round(gradient_explosion_rate("relu", 8), 10)
+    1.7881899767
+    >>> round(gradient_explosion_rate("relu", 8, eps=0.1), 10)       # ε ameliorates, does not eliminate
+    1.5679443523
+    """
     B = _check_batch(batch_size, 4, "the gradient-explosion rate")
     if (eps, gamma, beta) != (0.0, 1.0, 0.0):
         a = activation(act)
@@ -573,7 +644,27 @@ def gradient_explosion_rate_error(act, batch_size: int) -> tuple[float, float]:
 
 
 def depth_scale(act, batch_size: int, *, eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0) -> float:
-    """ξ = 1/log λ_max (the paper overlays 16ξ as the maximum trainable depth); ∞ when λ_max ≤ 1."""
+    """ξ = 1/log λ_max (the paper overlays 16ξ as the maximum trainable depth); ∞ when λ_max ≤ 1.
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    batch_size : int
+        B ≥ 4.
+    eps, gamma, beta : float
+        As for :func:`gradient_explosion_rate`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from theory import depth_scale
+    >>> round(16 * depth_scale("relu", 8), 8)
+    27.52906406
+    """
     lam = gradient_explosion_rate(act, batch_size, eps=eps, gamma=gamma, beta=beta)
     return math.inf if lam <= 1 else 1.0 / math.log(lam)
 

@@ -117,7 +117,24 @@ def relu_like_kernel() -> tuple[sp.Expr, sp.Expr]:
 
 
 def sde_drift_relu_like(cp=c_plus, cm=c_minus) -> sp.Expr:
-    """ν(ρ): the n⁻¹ coefficient of cK(ρ) − ρ for s± = 1 + c±/√n (Theorem 3.2's drift), derived by series."""
+    """ν(ρ): the n⁻¹ coefficient of cK(ρ) − ρ for s± = 1 + c±/√n (Theorem 3.2's drift), derived by series.
+
+    Parameters
+    ----------
+    cp, cm : sympy expression or number
+        c₊ and c₋ (default: the symbols ``c_+``, ``c_-``).
+
+    Returns
+    -------
+    sympy.Expr
+        ν as a function of the symbol ``rho``.
+
+    Examples
+    --------
+    >>> from theory import sde_drift_relu_like
+    >>> sde_drift_relu_like(0, -1)
+    (-rho*acos(rho) + sqrt(1 - rho**2))/(2*pi)
+    """
     c, cK = relu_like_kernel()
     sp_, sm_ = sp.symbols("s_p s_m", positive=True)
     expr = cK.subs({sp_: 1 + cp * eps, sm_: 1 + cm * eps})
@@ -241,6 +258,12 @@ def smooth_drift_printed() -> tuple[sp.Expr, sp.Expr]:
 
 @dataclass(frozen=True)
 class ExplosionCriterion:
+    """The covariance-SDE explosion criterion (3/4)φ″(0)² + φ‴(0) of an activation (Proposition 3.7), exact.
+
+    ``phi`` is the activation meeting Assumption 3.5 (``recentred`` says how it was obtained from the given σ, ""
+    when σ met it already); ``phi2``, ``phi3`` are φ″(0), φ‴(0) and ``value`` the criterion: the SDE is stable when
+    it is ≤ 0. See :func:`explosion_criterion`.
+    """
     activation: str
     recentred: str          # how φ was obtained from the given σ ("" if it already met Assumption 3.5)
     phi: sp.Expr            # the activation meeting Assumption 3.5
@@ -262,7 +285,29 @@ def explosion_criterion(act, x0=0) -> ExplosionCriterion:
 
     If the activation σ does not meet it, it is recentred as in Section 3.2: φ(x) = (σ(x + x₀) − σ(x₀))/σ′(x₀)
     (``x0`` default 0), and ``recentred`` says so. Raises :class:`DeepinitError` if σ′(x₀) = 0 or σ is not C⁴ at
-    x₀ (a kink, e.g. ReLU — use the ReLU-like shaping of Definition 3.1 instead)."""
+    x₀ (a kink, e.g. ReLU — use the ReLU-like shaping of Definition 3.1 instead).
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    x0 : number
+        The recentring point x₀.
+
+    Returns
+    -------
+    ExplosionCriterion
+        ``value`` (a sympy number: the SDE is stable when ≤ 0), ``phi``, ``phi2``, ``phi3``, ``recentred``.
+
+    Examples
+    --------
+    >>> from theory import explosion_criterion
+    >>> explosion_criterion("tanh").value
+    -2
+    >>> e = explosion_criterion("softplus")         # recentred: φ(x) = (σ(x) − log 2)/(1/2)
+    >>> e.value, e.value > 0                        # 3/16 > 0: unstable
+    (3/16, True)
+    """
     a = activation(act)
     x0 = sp.nsimplify(x0)
     if any(abs(float(b) - float(x0)) < 1e-12 for b in a.breakpoints):

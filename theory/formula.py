@@ -156,6 +156,31 @@ def parse_formula(text: str, parameters: tuple = ()) -> sp.Expr:
     docstring, raises :class:`ActivationError` with a message naming what is allowed. ``parameters``: extra names
     allowed as real symbols (an activation *family* such as ``tanh(a*x)``, for ``verify design``); the expression
     then depends on x and those symbols. The power limits apply to the powers of x only.
+
+    Parameters
+    ----------
+    text : str
+        The formula (at most 500 characters): numbers, ``x``, ``pi``, ``e``, ``+ - * / **`` and the whitelisted
+        functions (``exp log sqrt sin cos tanh erf abs max min relu softplus …``). Nothing reaches ``eval`` or
+        ``sympify``.
+    parameters : tuple of str, optional
+        Names besides ``x`` allowed as real symbols.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory import parse_formula
+    >>> parse_formula("x*erf(x)")
+    x*erf(x)
+    >>> parse_formula("tanh(a*x)", ("a",))
+    tanh(a*x)
+    >>> parse_formula("__import__('os')")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    theory.errors.ActivationError: ...
     """
     if not isinstance(text, str) or not text.strip():
         raise ActivationError("an activation formula must be a non-empty string")

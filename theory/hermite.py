@@ -24,14 +24,31 @@ from .gaussian import (NotExact, exact_expectation, gaussian_rule, integration_r
 
 
 def hermite_polynomial(k: int) -> sp.Expr:
-    """He_k(x) of Definition 2 (probabilists' Hermite polynomial divided by sqrt(k!))."""
+    """He_k(x) of Definition 2 (probabilists' Hermite polynomial divided by sqrt(k!)).
+
+    Parameters
+    ----------
+    k : int
+        The degree, k ≥ 0.
+
+    Returns
+    -------
+    sympy.Expr
+        A polynomial in ``x``, orthonormal under the standard Gaussian.
+
+    Examples
+    --------
+    >>> from theory import hermite_polynomial
+    >>> hermite_polynomial(2)
+    sqrt(2)*x**2/2 - sqrt(2)/2
+    """
     k = validate.integer(k, "Hermite degree k", 0, validate.MAX_HERMITE_DEGREE)
     return sp.expand(sp.hermite_prob(k, x) / sp.sqrt(sp.factorial(k)))
 
 
 def hermite_values(k_max: int, z: np.ndarray, scale=None) -> np.ndarray:
     """[He_0(z), …, He_{k_max}(z)] by the stable three-term recurrence
-    He_{k+1} = (z He_k − sqrt(k) He_{k−1}) / sqrt(k+1); shape (k_max+1, *z.shape).
+    He_{k+1} = (z He_k − sqrt(k) He_{k−1}) / sqrt(k+1); shape ``(k_max+1, *z.shape)``.
 
     ``scale`` (an array like z): returns scale·He_k(z) instead, computed in the recurrence itself — with
     scale = e^{−z²/4} these are the Hermite functions, bounded by ≈1 for every k (no overflow at k = 1000)."""
@@ -83,6 +100,31 @@ def hermite_coefficients(act, k_max: int, kind: str = "auto", dps: int = 30):
       * ``"mpmath"`` — mpmath numbers at ``dps`` digits;
       * ``"float"`` — a float64 numpy array (fast; good to ~1e-14 absolute);
       * ``"auto"`` — exact when a closed form exists and ``k_max ≤ 40``, else mpmath.
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    k_max : int
+        The largest degree.
+    kind : {"auto", "exact", "mpmath", "float"}
+        The route (above).
+    dps : int
+        Decimal digits of the mpmath route (15 to 200).
+
+    Returns
+    -------
+    list or numpy.ndarray
+        ``k_max + 1`` coefficients c_k = E σ(X) He_k(X), X ~ N(0, 1), He_k the normalised Hermite polynomials
+        (:func:`hermite_polynomial`), so that Σ_k c_k² = E σ(X)².
+
+    Examples
+    --------
+    >>> from theory import hermite_coefficients
+    >>> hermite_coefficients("relu", 3, kind="exact")
+    [sqrt(2)/(2*sqrt(pi)), 1/2, 1/(2*sqrt(pi)), 0]
+    >>> [round(float(c), 12) for c in hermite_coefficients("relu", 3, kind="float")]
+    [0.398942280401, 0.5, 0.282094791774, 0.0]
     """
     act = activation(act)
     if kind not in ("auto", "mpmath", "exact", "float"):

@@ -32,7 +32,24 @@ def _as_gram(G, scaled: bool = False) -> np.ndarray:
 
 
 def log_isometry(G) -> np.ndarray:
-    """log 𝓘(G) (−inf for a singular PSD matrix), batched over leading dimensions; scale-invariant."""
+    """log 𝓘(G) (−inf for a singular PSD matrix), batched over leading dimensions; scale-invariant.
+
+    Parameters
+    ----------
+    G : array_like
+        A symmetric positive semi-definite n×n matrix (or a stack of them).
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory import log_isometry
+    >>> round(float(log_isometry(np.array([[1.0, 0.5], [0.5, 1.0]]))), 12)
+    -0.143841036226
+    """
     G = _as_gram(G, scaled=True)
     n = G.shape[-1]
     sign, logdet = np.linalg.slogdet(G)
@@ -42,7 +59,29 @@ def log_isometry(G) -> np.ndarray:
 
 
 def isometry(G) -> np.ndarray:
-    """𝓘(G) of Definition 1 (eq 3): ratio of normalised determinant to normalised trace."""
+    """𝓘(G) of Definition 1 (eq 3): ratio of normalised determinant to normalised trace.
+
+    𝓘(G) = det(G)^(1/n) / (tr(G)/n) ∈ [0, 1], = 1 exactly for G = c·I; batched over leading dimensions.
+
+    Parameters
+    ----------
+    G : array_like
+        A symmetric positive semi-definite n×n matrix (or a stack of them), any scale.
+
+    Returns
+    -------
+    numpy.ndarray
+        𝓘(G), one value per matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory import isometry
+    >>> round(float(isometry(np.array([[1.0, 0.5], [0.5, 1.0]]))), 12)    # sqrt(3)/2
+    0.866025403784
+    >>> float(isometry(3.0 * np.eye(4)))
+    1.0
+    """
     return np.exp(log_isometry(G))
 
 
@@ -51,6 +90,24 @@ def isometry_gap(G) -> np.ndarray:
 
     With λ_i the eigenvalues, t their mean and μ_i = λ_i/t − 1 (so Σ μ_i = 0):
     −log 𝓘(G) = (1/n) Σ_i (μ_i − log(1 + μ_i)); the μ_i are the eigenvalues of G/t − I.
+
+    Parameters
+    ----------
+    G : array_like
+        A symmetric positive semi-definite n×n matrix (or a stack of them).
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory import isometry_gap
+    >>> round(float(isometry_gap(np.array([[1.0, 0.5], [0.5, 1.0]]))), 12)
+    0.143841036226
+    >>> float(isometry_gap(np.array([[1.0, 1e-100], [1e-100, 1.0]])))    # ρ²/2: no cancellation near c·I
+    5e-201
     """
     G = _as_gram(G, scaled=True)
     n = G.shape[-1]
@@ -68,6 +125,26 @@ def isometry_gap(G) -> np.ndarray:
 
 
 def normalised_gram(G) -> np.ndarray:
+    """The Gram matrix of the normalised vectors, G_ij / sqrt(G_ii G_jj) (unit diagonal), batched.
+
+    Raises :class:`DeepinitError` when a diagonal entry is zero (a zero feature vector).
+
+    Parameters
+    ----------
+    G : array_like
+        A symmetric positive semi-definite n×n matrix (or a stack of them).
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory import normalised_gram
+    >>> normalised_gram(np.array([[4.0, 1.0], [1.0, 1.0]])).tolist()
+    [[1.0, 0.5], [0.5, 1.0]]
+    """
     G = _as_gram(G, scaled=True)
     d = np.sqrt(np.clip(np.diagonal(G, axis1=-2, axis2=-1), 0, None))
     if np.any(d == 0):
@@ -76,7 +153,26 @@ def normalised_gram(G) -> np.ndarray:
 
 
 def gram_potential(G) -> np.ndarray:
-    """γ(G) of Definition 4 (eq 21); +inf when two normalised vectors are (anti)parallel."""
+    """γ(G) of Definition 4 (eq 21); +inf when two normalised vectors are (anti)parallel.
+
+    Parameters
+    ----------
+    G : array_like
+        A symmetric positive semi-definite n×n matrix (or a stack of them).
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory import gram_potential
+    >>> float(gram_potential(np.eye(3)))
+    0.0
+    >>> float(gram_potential(np.ones((2, 2))))
+    inf
+    """
     Gt = normalised_gram(G)
     n = Gt.shape[-1]
     off = np.abs(Gt[..., ~np.eye(n, dtype=bool)])
@@ -89,6 +185,24 @@ def lemma_a4_bounds(G):
     """(lower, det G, upper) of Lemma A.4 (eq 24) for a unit-diagonal PSD G.
 
     ``lower`` is ``nan`` where its hypothesis (n−1) max|G_ij| ≤ 1 fails.
+
+    Parameters
+    ----------
+    G : array_like
+        A unit-diagonal symmetric positive semi-definite n×n matrix (or a stack of them).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lower, det G, upper)``, each one value per matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory import lemma_a4_bounds
+    >>> G = np.array([[1.0, 0.1, 0.1], [0.1, 1.0, 0.1], [0.1, 0.1, 1.0]])
+    >>> [round(float(v), 12) for v in lemma_a4_bounds(G)]
+    [0.512, 0.972, 0.99]
     """
     G = _as_gram(G)
     n = G.shape[-1]
@@ -121,6 +235,32 @@ def isometry_strength(act, kind: str = "auto", dps: int = 30) -> IsometryStrengt
 
     ``Σ_{k≥1} c_k²`` is computed as Var σ (Parseval), so no series is truncated.
     Raises :class:`UndefinedQuantityError` for a constant activation.
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    kind : {"auto", "exact", "mpmath"}
+        ``"auto"``: sympy's closed form where it finds one, else mpmath quadrature at ``dps`` digits.
+    dps : int
+        Decimal digits of the mpmath route.
+
+    Returns
+    -------
+    IsometryStrength
+        ``value`` (``float(b)`` gives it), ``exact`` (the sympy closed form or ``None``), ``c1_squared``,
+        ``variance`` and ``method``. β_σ ∈ [1, 2]; β_σ = 1 exactly for affine σ.
+
+    Examples
+    --------
+    >>> from theory import isometry_strength
+    >>> b = isometry_strength("relu")
+    >>> b.exact
+    (4 - 3*pi)/(2*(1 - pi))
+    >>> round(float(b), 12)
+    1.266528896538
+    >>> round(float(isometry_strength("tanh")), 12)
+    1.069530076385
     """
     from .dual import exact_moments
     act = activation(act)

@@ -41,7 +41,9 @@ from .core import (ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Cla
                    HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows)
 from .coverage import Item
 
+#: the claim API's version, ``"MAJOR.MINOR"``: a minor release only adds names (see :func:`check_api_version`)
 API_VERSION = "1.0"
+#: the entry-point group in which a package names its :class:`Paper` (``pyproject.toml``)
 ENTRY_POINT_GROUP = "deepinit_verify.papers"
 
 _KEY = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")

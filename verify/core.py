@@ -13,10 +13,16 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
+#: the verdict status of a claim whose statement the check confirmed (exit status 0)
 HOLDS = "holds"
+#: the verdict status of a claim whose statement the check contradicted (exit status 1)
 VIOLATED = "violated"
+#: the verdict status when a declared hypothesis check of the claim fails for the input (exit status 0)
 HYPOTHESES_NOT_MET = "hypotheses-not-met"
+#: the verdict status without a verdict: numerical trouble, a control without power, a claim not yet checked (exit
+#: status 3)
 INCONCLUSIVE = "inconclusive"
+#: the status of a check that crashed: a bug, never a verdict on the claim (exit status 4)
 ERROR = "error"  # the check itself crashed (a bug, not a verdict on the claim): exit status 4
 STATUSES = (HOLDS, VIOLATED, HYPOTHESES_NOT_MET, INCONCLUSIVE, ERROR)
 

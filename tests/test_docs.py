@@ -1,0 +1,161 @@
+"""The documentation site (docs/, Sphinx + MyST-NB + numpydoc + furo): it builds with warnings as errors, its API
+reference lists every public name, its tutorials are executed, and its internal links resolve.
+
+The full build executes the tutorial notebooks (about a minute and a half on 2 cores), so it is marked slow; the
+fast tests check the site's own machinery (the CLI page's source, the docstring and generated-page escaping, the
+link checker, the table of contents) without Sphinx building anything. Both need the docs extra
+(``pip install -e ".[docs]"``) and are skipped without it.
+"""
+from __future__ import annotations
+
+import html
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = os.path.join(ROOT, "docs")
+EXT = os.path.join(DOCS, "_ext")
+
+_MISSING = [m for m in ("sphinx", "myst_nb", "numpydoc", "furo") if importlib.util.find_spec(m) is None]
+needs_docs_extra = pytest.mark.skipif(bool(_MISSING), reason=f"the docs extra is not installed ({', '.join(_MISSING)})")
+
+
+def _ext(name):
+    sys.path.insert(0, EXT)
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(EXT)
+
+
+def _tutorials() -> dict[str, bool]:
+    """docs/tutorials/*.md → whether the page is an executed notebook (MyST-NB front matter)."""
+    out = {}
+    for name in sorted(os.listdir(os.path.join(DOCS, "tutorials"))):
+        if name.endswith(".md"):
+            with open(os.path.join(DOCS, "tutorials", name), encoding="utf-8") as f:
+                out[name[:-3]] = "file_format: mystnb" in f.read(400)
+    return out
+
+
+def _text(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# fast: the machinery, no Sphinx build
+# ---------------------------------------------------------------------------------------------------------------
+
+def test_every_tutorial_is_in_the_table_of_contents_and_most_are_notebooks():
+    index = _text(os.path.join(DOCS, "index.md"))
+    tutorials = _tutorials()
+    assert {"check-a-claim", "profile-an-activation", "bsb1-fixed-point", "covariance-sde-figure1",
+            "ci-for-a-paper", "verify-your-own-paper"} <= set(tutorials)
+    for name in tutorials:
+        assert f"tutorials/{name}\n" in index, f"tutorials/{name} is not in docs/index.md's toctree"
+    assert sum(tutorials.values()) >= 5
+    assert not tutorials["ci-for-a-paper"], "the CI tutorial shows commands, it does not run them"
+
+
+@needs_docs_extra
+def test_cli_reference_is_the_parsers_help():
+    from verify.cli import build_parser
+    text = _ext("cli_help").parser_help()
+    for action in build_parser()._actions:
+        for opt in action.option_strings:
+            assert opt in text
+    assert "exit status" in text
+
+
+@needs_docs_extra
+def test_docstring_bars_are_escaped_outside_markup_only():
+    esc = _ext("plain_docstrings").escape_lines
+    lines = ["|x| and ``|y|`` and :math:`|z|`", "Example::", "", "    |code|", "back", ">>> abs(-1) | 2", "3", "",
+             "| a line block", "after |1 − T′(x*)|"]
+    assert esc(lines) == ["\\|x\\| and ``|y|`` and :math:`|z|`", "Example::", "", "    |code|", "back",
+                          ">>> abs(-1) | 2", "3", "", "| a line block", "after \\|1 − T′(x*)\\|"]
+
+
+def test_generated_pages_keep_their_markup_and_escape_the_notation():
+    esc = _ext("generated_pages").escape_line
+    assert esc("| `a:b` | **holds** (erratum) | Σ* = q*((1 − c*)I) and x**2 |") == \
+        "| `a:b` | **holds** (erratum) | Σ\\* = q\\*((1 − c\\*)I) and x\\*\\*2 |"
+    assert esc("*Statement.* X_ij = c* *no claim*") == "*Statement.* X\\_ij = c\\* *no claim*"
+    assert esc("![fig](../figures/a_b.png) [CSV](../figures/a_b.csv)") == \
+        "![fig](../figures/a_b.png) [CSV](../figures/a_b.csv)"
+    assert esc("already \\* escaped") == "already \\* escaped"
+
+
+def test_link_checker_finds_missing_files_and_anchors(tmp_path):
+    sys.path.insert(0, DOCS)     # check_links.py lives in docs/, not docs/_ext
+    try:
+        import check_links
+    finally:
+        sys.path.remove(DOCS)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "index.html").write_text('<a href="sub/p.html#here">ok</a><a href="sub/p.html#gone">x</a>'
+                                         '<a href="nope.html">y</a><a href="#top">z</a><a href="https://x.org">e</a>'
+                                         '<h1 id="top"></h1>')
+    (tmp_path / "sub" / "p.html").write_text('<p id="here"></p><img src="../index.html">')
+    bad = check_links.broken_links(str(tmp_path))
+    assert sorted(bad) == ["index.html: nope.html (no file nope.html)", "index.html: sub/p.html#gone (no anchor #gone)"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# slow: the whole site, as docs/build.sh builds it
+# ---------------------------------------------------------------------------------------------------------------
+
+@needs_docs_extra
+@pytest.mark.slow
+def test_site_builds_without_warnings_with_the_api_reference_and_executed_tutorials(tmp_path):
+    # a copy of docs/: the build's generated API stubs and notebook cache stay out of the checkout
+    src = tmp_path / "docs"
+    shutil.copytree(DOCS, src, ignore=shutil.ignore_patterns("_build", "generated", "__pycache__", ".ipynb_checkpoints"))
+    out = tmp_path / "html"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")])}
+    r = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+                        "-D", "nb_execution_mode=force", "-D", f"nb_execution_cache_path={tmp_path / 'nbcache'}",
+                        "-d", str(tmp_path / "doctrees"), str(src), str(out)],
+                       capture_output=True, text=True, timeout=900, env=env)
+    warnings = [ln for ln in (r.stdout + r.stderr).splitlines() if re.search(r"\b(WARNING|ERROR|CRITICAL):", ln)
+                and "IPKernelApp" not in ln]
+    assert r.returncode == 0 and not warnings, "\n".join(warnings) or r.stderr[-3000:]
+
+    # the API reference: every public name of theory, numerics and verify.api has its page, is in the index and in
+    # its module's summary table
+    import numerics
+    import theory
+    from verify import api
+    genindex = _text(out / "genindex.html")
+    for module, names in (("theory", theory.__all__), ("numerics", sorted(numerics._WHERE)), ("verify.api", api.__all__)):
+        summary = _text(out / "api" / "generated" / f"{module}.html")
+        for name in names:
+            page = f"{module}.{name}.html"
+            assert (out / "api" / "generated" / page).is_file(), f"no API page for {module}.{name}"
+            assert f'href="api/generated/{page}#{module}.{name}"' in genindex, f"{module}.{name} is not in genindex"
+            assert f'href="{page}#{module}.{name}"' in summary, f"{module}.{name} is not in {module}'s table"
+
+    # the CLI reference is the parser's help
+    cli = html.unescape(_text(out / "cli.html"))
+    assert "--budget {quick,standard,full}" in cli and "--expect FILE" in cli
+
+    # every notebook tutorial shows executed output (cell outputs rendered by MyST-NB), and its code ran clean
+    for name, notebook in _tutorials().items():
+        page = _text(out / "tutorials" / f"{name}.html")
+        if notebook:
+            assert "cell_output" in page, f"tutorials/{name}: no executed output"
+            assert "Traceback" not in page and "output stderr" not in page, f"tutorials/{name}: an error or stderr output"
+    assert "holds" in _text(out / "tutorials" / "check-a-claim.html")
+    assert "<img" in _text(out / "tutorials" / "bsb1-fixed-point.html")      # the matplotlib figure
+
+    # every internal link of the built site resolves
+    r = subprocess.run([sys.executable, os.path.join(DOCS, "check_links.py"), str(out)], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:]
