@@ -485,7 +485,7 @@ def _profile(args) -> int:
     if args.artefacts:
         files = PR.write_profile_figures(profiles, args.artefacts)
         if args.json != "-":
-            print("figures: " + ", ".join(files.values()))
+            print("figures: " + ", ".join(v for k, v in files.items() if k != "caption"))
     return 0
 
 

@@ -3,12 +3,17 @@ siunitx, labels and captions once, no silent row caps.
 
 * :func:`to_latex` — one symbol table (:data:`MATH_SYMBOLS`, :data:`TEXT_SYMBOLS`): Greek letters, operators, sub- and
   superscripts, blackboard and script letters, combining accents (σ̄ → ``\\bar{\\sigma}``). A run of mathematics —
-  including ASCII attached to it by ``_``, ``^`` or a trailing ``*`` (β_σ, He_1, λ_max, q*, G_*^0) — becomes one
-  ``$…$``. An unknown non-ASCII character raises :class:`LatexError` with ``strict=True`` (the tests) and is printed
-  visibly as ``[U+XXXX]`` otherwise — never a silent ``?``.
-* :func:`render` — a fragment to ``\\input`` (default) or a standalone document: per claim a short paragraph, its
-  tables (``S`` columns with a computed ``table-format``; long tables as ``longtable``) with ``\\caption`` and
-  ``\\label{tab:<paper>:<claim>:<k>}``, and its errata.
+  including ASCII attached to it by ``_``, ``^`` or a trailing ``*`` (β_σ, He_1, λ_max, q*, G_*^0), a variable set to
+  numbers (B = 4, 8, 32; ρ₀ = 0.5), a number in e-notation (1e-12 → 10⁻¹²) and neighbouring formulas joined by a
+  relation — becomes one ``$…$``. An unknown non-ASCII character raises :class:`LatexError` with ``strict=True``
+  (the tests) and is printed visibly as ``[U+XXXX]`` otherwise — never a silent ``?``.
+* :func:`latex_table` — a booktabs ``table`` (never a longtable: one pdflatex pass): numeric columns as siunitx ``S``
+  in one notation per column with the uncertainty where there is one (:func:`format_column`), formulas and
+  activations in math mode and named as the papers name them (:func:`cell_latex`, :func:`activation_name`),
+  derived closed forms simplified (:func:`sympy_latex`), long tables continued under the same number.
+* :func:`render` — what a paper ``\\input``s: each verdict's tables with ``\\caption`` and
+  ``\\label{tab:<paper>:<claim>:<k>}``; with ``prose`` (``--latex-prose``) also each claim's title, verdict,
+  evidence table and errata; a fragment (default) or a standalone document.
 """
 from __future__ import annotations
 
@@ -92,7 +97,8 @@ def _word_math(word: str) -> str:
 def _snake_name(text: str, i: int) -> int:
     """End of a snake_case name starting at ``text[i]`` (``leaky_relu``: words of three or more letters joined by
     ``_``), or ``i`` when there is none — a name, not a subscript."""
-    m = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}(?:_[A-Za-z][A-Za-z0-9]{2,})+").match(text, i)
+    m = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}(?:_[A-Za-z][A-Za-z0-9]{2,})+"
+                   r"|[A-Za-z][A-Za-z0-9]+(?:_[A-Za-z][A-Za-z0-9]{2,}){2,}").match(text, i)  # bn_sphere_grams too
     return m.end() if m and (i == 0 or not text[i - 1].isalnum()) else i
 
 
@@ -375,14 +381,33 @@ def to_latex(text, strict: bool = False) -> str:
         return bool(segs) and segs[-1][0] == "m"
 
     spans = dict(_formula_spans(text))
+    taken = [range(a, b) for a, b in spans.items()]
+    # a variable set to numbers (B = 4, ρ₀ = 0.5, B ∈ {4, 8}) and a number in e-notation (1e-12) are one formula
+    for m in list(_EQUATION.finditer(text)) + list(_SCI_NUMBER.finditer(text)):
+        if not any(m.start() in r or m.end() - 1 in r for r in taken):
+            spans[m.start()] = m.end()
+            taken.append(range(m.start(), m.end()))
     i = 0
     while i < len(text):
         if i in spans:
-            emit("m", _code_or_math(text[i:spans[i]], strict))
+            chunk = text[i:spans[i]]
+            if _EQUATION.fullmatch(chunk) or _SCI_NUMBER.fullmatch(chunk):
+                emit("m", _equation_math(chunk, strict))
+            else:
+                emit("m", _code_or_math(chunk, strict))
             i = spans[i]
             continue
         ch = text[i]
         nxt = text[i + 1] if i + 1 < len(text) else ""
+        if ch == "-" and nxt == "-":  # --latex: two hyphens, not an en dash
+            emit("t", "-{}")
+            i += 1
+            continue
+        if ch == "−" and nxt.isdigit() and (i == 0 or text[i - 1] in " ([{,;"):  # −2: a negative number
+            m = re.compile(r"\d+(?:\.\d+)?").match(text, i + 1)
+            emit("m", "-" + m.group(0))
+            i = m.end()
+            continue
         j = _snake_name(text, i) if ch.isascii() and ch.isalpha() else i
         if j > i:  # leaky_relu stays a name in text
             emit("t", text[i:j].replace("_", r"\_"))
@@ -402,6 +427,14 @@ def to_latex(text, strict: bool = False) -> str:
             continue
         if (ch in _SUPERSCRIPTS or ch in _SUBSCRIPTS) and i > 0 and not text[i - 1].isspace():
             pull_word_into_math()  # r⁻², z₁, a_i²: the base joins the mathematics
+        if _is_mathchar(ch) and ch not in _ACCENTS and ch not in _SUPERSCRIPTS and ch not in _SUBSCRIPTS \
+                and segs and segs[-1][0] == "t":
+            m = re.search(r"(?<![A-Za-z0-9.\\])\d+$", segs[-1][1])
+            if m:  # 16ξ, 2π: the coefficient joins the symbol
+                segs[-1][1] = segs[-1][1][:m.start()]
+                if not segs[-1][1]:
+                    segs.pop()
+                emit("m", m.group(0))
         if _is_mathchar(ch):
             if ch in _ACCENTS:  # a combining accent on an ASCII letter: ā
                 if segs and segs[-1][0] == "t" and segs[-1][1][-1:].isalpha():
@@ -445,7 +478,7 @@ def to_latex(text, strict: bool = False) -> str:
             emit("t", _unknown(ch, strict))
         i += 1
     out = []
-    for kind, tex in segs:
+    for kind, tex in _merge_math(segs):
         if kind == "t":
             # a capital before a full stop or colon ends a sentence (ReLU., BN:); a short lower-case word before a full
             # stop and a lower-case word is an abbreviation (abs. difference, e.g. the)
@@ -456,6 +489,76 @@ def to_latex(text, strict: bool = False) -> str:
         else:
             out.append("$" + tex.strip() + "$")
     return "".join(out)
+
+
+_NUM = r"[−-]?\d+(?:\.\d+)?(?:[eE][−+-]?\d+)?(?:/\d+)?"
+_LHS = r"(?:[A-Za-z]|[\u0370-\u03ff])(?:_(?:\{[^{}]*\}|[A-Za-z0-9]+|[\U0001d538-\U0001d56b]|[\u0370-\u03ff])|[₀-₉]+)?[*′]?"
+#: ``B = 4``, ``ρ₀ = 0.5``, ``λ_𝔾 < 1e-12``, ``B = 4, 8, 32``, ``B ∈ {4, 8}``: a variable and its numbers
+_EQUATION = re.compile(r"(?<![\w\\*^_'’.])" + _LHS + r" ?(?:(?:[=<>≤≥≈≠]) ?(?:" + _NUM + r"(?:, " + _NUM + r")*|[A-Za-z])"
+                       r"(?![\w(])"
+                       r"|∈ ?(?:\{" + _NUM + r"(?:, " + _NUM + r")*\}|\[" + _NUM + r"(?:, " + _NUM + r")*\]))")
+#: a number in e-notation in text (1e-12, 2.5e3): × 10^k in math
+_SCI_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([−+-]?\d+)(?!\w|\.\d)")
+
+
+def _sci_math(num: str) -> str:
+    """A number as math-mode LaTeX: ``1e-12`` → ``10^{-12}``, ``2.5e3`` → ``2.5 \\times 10^{3}``, ``−4`` → ``-4``."""
+    num = num.replace("−", "-")
+    m = re.fullmatch(r"(-?)(\d+(?:\.\d+)?)[eE]([+-]?\d+)", num)
+    if not m:
+        return num
+    sign, mant, exp = m.group(1), m.group(2), str(int(m.group(3)))
+    return sign + ("" if mant == "1" else mant + r" \times ") + "10^{" + exp + "}"
+
+
+def _equation_math(chunk: str, strict: bool) -> str:
+    """A :data:`_EQUATION` or :data:`_SCI_NUMBER` match as math-mode LaTeX."""
+    if _SCI_NUMBER.fullmatch(chunk):
+        return _sci_math(chunk)
+    m = re.match(_LHS, chunk)
+    lhs, rest = m.group(0), chunk[m.end():].strip()
+    op = rest[0]
+    rhs = rest[1:].strip()
+    rhs = re.sub(_NUM, lambda n: _sci_math(n.group(0)), rhs)
+    if op == "∈":
+        rhs = rhs.replace("{", r"\{").replace("}", r"\}")
+    op_tex = {"=": "=", "<": "<", ">": ">"}.get(op) or MATH_SYMBOLS[op].strip()
+    return _code_or_math(lhs, strict) + " " + op_tex + " " + rhs
+
+
+_JOIN = re.compile(r"\s*(=|\+|\\textless\{\}|\\textgreater\{\}|)\s*")
+_TRAIL = re.compile(r"(\s*)(=|\\textless\{\}|\\textgreater\{\})\s*(-?\d+(?:\.\d+)?)(?![\w(/^_]|\.\d)")
+
+
+def _merge_math(segs: list[list]) -> list[list]:
+    """Neighbouring formulas joined by a space or a relation (``E σ² − Σ c_k²``, ``φ″(0)² + φ‴(0)``,
+    ``det(D) = ∏ a_i²``) become one formula, and a formula compared with a number (``max(λ_𝕃, λ_𝕄) < 1``) takes the
+    number in: one ``$…$``, the spacing of an equation."""
+    rel = {"\\textless{}": "<", "\\textgreater{}": ">"}
+    out: list[list] = []
+    for kind, tex in segs:
+        if kind == "m" and len(out) >= 2 and out[-1][0] == "t" and out[-2][0] == "m" and out[-1][1] \
+                and _JOIN.fullmatch(out[-1][1]):
+            op = _JOIN.fullmatch(out[-1][1]).group(1)
+            out.pop()
+            out[-1][1] = out[-1][1].rstrip() + (f" {rel.get(op, op)} " if op else " ") + tex.lstrip()
+            continue
+        if kind == "t" and out and out[-1][0] == "m" and re.search(r"(\\le|\\ge|\\approx|\\ne|[<>=])\s*$", out[-1][1]):
+            m = re.match(r"\s*(-?\d+(?:\.\d+)?)(?![\w(/^_]|\.\d)", tex)  # ≤ 0: the bound joins its relation
+            if m:
+                out[-1][1] = out[-1][1].rstrip() + " " + m.group(1)
+                tex = tex[m.end():]
+                if not tex:
+                    continue
+        if kind == "t" and out and out[-1][0] == "m":
+            m = _TRAIL.match(tex)
+            if m:
+                out[-1][1] = out[-1][1].rstrip() + f" {rel.get(m.group(2), m.group(2))} {m.group(3)}"
+                tex = tex[m.end():]
+                if not tex:
+                    continue
+        out.append([kind, tex])
+    return out
 
 
 def brace_powers(tex: str) -> str:
@@ -485,6 +588,127 @@ def _power_of_bracket(tex: str, start: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# names and closed forms, as the papers print them
+# --------------------------------------------------------------------------------------------
+
+#: registry names → the names papers give them (he_k, k ≥ 2, is the normalised Hermite polynomial He_k/√k!)
+_ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "selu": "SELU", "elu": "ELU", "celu": "CELU", "silu": "SiLU",
+                     "swish": "swish", "sigmoid": "sigmoid", "softplus": "softplus", "step": "step",
+                     "identity": "x", "linear": "x", "he0": "He_0(x) = 1", "he1": "He_1(x) = x"}
+#: within a group of names for one function, the paper's name first (ELU = CELU, SiLU = swish)
+_NAME_ORDER = {"celu": 1, "swish": 1, "identity": 1, "linear": 1}
+_FUNCTION_WORDS = _OPERATORS | {"erf", "sqrt", "He", "sgn", "sign"}
+
+
+def activation_name(names) -> str:
+    """The name papers give an activation — a registry name, a formula, or the names of one function (a group):
+    ``relu`` → ReLU, ``leaky_relu`` → leaky ReLU (slope 0.01), ``he1``/``identity`` → He_1(x) = x, ``he3`` →
+    He_3/sqrt(3!), ``tanh(2*x)`` → tanh(2x). Plain text that :func:`cell_latex` typesets (names as text, formulas
+    in math mode)."""
+    names = [names] if isinstance(names, str) else list(names)
+    if "he1" in names:
+        return _ACTIVATION_NAMES["he1"]
+    out: list[str] = []
+    for n in sorted(names, key=lambda n: _NAME_ORDER.get(n, 0)):
+        d = _one_activation_name(n)
+        if d not in out:
+            out.append(d)
+    return " = ".join(out)
+
+
+def _one_activation_name(name: str) -> str:
+    if name in _ACTIVATION_NAMES:
+        return _ACTIVATION_NAMES[name]
+    m = re.fullmatch(r"he(\d+)", name)
+    if m:
+        return f"He_{m.group(1)}/sqrt({m.group(1)}!)"
+    if name == "leaky_relu":
+        try:
+            import numpy as np
+
+            import theory
+            slope = -float(theory.activation(name).numpy(np.array([-1.0]))[0])
+            return f"leaky ReLU (slope {slope:g})"
+        except Exception:  # noqa: BLE001 — a name is still a name
+            return "leaky ReLU"
+    if name in _FUNCTION_WORDS:
+        return name
+    s = str(name).replace("**", "^")
+    s = re.sub(r"(\d)\s*\*\s*(?=[A-Za-z(])", r"\1", s)  # 2*x → 2x
+    return re.sub(r"\s*\*\s*", " ", s)                  # x*erf(x) → x erf(x)
+
+
+def sympy_latex(expr) -> str:
+    """A derived closed form, simplified as a paper prints it: the simplest of sympy's ``simplify``, ``factor``,
+    ``cancel``, partial fractions and quotient-plus-remainder in e and π (fewest operations, then leading terms
+    positive), printed highest power first — ``2 - \\frac{2 e}{e^{2} - 1}``, ``\\frac{3 \\pi - 4}{2 \\pi - 2}``."""
+    import sympy as sp
+    expr = sp.nsimplify(sp.sympify(expr), rational=False)
+    cands = [expr]
+    for f in (sp.simplify, sp.factor, sp.cancel):
+        try:
+            cands.append(f(expr))
+        except Exception:  # noqa: BLE001 — a candidate less
+            pass
+    for const in (sp.E, sp.pi):
+        if not expr.has(const):
+            continue
+        t = sp.Dummy("t", positive=True)
+        try:
+            f = sp.cancel(sp.together(expr.subs(const, t)))
+            num, den = sp.fraction(f)
+            if not (num.is_polynomial(t) and den.is_polynomial(t) and den.has(t)):
+                continue
+            q, r = sp.div(sp.Poly(num, t), sp.Poly(den, t))
+            sgn = -1 if sp.Poly(den, t).LC().is_negative else 1
+            cands += [(q.as_expr() + sgn * r.as_expr() / sp.expand(sgn * den)).subs(t, const),
+                      (sgn * num / sp.expand(sgn * den)).subs(t, const), sp.apart(f, t).subs(t, const),
+                      sp.factor(f).subs(t, const)]
+        except Exception:  # noqa: BLE001
+            continue
+
+    def negative_leads(c) -> int:
+        n = 0
+        for part in sp.fraction(c):
+            for const in (sp.E, sp.pi):
+                if part.has(const):
+                    t = sp.Dummy("t")
+                    p = part.subs(const, t)
+                    if p.is_polynomial(t) and sp.Poly(p, t).LC().is_negative:
+                        n += 1
+        return n
+
+    best = min(cands, key=lambda c: (sp.count_ops(c), negative_leads(c), len(sp.latex(c, order="rev-lex"))))
+    return sp.latex(best, order="rev-lex")
+
+
+def cell_latex(text, strict: bool = False) -> str:
+    """A table cell or column head: a formula (``He_1(x) = x``, ``1[x > 0]``, ``tanh``, ``λ_𝕃``, ``B = 4``) as one
+    ``$…$``; a name or words (ReLU, leaky ReLU (slope 0.01), BSB1 unstable) as text with :func:`to_latex`."""
+    text = "" if text is None else str(text)
+    m = re.fullmatch(r"(.*\S) \((\d+(?:\.\d+)?%)\)", text.strip())
+    if m and _formula_cell(m.group(1)):  # [0.49, 0.50] (99.9%): a formula and its confidence in words
+        return "$" + _code_or_math(m.group(1), strict) + "$ (" + to_latex(m.group(2), strict) + ")"
+    if _formula_cell(text):
+        return "$" + _code_or_math(text.strip(), strict) + "$"
+    parts = text.split(" = ")
+    if len(parts) > 1 and all(p.strip() and not re.search(r"\d", p) and len(p.split()) <= 3 for p in parts):
+        return " $=$ ".join(cell_latex(part, strict) for part in parts)  # ELU = CELU: names on both sides
+    return to_latex(text, strict)
+
+
+def _formula_cell(text: str) -> bool:
+    t = text.strip()
+    if not t or _SCI_NUMBER.fullmatch(t) or re.fullmatch(r"\(\d+(?:\.\d+)*\)", t):  # (4.1): an equation number
+        return False
+    words = re.findall(r"[A-Za-z]+", t)
+    if any(len(w) > 2 and w not in _FUNCTION_WORDS for w in words):
+        return False
+    marker = any(c in "()[]=_^*/<>+|!" or c.isdigit() or _is_mathchar(c) for c in t)
+    return marker or (bool(words) and all(len(w) == 1 or w in _FUNCTION_WORDS for w in words))
+
+
+# --------------------------------------------------------------------------------------------
 # numbers and tables
 # --------------------------------------------------------------------------------------------
 
@@ -499,8 +723,9 @@ def _is_number(v) -> bool:
 
 
 def format_number(v, digits: int = 6) -> str:
-    """A finite number for an siunitx ``S`` column: ``digits`` significant digits, exponent form outside
-    [1e-3, 1e5)."""
+    """One finite number for an siunitx ``S`` cell: ``digits`` significant digits, exponent form outside
+    [1e-3, 1e5) (the evidence tables, whose rows are different quantities; the claims' tables use
+    :func:`format_column`)."""
     v = float(v.item() if hasattr(v, "item") else v)
     if v == int(v) and abs(v) < 1e5:
         return str(int(v))
@@ -514,115 +739,420 @@ def format_number(v, digits: int = 6) -> str:
     return s
 
 
+#: non-numeric entries a numeric column may hold, as S-column text
+_SPECIAL = {"inf": r"{$\infty$}", "∞": r"{$\infty$}", "-inf": r"{$-\infty$}", "−∞": r"{$-\infty$}"}
+_MISSING = {"", "nan", "undefined", "—", "-", "n/a"}
+#: a value this far below its column's largest (relative), with an error that covers 0, is an exact zero
+ZERO_RELATIVE = 1e-15
+
+
+def _exp10(x: float) -> int:
+    """The decimal exponent of ``x`` (0.0123 → -2), exact at powers of ten."""
+    x = abs(x)
+    k = math.floor(math.log10(x))
+    if 10.0 ** (k + 1) <= x:
+        k += 1
+    elif 10.0 ** k > x:
+        k -= 1
+    return k
+
+
+def _error_place(e: float) -> int:
+    """The decimal place an uncertainty is quoted to: two digits when it starts with 1 or 2, else one."""
+    k = _exp10(e)
+    return k - 1 if e / 10.0 ** k < 3 else k
+
+
+def _fixed(v: float, place: int) -> str:
+    s = f"{v:.{-place}f}" if place <= 0 else str(int(round(v / 10.0 ** place)) * 10 ** place)
+    return s.lstrip("-") if float(s) == 0 else s  # a value that rounds to zero has no sign
+
+
+def _uncertainty(e: float, place: int) -> str:
+    u = int(round(e / 10.0 ** place))
+    return str(u * 10 ** place) if place > 0 else str(u)
+
+
+def _special(v) -> str:
+    if v is None:
+        return "{---}"
+    s = str(v).strip()
+    if s in _SPECIAL:
+        return _SPECIAL[s]
+    m = re.fullmatch(r"([<>≤≥]) ?(-?\d+(?:\.\d+)?)", s)  # "> 4": beyond the range searched
+    if m:
+        return "{$" + {"<": "<", ">": ">", "≤": r"\le", "≥": r"\ge"}[m.group(1)] + " " + m.group(2) + "$}"
+    return "{---}" if s.lower() in _MISSING else None
+
+
+def _numeric_column(cells: list) -> bool:
+    return any(_is_number(c) for c in cells) and all(_is_number(c) or _special(c) is not None for c in cells)
+
+
+def format_column(values: list, errors: list | None = None, digits: int = 6) -> tuple[list[str], str]:
+    """The siunitx cells of one numeric column and its ``table-format``.
+
+    * a value with an error shows the error in parentheses (``1.1476(23)``: two digits of the error when it starts
+      with 1 or 2, else one) when the error reaches the ``digits``-th significant digit; otherwise it shows
+      ``digits`` significant digits — at the decimals of the column's largest value, so the column reads as one
+      (trailing zeros every such cell shares are dropped); an exact value (error 0) shows its own ``digits``
+      significant digits without padding zeros (−2, 1.75);
+    * a value below :data:`ZERO_RELATIVE` × the column's largest, with an error covering 0 (or none: float
+      round-off), is an exact zero and shows as ``0``;
+    * one notation per column: plain, or — when the largest value is below 10⁻³ or at least 10⁶ — a shared
+      ×10^k (every cell the same exponent), or each cell its own ×10^k when the values span more than three
+      decades.
+    """
+    n = len(values)
+    errors = list(errors) if errors is not None else [None] * n
+    out: list = [None] * n
+    vals: dict[int, tuple[float, float | None]] = {}
+    for i, v in enumerate(values):
+        if not _is_number(v):
+            out[i] = _special(v) or "{---}"
+            continue
+        e = errors[i] if i < len(errors) else None
+        e = abs(float(e)) if _is_number(e) else None
+        vals[i] = (float(v.item() if hasattr(v, "item") else v), e)
+    scale = max((abs(v) for v, _ in vals.values()), default=0.0)
+    for i, (v, e) in list(vals.items()):
+        if v == 0 or (abs(v) <= ZERO_RELATIVE * scale and (e is None or e >= abs(v))):
+            out[i] = "0"
+            del vals[i]
+    if vals and all(v.is_integer() and abs(v) < 1e15 and not e for v, e in vals.values()):
+        for i, (v, _) in vals.items():
+            out[i] = str(int(v))
+        return out, _table_format(out)
+    if not vals:
+        return out, _table_format(out)
+    mags = [abs(v) for v, _ in vals.values()]
+    big, small = max(mags), min(mags)
+    shift, per_cell = 0, False
+    if big < 1e-3 or big >= 1e6:
+        if big / small <= 1e3:
+            shift = _exp10(big)
+        else:
+            per_cell = True
+    def place(x: float) -> int:
+        """The place of the last of ``digits`` significant digits of ``x`` (after rounding: 0.99999999 → 1.00000)."""
+        return _exp10(float(f"{x:.{digits - 1}e}")) - digits + 1
+
+    # the column's finest place: the largest value's last digit (each value's own in the ×10^k-per-cell notation)
+    floor = place(big / 10.0 ** shift)
+    plain: dict[int, tuple] = {}
+    for i, (v, e) in vals.items():
+        k = _exp10(v) if per_cell else shift
+        m, em = v / 10.0 ** k, (e / 10.0 ** k if e else None)
+        p_own = place(m)
+        if em and math.isfinite(em) and _error_place(em) >= max(p_own, p_own if per_cell else floor):
+            p = _error_place(em)
+            out[i] = _fixed(m, p) + f"({_uncertainty(em, p)})" + (f"e{k}" if k else "")
+        elif e == 0 and not per_cell:  # exact (error 0): its own digits, no padding zeros (−2, 1.75, 1.90986)
+            c = _fixed(m, p_own)
+            out[i] = (c.rstrip("0").rstrip(".") if "." in c else c) + (f"e{k}" if k else "")
+        else:
+            plain[i] = ()
+    if plain:
+        if per_cell:
+            for i in plain:
+                v = vals[i][0]
+                k = _exp10(float(f"{v:.{digits - 1}e}"))
+                plain[i] = (_fixed(v / 10.0 ** k, -(digits - 1)), f"e{k}")
+        else:
+            p = place(max(abs(vals[i][0]) for i in plain) / 10.0 ** shift)
+            for i in plain:
+                plain[i] = (_fixed(vals[i][0] / 10.0 ** shift, p), f"e{shift}" if shift else "")
+        # drop the trailing zeros every cell shares (exact values: 0.5, not 0.500000)
+        mants = {i: m for i, (m, _) in plain.items()}
+        while mants and all("." in m and m.endswith("0") for m in mants.values()):
+            mants = {i: m[:-1].rstrip(".") if m[:-1].endswith(".") else m[:-1] for i, m in mants.items()}
+        for i, (_, ex) in plain.items():
+            out[i] = mants[i] + ex
+    return out, _table_format(out)
+
+
+_CELL = re.compile(r"(-?)(\d*)(?:\.(\d*))?(?:\((\d+)\))?(?:e(-?)(\d+))?$")
+
+
 def _table_format(cells: list[str]) -> str:
-    """siunitx ``table-format`` wide enough for every formatted cell of a column."""
-    sign = any(c.startswith("-") for c in cells)
-    ints = decs = exps = 0
-    exp_sign = False
+    """siunitx ``table-format`` wide enough for every formatted cell of a column (sign, integer and decimal
+    digits, uncertainty digits, exponent)."""
+    sign = esign = False
+    ints = decs = uncs = exps = 0
     for c in cells:
-        c = c.lstrip("-")
-        mant, _, exp = c.partition("e")
-        a, _, b = mant.partition(".")
-        ints, decs = max(ints, len(a)), max(decs, len(b))
-        if exp:
-            exp_sign = exp_sign or exp.startswith("-")
-            exps = max(exps, len(exp.lstrip("+-")))
-    fmt = ("-" if sign else "") + f"{max(ints, 1)}.{decs}"
+        m = _CELL.match(c or "")
+        if not c or c.startswith("{") or not m:
+            continue
+        sign = sign or m.group(1) == "-"
+        ints, decs = max(ints, len(m.group(2))), max(decs, len(m.group(3) or ""))
+        uncs = max(uncs, len(m.group(4) or ""))
+        if m.group(6):
+            esign = esign or m.group(5) == "-"
+            exps = max(exps, len(m.group(6)))
+    fmt = ("-" if sign else "") + f"{max(ints, 1)}.{decs}" + (f"({uncs})" if uncs else "")
     if exps:
-        fmt += "e" + ("-" if exp_sign else "") + str(exps)
+        fmt += "e" + ("-" if esign else "") + str(exps)
     return fmt
 
 
+def _format_mixed(values: list, digits: int) -> tuple[list[str], str]:
+    """A column whose rows are different quantities (the evidence): each cell its own digits — all plain, or all
+    ×10^k when one of them needs it (one notation per column)."""
+    nums = [float(v) for v in values if _is_number(v)]
+    sci = any(v != 0 and (abs(v) < 1e-3 or abs(v) >= 1e5) and not float(v).is_integer() for v in nums) or \
+        any(abs(v) >= 1e9 for v in nums)
+    out = []
+    for v in values:
+        if not _is_number(v):
+            out.append(_special(v) or "{---}")
+        elif float(v) == 0:
+            out.append("0")
+        elif float(v).is_integer() and abs(float(v)) < 1e9:  # a count stays a count (13, 400000)
+            out.append(str(int(float(v))))
+        elif sci:
+            mant, exp = f"{float(v):.{digits - 1}e}".split("e")
+            mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
+            out.append(f"{mant}e{int(exp)}")
+        else:
+            out.append(f"{float(v):.{digits}g}")
+    return out, _table_format(out)
+
+
 def _caption(text: str) -> str:
-    """The paper's own table name moves to the end: LaTeX numbers the table itself (no "Table 1: Table 2: …")."""
-    m = re.match(r"^\s*((?:Table|Fig\.?|Figure)\s+[A-Z]?[\w.]*)\s*[:—–-]\s*(.*)$", text)
+    """A sentence; the paper's own table name moves to its end (LaTeX numbers the table itself: never
+    "Table 1: Table 2: …", never a double parenthesis)."""
+    text = text.strip()
+    m = re.match(r"^\s*((?:Table|Fig\.?|Figure)\s+[A-Z]?[\w.]*?)\s*[:—–-]\s*(.*)$", text)
     if m:
-        return f"{m.group(2)} (the paper's {m.group(1)})"
-    return text
+        rest = m.group(2).strip().rstrip(".")
+        ref = f"the paper's {m.group(1)}"
+        text = f"{rest}; {ref}" if rest.endswith(")") else f"{rest} ({ref})"
+    if text and text[0].isascii() and text[0].islower():
+        text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "?", "!")) else text + "."
 
 
 def _label(*parts) -> str:
     return "tab:" + ":".join(re.sub(r"[^A-Za-z0-9-]+", "-", str(p)).strip("-") for p in parts)
 
 
-def latex_table(caption: str, header: list, rows: list[list], label: str, raw_cols: tuple = (), digits: int = 6,
-                strict: bool = False, long_from: int = 30) -> str:
-    """One booktabs table: numeric columns as siunitx ``S`` (a computed table-format), others text; more than
-    ``long_from`` rows become a ``longtable`` (never truncated)."""
+#: rows of one float: more are split into continued tables of this many (a float never outgrows the page)
+MAX_ROWS = 32
+
+
+def table_options(t) -> dict:
+    """The options of a ``tables`` entry ``(caption, header, rows[, options])``: a dict with ``math`` (columns of
+    LaTeX math source: the paper's printed closed forms), ``error`` ({value column: its error column}, merged into
+    ``value(error)``; the error column is not printed), ``group`` (a column shown once per run of equal
+    cells), ``wrap`` ({column: width} for long text; ``"X"``: the width the other columns leave, tabularx); a list is the ``math`` columns (the older form)."""
+    if len(t) < 4 or not t[3]:
+        return {}
+    o = t[3]
+    if isinstance(o, dict):
+        return o
+    return {"math": list(o)}
+
+
+def latex_table(caption: str, header: list, rows: list[list], label: str, raw_cols=(), digits: int = 6,
+                strict: bool = False, max_rows: int = MAX_ROWS, heterogeneous: bool = False) -> str:
+    """One booktabs ``table`` (never a longtable: it aligns in one pdflatex pass): numeric columns as siunitx ``S``
+    (:func:`format_column`; a computed ``table-format``), formulas in math mode (:func:`cell_latex`), ``raw_cols``
+    — a list of math columns or a :func:`table_options` dict — as given; more than ``max_rows`` rows continue in
+    further tables of the same number (never truncated)."""
+    opts = raw_cols if isinstance(raw_cols, dict) else {"math": list(raw_cols or ())}
+    math_cols = {int(c) for c in opts.get("math") or ()}
+    errors = {int(k): int(v) for k, v in (opts.get("error") or {}).items()}
+    wrap = {int(k): str(v) for k, v in (opts.get("wrap") or {}).items()}
+    group = opts.get("group")
     ncol = len(header)
     rows = [list(r) + [""] * (ncol - len(r)) for r in rows]
-    numeric = [bool(rows) and all(_is_number(r[i]) or r[i] in ("", None) for r in rows)
-               and any(_is_number(r[i]) for r in rows) and i not in raw_cols for i in range(ncol)]
-    cells = []
-    for r in rows:
-        out = []
-        for i, c in enumerate(r):
-            if i in raw_cols:
-                out.append(f"${brace_powers(str(c))}$")
-            elif numeric[i]:
-                out.append(format_number(c, digits) if _is_number(c) else "{}")
-            elif _is_number(c):
-                out.append(format_number(c, digits))
-            else:
-                out.append(to_latex("" if c is None else c, strict))
-            if out[-1].startswith("["):  # after the previous row's \\ a '[' would be read as its optional argument
-                out[-1] = "{}" + out[-1]
-        cells.append(out)
+    cols = [i for i in range(ncol) if i not in set(errors.values())]
+    cells = [[""] * len(cols) for _ in rows]
     spec = []
-    for i in range(ncol):
-        if numeric[i]:
-            spec.append("S[table-format=" + _table_format([r[i] for r in cells if r[i] != "{}"]) + "]")
+    for j, i in enumerate(cols):
+        column = [r[i] for r in rows]
+        if i not in math_cols and _numeric_column(column):
+            if heterogeneous:
+                out, tf = _format_mixed(column, digits)
+            else:
+                out, tf = format_column(column, [r[errors[i]] for r in rows] if i in errors else None, digits)
+            spec.append(f"S[table-format={tf}]")
         else:
-            spec.append("l")
-    head = " & ".join(("{" + to_latex(h, strict) + "}") if numeric[i] else to_latex(h, strict)
-                      for i, h in enumerate(header)) + r" \\"
-    body = [" & ".join(r) + r" \\" for r in cells]
-    cap = r"\caption{" + to_latex(_caption(caption), strict) + r"}\label{" + label + "}"
-    if len(rows) > long_from:
-        lines = [r"\begin{longtable}{" + "".join(spec) + "}", cap + r"\\", r"\toprule", head, r"\midrule",
-                 r"\endfirsthead%", r"\toprule", head, r"\midrule", r"\endhead%", r"\bottomrule", r"\endlastfoot%",
-                 *body, r"\end{longtable}"]
-    else:
-        lines = [r"\begin{table}[htbp]", r"\centering", r"\small", cap, r"\begin{tabular}{" + "".join(spec) + "}",
-                 r"\toprule", head, r"\midrule", *body, r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+            out = []
+            for c in column:
+                if i in math_cols:
+                    out.append(f"${brace_powers(str(c))}$" if c not in (None, "") else "")
+                elif _is_number(c):
+                    out.append(format_number(c, digits))
+                else:
+                    out.append(cell_latex(c, strict))
+            short = all(str(c) in ("yes", "no", "ok", "FAIL", "info", "—", "✓", "✗") for c in column
+                        if c not in (None, ""))  # a yes/no column: centred
+            spec.append((r">{\raggedright\arraybackslash}" + ("X" if wrap[i] == "X" else "p{" + wrap[i] + "}"))
+                        if i in wrap else "c" if short else "l")
+        for k, c in enumerate(out):
+            if c.startswith("["):  # after the previous row's \\ a '[' would be read as its optional argument
+                c = "{}" + c
+            cells[k][j] = c
+    head = " & ".join(("{" + cell_latex(header[i], strict) + "}") if spec[j].startswith("S") else
+                      cell_latex(header[i], strict) for j, i in enumerate(cols)) + r" \\"
+    body, rows_by_line = [], []  # the table's lines, and the row each comes from (None: a rule)
+    for k, r in enumerate(cells):
+        if group is not None and int(group) in cols:
+            g = cols.index(int(group))
+            if k and rows[k][int(group)] == rows[k - 1][int(group)]:
+                r = list(r)
+                r[g] = ""
+            elif k:
+                body.append(r"\addlinespace")
+                rows_by_line.append(None)
+        body.append(" & ".join(r) + r" \\")
+        rows_by_line.append(rows[k])
+    cap = to_latex(_caption(caption), strict)
+    tall = any(r"\frac" in c for r in cells for c in r)  # fractions in a row: room above and below them
+    if tall:
+        max_rows = min(max_rows, 20)
+    # rows per float: at most max_rows lines of text, a wrapped cell counting its lines (≈ 35 characters each: the
+    # width other columns leave it is not known here, so the estimate is cautious)
+    if wrap:
+        max_rows = min(max_rows, 26)
+    weight = [1 + max((len(re.sub(r"\\[a-zA-Z]+|[${}]", "", str(rows_by_line[k][i]))) // 35
+                       for i in wrap), default=0) if rows_by_line[k] is not None else 0 for k in range(len(body))]
+    chunks, cur, used = [], [], 0
+    for line, w in zip(body, weight):
+        if cur and used + w > max_rows:
+            chunks.append(cur)
+            cur, used = [], 0
+        cur.append(line)
+        used += w
+    chunks = chunks + [cur] if cur or not chunks else chunks
+    lines = []
+    for n, chunk in enumerate(chunks):
+        while chunk and chunk[0] == r"\addlinespace":
+            chunk = chunk[1:]
+        first = n == 0
+        # the table's own siunitx settings (a fragment does not rely on the document's): integer parts grouped
+        # in threes (2 000 000), decimals never (0.398942)
+        lines += [r"\begin{table}[htbp]", r"\centering", r"\footnotesize" if len(cols) >= 8 else r"\small",
+                  r"\sisetup{group-digits=integer}"]
+        if len(cols) >= 7:  # a wide table: narrower gaps between its columns (a paper's text width is ~400pt)
+            lines.append(r"\setlength{\tabcolsep}{" + ("3.5pt" if len(cols) >= 8 else "4pt") + "}")
+        if tall:
+            lines.append(r"\renewcommand{\arraystretch}{1.35}")
+        if first:
+            lines.append(r"\caption{" + cap + r"}\label{" + label + "}")
+        else:  # the same table number, continued
+            more = ", continued." if cap.rstrip(".").endswith(")") else " (continued)."
+            lines += [r"\addtocounter{table}{-1}", r"\caption{" + cap.rstrip(".") + more + "}"]
+        if "X" in wrap.values():  # a long text column takes the width the others leave (tabularx)
+            begin, end = r"\begin{tabularx}{\linewidth}{" + "".join(spec) + "}", r"\end{tabularx}"
+        else:
+            begin, end = r"\begin{tabular}{" + "".join(spec) + "}", r"\end{tabular}"
+        lines += [begin, r"\toprule", head, r"\midrule", *chunk, r"\bottomrule", end, r"\end{table}"]
     return "\n".join(lines)
 
 
-PREAMBLE = [r"\documentclass{article}", r"\usepackage[margin=2cm,landscape]{geometry}",
-            r"\usepackage{booktabs,longtable}", r"\usepackage{siunitx}", r"\usepackage{amsmath,amssymb}",
-            r"\sisetup{group-digits=false}"]
+# --------------------------------------------------------------------------------------------
+# documents
+# --------------------------------------------------------------------------------------------
+
+PACKAGES = r"\usepackage{booktabs,siunitx,amsmath,amssymb,tabularx}"
+PREAMBLE = [r"\documentclass{article}", r"\usepackage[margin=2cm,landscape]{geometry}", PACKAGES]
+#: the first line of a fragment to \input: the packages it needs
+FRAGMENT_HEADER = "% deepinit-verify tables, to \\input. Needs: " + PACKAGES
 _STATUS = {"holds": "holds", "violated": "VIOLATED", "hypotheses-not-met": "hypotheses not met",
            "inconclusive": "inconclusive", "error": "ERROR (the check crashed)"}
 
 
+def document(body: list[str], standalone: bool, what: str = "tables") -> str:
+    """``body`` as a fragment to ``\\input`` (a comment naming the packages it needs first) or a standalone
+    document."""
+    if standalone:
+        parts = PREAMBLE + [r"\begin{document}"] + (body or [f"No {what}."]) + [r"\end{document}"]
+    else:
+        parts = [FRAGMENT_HEADER] + body
+    return "\n\n".join(parts) + "\n"
+
+
+_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _short(v, digits: int = 4) -> str:
+    """A number in a formula cell, as text :func:`cell_latex` sets in math: ``digits`` significant digits, ×10ᵏ
+    outside [1e-3, 1e5)."""
+    if not _is_number(v):
+        return str(v)
+    s = format_number(v, digits)
+    if "e" not in s:
+        return s
+    mant, exp = s.split("e")
+    return ("" if mant == "1" else mant + "×") + "10" + str(int(exp)).translate(_SUP)
+
+
+def _evidence_value(v):
+    """A predicted or measured value: a number as it is, a list or pair as ``[a, b]`` with short numbers."""
+    if isinstance(v, (list, tuple)) and 0 < len(v) <= 4 and all(_is_number(u) for u in v):
+        return "[" + ", ".join(_short(u) for u in v) + "]"
+    return v if _is_number(v) else None  # a formula or a nested list: the quantity's name and note say it
+
+
+def evidence_table(v: Verdict, label: str, digits: int = 6, strict: bool = False) -> str:
+    """The evidence of a verdict (``--latex-prose``): one row per compared quantity, each column one meaning —
+    predicted, measured, CI, bound, observed, test statistic, n, pass — and no column left empty. Its rows are
+    different quantities: each number keeps its own digits (one notation per column all the same)."""
+    header = ["quantity", "predicted", "measured", "CI", "bound", "observed", "test", "n", "pass"]
+    rows = []
+    for e in v.evidence:
+        stat = getattr(e, "statistic", "") or ""
+        ci = ""
+        if e.ci:
+            lo, hi = e.ci
+            ci = f"[{_short(lo)}, {_short(hi)}]" + (f" ({100 * e.confidence:g}%)" if e.confidence else "")
+        test, bound, observed = "", e.bound, e.observed
+        if stat and _is_number(e.observed) and _is_number(e.bound):
+            rel = "≤" if float(e.observed) <= float(e.bound) else ">"
+            test, bound, observed = f"{stat} = {_short(e.observed)} {rel} {_short(e.bound)}", None, None
+        rows.append([e.name, _evidence_value(e.theory), _evidence_value(e.numeric), ci,
+                     bound if _is_number(bound) else None,
+                     observed if _is_number(observed) else None, test,
+                     e.samples if _is_number(e.samples) else None, {True: "ok", False: "FAIL", None: "info"}[e.passed]])
+    keep = [i for i in range(len(header)) if i == 0 or any(r[i] not in (None, "") for r in rows)]
+    header = [header[i] for i in keep]
+    rows = [[r[i] for i in keep] for r in rows]
+    wide = max((len(str(r[0])) for r in rows), default=0) > 50
+    opts = {"wrap": {0: "X"}} if wide else {}
+    return latex_table(f"Evidence for {v.claim_id}", header, rows, label, opts, digits, strict, heterogeneous=True)
+
+
 def render(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool = False, digits: int = 6,
            strict: bool = False, evidence: bool = True, prose: bool = True) -> str:
-    """The LaTeX of a report: a fragment to ``\\input`` (needs booktabs, longtable, siunitx, amssymb — listed in its
-    first lines) or, with ``standalone``, a compilable document."""
-    parts = ["% deepinit-verify tables. Needs: \\usepackage{booktabs,longtable,siunitx,amsmath,amssymb}"]
-    if standalone:
-        parts = PREAMBLE + [r"\begin{document}", r"\section*{deepinit-verify report}"]
+    """The LaTeX of a report: each verdict's tables (what a paper ``\\input``s: ``table`` environments with
+    booktabs rules, siunitx ``S`` columns, ``\\caption`` and ``\\label{tab:<paper>:<claim>:<k>}``); with ``prose``
+    also each claim's title (what it states), verdict, evidence table and errata. A fragment (the packages it needs in its
+    first line) or, with ``standalone``, a compilable document."""
+    body = []
+    if standalone and prose:
+        body.append(r"\section*{deepinit-verify report}")
     for v in verdicts:
         c = claims.get(v.claim_id)
         paper, name = v.claim_id.split(":", 1)
-        parts.append(r"\paragraph{" + to_latex(f"{v.claim_id}: {_STATUS[v.status]}.", strict) + "}")
-        if c is not None:
-            parts.append(to_latex(c.title, strict) + r"\par")
-        parts.append(to_latex(v.summary, strict) + r"\par")
+        if prose:
+            body.append(r"\paragraph{" + to_latex(f"{v.claim_id}: {_STATUS[v.status]}.", strict) + "}")
+            if c is not None:
+                body.append(to_latex(c.title, strict) + r"\par")
+            body.append(to_latex(v.summary, strict) + r"\par")
         for k, t in enumerate(v.tables, 1):
-            caption, header, rows = t[0], t[1], t[2]
-            raw = tuple(t[3]) if len(t) > 3 else ()
-            parts.append(latex_table(caption, header, rows, _label(paper, name, k), raw, digits, strict))
-        if evidence and v.evidence:
-            rows = [[e.name, e.theory if _is_number(e.theory) else "", e.numeric if _is_number(e.numeric) else "",
-                     e.slack if _is_number(e.slack) else "", e.samples if _is_number(e.samples) else "",
-                     {True: "ok", False: "FAIL", None: "info"}[e.passed]] for e in v.evidence]
-            parts.append(latex_table(f"Evidence for {v.claim_id}", ["quantity", "theory", "numeric", "slack",
-                                                                    "samples", "row"], rows,
-                                     _label(paper, name, "evidence"), digits=digits, strict=strict))
-        for er in v.errata:
-            parts.append(r"\noindent\textbf{Erratum} "
-                         + to_latex(f"({er.location}): printed {er.printed}; found {er.found}.", strict) + r"\par")
-    if standalone:
-        parts.append(r"\end{document}")
-    return "\n\n".join(parts) + "\n"
+            body.append(latex_table(t[0], t[1], t[2], _label(paper, name, k), table_options(t), digits, strict))
+        if prose and evidence and v.evidence:
+            body.append(evidence_table(v, _label(paper, name, "evidence"), digits, strict))
+        if prose:
+            for er in v.errata:
+                body.append(r"\noindent\textbf{Erratum} "
+                            + to_latex(f"({er.location}): printed {er.printed}; found {er.found}.", strict) + r"\par")
+        elif not v.tables:
+            body.append(f"% {v.claim_id}: no tables (--latex-prose adds its statement, verdict and evidence)")
+    if standalone and not any(not b.startswith("%") for b in body):
+        body.append(r"\noindent " + to_latex("No tables: " + ", ".join(v.claim_id for v in verdicts)
+                                               + " (--latex-prose adds each claim's statement, verdict and evidence).",
+                                               strict))
+    return document(body, standalone)

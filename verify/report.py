@@ -131,7 +131,9 @@ def render_text(verdict: Verdict, claim: Claim | None = None, verbose: bool = Tr
         lines.append(f"  ERRATUM [{er.severity}] {er.location}: printed {er.printed!r}; found {er.found!r}.")
         lines.append(f"    evidence: {er.evidence}")
     for name, path in verdict.artefacts.items():
-        if isinstance(path, str):
+        if isinstance(path, str) and name.endswith("_caption"):
+            lines.append(f"  figure caption: {path}")
+        elif isinstance(path, str):
             lines.append(f"  artefact {name}: {path}")
     if verdict.resolution:
         lines.append(f"  resolution (theory-side errors this run flags): {resolution_text(verdict)}")

@@ -374,7 +374,7 @@ def _eq6_figure(ctx: Context) -> dict:
     m3, lo3, hi3 = mean_band(f_bn, CONF)
     files = write_figure(ctx.artefact_dir, "bn_finite_width_figure1a", [
         Panel("without BN (eq 6)", r"layer $\ell$", r"$\|G_\ell - I_n\|_2$", [
-            Series("no BN, linear (95% CI)", L, m1, "simulation", "no BN", lo1, hi1),
+            Series(r"no BN, linear $\sigma$", L, m1, "simulation", "no BN", lo1, hi1),
             Series(r"eq (6): $\exp(3n\ell/2d)$", L, np.exp(3 * n * L / (2 * d)), "bound", "no BN")], logy=True),
         Panel("mean-field error with and without BN (Fig 1a)", r"layer $\ell$", "Frobenius error", [
             Series(r"no BN: $\|G_\ell - I_n\|_F$", L, m2, "simulation", "no BN", lo2, hi2),
@@ -477,7 +477,7 @@ def _figure1b_rows(ctx: Context, exponent: float = -0.5) -> tuple[list[Evidence]
         files = write_figure(ctx.artefact_dir, "bn_finite_width_figure1b", [Panel(
             "stationary mean-field error vs width (Fig 1b)", "width $d$",
             r"mean of $\|G_\ell - G_*\|_F$, $40 < \ell < L$", [
-                Series("BN-MLP, linear $\\sigma$ (95% CI)", ws, [data[d] for d in widths], "simulation", "identity",
+                Series("BN-MLP, linear $\\sigma$", ws, [data[d] for d in widths], "simulation", "identity",
                        lo, hi),
                 Series(f"fit $\\propto d^{{{s:.3f}}}$", ws, fit * ws ** s, "theory", "fit"),
                 Series(r"$2n/\sqrt{d}$", ws, 2 * n / np.sqrt(ws), "bound", "bound")], logx=True, logy=True)],
@@ -847,7 +847,7 @@ def _figure2_plot(ctx: Context, fig: dict) -> dict:
         if not part:
             continue
         series = [Series(f"Marchenko–Pastur, $y = n/d = {fig['y']:g}$", x, dens, "theory", "MP"),
-                  Series("exact Wishart bulk (same n, d)", mid, ref_h, "bound", "Wishart")]
+                  Series("exact Wishart bulk (same $n$, $d$)", mid, ref_h, "bound", "Wishart")]
         series += [Series(a, mid, np.histogram(fig["bulk"][a], bins, density=True)[0], "simulation", a) for a in part]
         panels.append(Panel(r"bulk eigenvalues of $G_{%d}$ / median" % fig["ell"], r"$\lambda / \mathrm{median}$",
                             "density", series))

@@ -982,7 +982,7 @@ def _eps_rows(ctx: Context, figure: dict | None = None) -> list[Evidence]:
 
 
 def _eps_plot(ctx: Context, fig: dict) -> dict:
-    panels = [Panel("gradient explosion rate vs BN ε (Fig 4(c, d) theory)", r"BN $\epsilon$",
+    panels = [Panel(r"gradient explosion rate vs BN $\epsilon$ (Fig 4(c, d) theory)", r"BN $\epsilon$",
                     r"$\lambda_{\max}$", [], logx=True),
               Panel("trainable depth $16\\xi$ vs BN $\\epsilon$", r"BN $\epsilon$", r"$16\xi = 16/\log\lambda_{\max}$",
                     [], logx=True, logy=True)]
@@ -990,12 +990,13 @@ def _eps_plot(ctx: Context, fig: dict) -> dict:
         ec = eps_critical(act, B)
         grid = np.logspace(-4, math.log10(3 * ec), 16)
         lam = np.array([tbm.gradient_explosion_rate(act, B, eps=float(e)) for e in grid])
-        panels[0].series.append(Series(f"{act}, B = {B}: theory", grid, lam, "theory", act))
+        g = f"{act}, $B = {B}$"
+        panels[0].series.append(Series(f"{g}: theory", grid, lam, "theory", g))
         ok = lam > 1
-        panels[1].series.append(Series(f"{act}, B = {B}: theory", grid[ok], 16 / np.log(lam[ok]), "theory", act))
+        panels[1].series.append(Series(f"{g}: theory", grid[ok], 16 / np.log(lam[ok]), "theory", g))
         e, m, ci = zip(*pts)
-        panels[0].series.append(Series(f"{act}, B = {B}: networks (95% CI)", np.array(e), np.array(m), "simulation",
-                                       act, np.array([c[0] for c in ci]), np.array([c[1] for c in ci])))
+        panels[0].series.append(Series(f"{g}: networks", np.array(e), np.array(m), "simulation",
+                                       g, np.array([c[0] for c in ci]), np.array([c[1] for c in ci])))
     st = _eps_settings(ctx)
     files = write_figure(ctx.artefact_dir, "bn_mean_field_epsilon", panels,
                          f"BN(h) = (h − mean)/sqrt(var + ε); N = {st['N']}, {st['S']} seeds, depth {st['depth']}, "
@@ -1135,15 +1136,15 @@ def _figure1_plot(ctx: Context, fig: dict, trans: list) -> dict:
     a = Panel("(a) ReLU gradient growth rate vs batch size", "batch size $B$", r"$\lambda_{\max}$", [
         Series(r"eq (24)", Bg, theory_curve, "theory", "relu"),
         Series(r"$\pi/(\pi - 1)$ ($B \to \infty$)", Bg, np.full(Bg.shape, tbm.relu_rate_limit()), "bound", "limit"),
-        Series("networks, N = 1000 (95% CI)", [p[0] for p in pts], [p[2] for p in pts], "simulation", "networks",
+        Series(r"networks, $N = 1000$", [p[0] for p in pts], [p[2] for p in pts], "simulation", "networks",
                [p[3][0] for p in pts], [p[3][1] for p in pts])], logx=True)
     ls = fig["logsq"]
     ell = np.arange(ls.shape[1])
     mean, lo, hi = mean_band(ls, CONF)
     w0, w1 = fig["window"]
     icpt = float(np.mean(mean[w0:w1] + math.log(fig["lam32"]) * ell[w0:w1]))
-    b = Panel("(b) ReLU, B = 32: gradient norm vs depth", r"layer $l$", r"$\log\|\partial L/\partial h^l\|^2$", [
-        Series("dense networks, N = 1000 (95% CI)", ell, mean, "simulation", "networks", lo, hi),
+    b = Panel(r"(b) ReLU, $B = 32$: gradient norm vs depth", r"layer $l$", r"$\log\|\partial L/\partial h^l\|^2$", [
+        Series(r"dense networks, $N = 1000$", ell, mean, "simulation", "networks", lo, hi),
         Series(r"slope $-\log\lambda_{\max}$ (eq 24)", ell, icpt - math.log(fig["lam32"]) * ell, "theory", "relu")])
     finite = [(B, t) for B, t in trans if math.isfinite(t)]
     c = Panel(r"(c) BSB1 $\to$ BSB2 transition of $\max(x,0)^\alpha$", "batch size $B$", r"$\alpha_{\mathrm{transition}}$",
@@ -1163,7 +1164,7 @@ def check_figure1(ctx: Context) -> Verdict:
                           "ReLU gradient growth matches λ_max(B) for B ≥ 6 at width 1000, log-linear in depth; α-ReLU "
                           "leaves BSB1 for BSB2 past α_transition(B)", "Fig 1 not reproduced",
                           tables=[("α_transition(B) of φ = max(x,0)^α (max(λ_𝕃, λ_𝕄) = 1)", ["B", "α_transition"],
-                                   [[B, "> 4" if math.isinf(a) else f"{a:.5f}"] for B, a in trans])],
+                                   [[B, "> 4" if math.isinf(a) else float(a)] for B, a in trans])],
                           artefacts=_figure1_plot(ctx, fig, trans) if ctx.artefact_dir else {})
 
 
@@ -1232,6 +1233,7 @@ def _batch_sizes(text: str) -> tuple[int, ...]:
 
 
 def _constants_rows(ctx: Context, perturb: float = 0.0) -> tuple[list[Evidence], list]:
+    from ..latex import activation_name
     rows, tables = [], []
     requested = P.as_names(ctx.params.get("activations"))
     groups = distinct_activations(requested or theory.registered_names())
@@ -1240,16 +1242,24 @@ def _constants_rows(ctx: Context, perturb: float = 0.0) -> tuple[list[Evidence],
         Bs = _batch_sizes(Bs)
     worst = 0.0
     header = ["φ", "q*", "c*", "λ_𝔾", "λ_𝕃", "λ_𝕄", "λ_max", "16ξ", "note"]
+    if ctx.params.get("batch_sizes"):
+        computed = f"the batch sizes asked for: B = {', '.join(map(str, Bs))}"
+    elif tuple(Bs) != TABLE_B:
+        computed = (f"{ctx.budget} budget: B = {', '.join(map(str, Bs))} of the {len(TABLE_B)} batch sizes of the "
+                    f"standard budget, B ∈ {{{', '.join(map(str, TABLE_B))}}}")
+    else:
+        computed = f"{ctx.budget} budget: all {len(TABLE_B)} batch sizes"
     for B in Bs:
         body = []
         for first, members in groups:
             row = constants_row(first, B)
-            row[0] = " = ".join(members)
+            row[0] = activation_name(members)
             body.append(row)
         # λ_𝔾 = 0 for every φ (BN is scale-invariant): said once in the caption instead of an all-zero column
         zero_g = all(r[3] is None or abs(r[3]) < 1e-12 for r in body)
-        cap = f"BN mean-field constants, B = {B}" + ("; λ_𝔾 = 0 (below 1e-12) for every φ, by the scale invariance of "
-                                                     "batch norm" if zero_g else "")
+        cap = (f"BN mean-field constants at batch size B = {B} ({computed}). "
+               + ("λ_𝔾 = 0 for every φ (to 1e-12: batch norm is scale invariant) and is not shown; " if zero_g else "")
+               + "— where a constant is undefined (the note says why)")
         keep = [i for i in range(len(header)) if not (zero_g and i == 3)]
         tables.append((cap, [header[i] for i in keep], [[r[i] for i in keep] for r in body]))
         for a in ("relu", "tanh", "sin", "identity"):

@@ -24,7 +24,7 @@ import theory
 from .. import params as P
 from .. import quantities as Q
 from ..core import Claim, Context, Evidence, Parameter, Verdict
-from ..figures import Panel, Series, write_figure
+from ..figures import Panel, Series, activation_label, binomial_band, write_figure
 from ..lazy import lazy_module as _lazy
 from ..parallel import map_points, sweep_point
 from .bn_mean_field import DECLARATION
@@ -107,16 +107,19 @@ def _fig2_rows(ctx: Context, scale: float = 1.0, figure: dict | None = None) -> 
 
 
 def _fig2_plot(ctx: Context, fig: dict) -> dict:
-    panel = Panel("test accuracy vs depth (Fig 2), 16ξ dashed", "depth L", "test accuracy")
+    panel = Panel(r"test accuracy vs depth (Fig 2), $16\xi$ dashed", r"depth $L$", "test accuracy")
+    n_test = len(datasets.load_dataset(_dataset(ctx)).y_test)
     for B, pts in sorted(fig.items()):
         L, a, xi16 = zip(*pts)
-        g = f"B = {B}"
-        panel.series.append(Series(f"B = {B}: trained networks", np.array(L, float), np.array(a), "simulation", g))
-        panel.series.append(Series(f"B = {B}: 16ξ", np.array([xi16[0], xi16[0]]), np.array([0.0, 1.0]), "bound", g))
+        g = f"$B = {B}$"
+        panel.series.append(Series(f"{g}: trained networks", np.array(L, float), np.array(a), "simulation", g,
+                                   *binomial_band(a, n_test), band=f"95% CI ({n_test} test images)", draw="points"))
+        panel.series.append(Series(rf"{g}: $16\xi$", np.array([xi16[0], xi16[0]]), np.array([0.0, 1.0]), "bound", g))
     st = _fig2_settings(ctx)
     files = write_figure(ctx.artefact_dir, "bn_mean_field_figure2", [panel],
                          f"ReLU BN MLPs, width {WIDTH}, {st['steps']} SGD steps (lr 0.01), {st['seeds']} seed(s), "
-                         f"budget {ctx.budget}; {CAPTION_DATA}")
+                         f"budget {ctx.budget}; {CAPTION_DATA}; error bars: Wilson 95% intervals over the {n_test} test "
+                         "images (test-set sampling, not seed variation)")
     return {f"figure2_{k}": v for k, v in files.items()}
 
 
@@ -216,9 +219,9 @@ def _fig3_rows(ctx: Context, factor: float = 1.0, figure: dict | None = None, lr
 def _fig3_plot(ctx: Context, runs) -> dict:
     L = runs[0].weight_norm.shape[1]
     layers = np.arange(1, L + 1, dtype=float)
-    panels = [Panel("weight norms ‖W^l‖", "layer l", r"$\|W^l\|_F$", [], logy=True),
-              Panel("pre-activation gradients", "layer l", r"$\|\partial L/\partial h^l\|$", [], logy=True),
-              Panel("weight gradients", "layer l", r"$\|\partial L/\partial W^l\|_F$", [], logy=True)]
+    panels = [Panel(r"weight norms $\|W^l\|_F$", r"layer $l$", r"$\|W^l\|_F$", [], logy=True),
+              Panel("pre-activation gradients", r"layer $l$", r"$\|\partial L/\partial h^l\|$", [], logy=True),
+              Panel("weight gradients", r"layer $l$", r"$\|\partial L/\partial W^l\|_F$", [], logy=True)]
     for step in (0, 1, 3, 9):
         g = f"step {step}"
         r = runs[0]
@@ -357,15 +360,32 @@ def _fig4_rows(ctx: Context, scale: float = 1.0, figure: list | None = None) -> 
 
 
 def _fig4_plot(ctx: Context, fig: list) -> dict:
-    panel = Panel("Fig 4: test accuracy at ½·16ξ and 2·16ξ", "depth / 16ξ", "test accuracy")
+    panel = Panel(r"Fig 4: test accuracy at $\frac{1}{2}\cdot 16\xi$ and $2\cdot 16\xi$", r"depth / $16\xi$",
+                  "test accuracy")
+    n_test = len(datasets.load_dataset(_dataset(ctx)).y_test)
+    band = f"95% CI ({n_test} test images)"
+    mathed = {"α": r"\alpha", "ε_c": r"\,\epsilon_c", "ε": r"\epsilon", "·": ""}
     for tag, act, label, xi16, (L1, a1), (L2, a2) in fig:
-        g = f"{tag} {act}, {label}"
-        panel.series.append(Series(g, np.array([L1 / xi16, L2 / xi16]), np.array([a1, a2]), "simulation", g))
-    panel.series.append(Series("16ξ", np.array([1.0, 1.0]), np.array([0.0, 1.0]), "bound", "16ξ"))
+        if tag == "(c)":  # one depth, ε = 0 and a large ε: each point at depth / 16ξ of its own ε
+            eps = label.rsplit("ε = ", 1)[-1]
+            for g, x, a in ((rf"(c) tanh, depth {L1}, $\epsilon = 0$", L1 / _xi16("tanh", EPS0), a1),
+                            (rf"(c) tanh, depth {L2}, $\epsilon = {eps}$", L2 / xi16, a2)):
+                panel.series.append(Series(g, np.array([x]), np.array([a]), "simulation", g,
+                                           *binomial_band([a], n_test), band=band, draw="points"))
+            continue
+        text = label
+        for k, v in mathed.items():
+            text = text.replace(k, v)
+        name = activation_label(act)
+        g = f"{tag} {name}" + ("" if name.startswith("leaky") else f", ${text}$")
+        panel.series.append(Series(g, np.array([L1 / xi16, L2 / xi16]), np.array([a1, a2]), "simulation", g,
+                                   *binomial_band([a1, a2], n_test), band=band, draw="points"))
+    panel.series.append(Series(r"$16\xi$", np.array([1.0, 1.0]), np.array([0.0, 1.0]), "bound", r"$16\xi$"))
     st = _fig4_settings(ctx)
     files = write_figure(ctx.artefact_dir, "bn_mean_field_figure4", [panel],
                          f"BN MLPs, width {WIDTH}, B = {FIG4_B}, {st['steps']} SGD steps (lr 0.01), budget {ctx.budget}; "
-                         f"{CAPTION_DATA}")
+                         f"{CAPTION_DATA}; each point at depth / 16ξ of its own setting; error bars: Wilson 95% "
+                         f"intervals over the {n_test} test images (test-set sampling, not seed variation)")
     return {f"figure4_{k}": v for k, v in files.items()}
 
 
@@ -465,10 +485,10 @@ def _trained_at(dataset: str, depth: int, B: int, steps: int, seed: int, at: tup
 
 def _a2_plot(ctx: Context, fig: dict) -> dict:
     layers = np.arange(1, A2_DEPTH + 1, dtype=float)
-    panels = [Panel("relative gradient norms of W^l (Fig A.2)", "layer l", r"$\|\partial L/\partial W^l\|/\|W^l\|$",
-                    [], logy=True),
-              Panel("relative gradient norms of γ^l (Fig A.2)", "layer l", r"$\|\partial L/\partial\gamma^l\|/\|\gamma^l\|$",
-                    [], logy=True)]
+    panels = [Panel(r"relative gradient norms of $W^l$ (Fig A.2)", r"layer $l$",
+                    r"$\|\partial L/\partial W^l\|/\|W^l\|$", [], logy=True),
+              Panel(r"relative gradient norms of $\gamma^l$ (Fig A.2)", r"layer $l$",
+                    r"$\|\partial L/\partial\gamma^l\|/\|\gamma^l\|$", [], logy=True)]
     r = fig["runs"][0]
     for i, step in enumerate(fig["at"]):
         g = f"step {step} (epoch {step / STEPS_PER_EPOCH:.0f})"

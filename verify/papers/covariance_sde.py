@@ -27,7 +27,7 @@ from theory.errors import DeepinitError
 
 from .. import quantities as Q
 from ..lazy import lazy_module as _lazy
-from ..figures import Panel, Series, write_figure
+from ..figures import Panel, Series, density_band, write_figure
 from ..core import INCONCLUSIVE, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
 from ..api import Paper
 from ..coverage import COVERAGE
@@ -436,18 +436,24 @@ def check_figure1(ctx: Context) -> Verdict:
     rows = _figure1_rows(ctx, figure=fig)
     arte = {}
     if ctx.artefact_dir:
-        paths = Panel("median path of ρ (quartile bands)", r"$t = \ell/n$", r"correlation $\rho_t$", [
-            Series("network", fig["t"], fig["med_net"], "simulation", "network", fig["q_net"][0], fig["q_net"][1]),
-            Series("SDE (Milstein)", fig["t"], fig["med_sde"], "simulation", "SDE", fig["q_sde"][0], fig["q_sde"][1]),
+        paths = Panel(r"median path of $\rho_t$", r"$t = \ell/n$", r"correlation $\rho_t$", [
+            Series("network: median", fig["t"], fig["med_net"], "simulation", "network", fig["q_net"][0],
+                   fig["q_net"][1], band="interquartile range"),
+            Series("SDE (Milstein): median", fig["t"], fig["med_sde"], "simulation", "SDE (Milstein)", fig["q_sde"][0],
+                   fig["q_sde"][1], band="interquartile range"),
             Series(r"ODE $d\rho = \nu(\rho)\,dt$", fig["ode_t"], fig["ode_r"], "theory", "ODE")])
+        width = float(fig["mid"][1] - fig["mid"][0])
         dens = Panel(r"final-layer density of $\rho_T$", r"$\rho_T$", "density", [
-            Series("network", fig["mid"], fig["dens_net"], "simulation", "network"),
-            Series("SDE (Milstein)", fig["mid"], fig["dens_sde"], "simulation", "SDE"),
-            Series("ODE value", [fig["ode_r"][-1]] * 2, [0, float(max(fig["dens_net"].max(), fig["dens_sde"].max()))],
-                   "bound", "ODE")])
+            Series("network: histogram", fig["mid"], fig["dens_net"], "simulation", "network",
+                   *density_band(fig["dens_net"], fig["samples"], width), draw="curve"),
+            Series("SDE (Milstein): histogram", fig["mid"], fig["dens_sde"], "simulation", "SDE (Milstein)",
+                   *density_band(fig["dens_sde"], fig["samples"], width), draw="curve"),
+            Series(r"ODE: $\rho_T$", [fig["ode_r"][-1]] * 2,
+                   [0, float(max(fig["dens_net"].max(), fig["dens_sde"].max()))], "bound", "ODE")])
         files = write_figure(ctx.artefact_dir, "covariance_sde_figure1", [paths, dens],
-                             f"n = d = {fig['n']}, ρ0 = 0.3, c+ = 0, c- = -1, {fig['samples']} samples each, "
-                             f"budget {ctx.budget}; bands: 25-75% quantiles")
+                             f"n = d = {fig['n']}, ρ₀ = 0.3, c₊ = 0, c₋ = −1, {fig['samples']} samples each, "
+                             f"budget {ctx.budget}; left: medians with 25–75% quantile bands; right: histograms with "
+                             "pointwise 95% Wilson bands; dashed: the ODE's ρ_T")
         arte = {f"figure1_{k}": v for k, v in files.items()}
     samples = fig.get("samples", "?")
     return Verdict.judged(f"{PAPER}:figure1", rows,
@@ -814,15 +820,17 @@ def _figure2_plot(ctx: Context, fig: dict) -> dict:
         inside_sde = np.log(v_sde[(v_sde > 1 / r) & (v_sde < r)])
         bins = np.linspace(-math.log(r), math.log(r), 41)
         mid = (bins[1:] + bins[:-1]) / 2
-        panels.append(Panel(f"softplus(x + {x0:g}): {label} (criterion {k:+.3f})", r"$\log V_1$ (paths not stopped)",
-                            "density", [
-            Series(f"networks n = d = {fig['n']} (stopped {100 * f1:.1f}%)", mid,
-                   np.histogram(inside_net, bins, density=True)[0], "simulation", "networks"),
-            Series(f"SDE (4.1), Wishart scheme (stopped {100 * f2:.1f}%)", mid,
-                   np.histogram(inside_sde, bins, density=True)[0], "simulation", "SDE")]))
+        h_net, h_sde = (np.histogram(v, bins, density=True)[0] for v in (inside_net, inside_sde))
+        panels.append(Panel(rf"softplus$(x {'+' if x0 >= 0 else '-'} {abs(x0):g})$: {label} (criterion ${k:+.3f}$)",
+                            r"$\log V_1$ (paths not stopped)", "density", [
+            Series(rf"networks, $n = d = {fig['n']}$ (stopped {100 * f1:.1f}%)", mid, h_net, "simulation", "networks",
+                   *density_band(h_net, inside_net.size, bins[1] - bins[0]), draw="curve"),
+            Series(f"SDE (4.1), Wishart scheme (stopped {100 * f2:.1f}%)", mid, h_sde, "simulation", "SDE",
+                   *density_band(h_sde, inside_sde.size, bins[1] - bins[0]), draw="curve")]))
     files = write_figure(ctx.artefact_dir, "covariance_sde_figure2", panels,
                          f"a = 1, T = 1, {fig['samples']} samples each, processes stopped outside "
-                         f"[1/{fig['r']:g}, {fig['r']:g}] (Definition 3.8); budget {ctx.budget}")
+                         f"[1/{fig['r']:g}, {fig['r']:g}] (Definition 3.8); budget {ctx.budget}; bands: pointwise 95% "
+                         "Wilson intervals of the histograms")
     return {f"figure2_{k}": v for k, v in files.items()}
 
 
@@ -1110,18 +1118,24 @@ def _smooth_table_names():
 
 
 def _tables_rows(ctx: Context, perturb: bool = False):
+    import theory
+
+    from ..latex import activation_name, sympy_latex
     body, bad = [], []
+    groups: dict[str, list[str]] = {}  # one row per function, named as the papers name it (He_1(x) = x, not he1)
     for act in _smooth_table_names():
+        groups.setdefault(str(theory.activation(act).expr), []).append(act)
+    for members in groups.values():
+        act, name = members[0], activation_name(members)
         try:
             c = Q.explosion_criterion(act)
         except DeepinitError as exc:
-            why = "not C⁴ at 0" if "C⁴" in str(exc) else "σ′(0) = 0" if "σ′" in str(exc) else str(exc)[:30]
-            body.append([act, r"\cdot", r"\cdot", "—", why])
+            why = "not C⁴ at 0" if "C⁴" in str(exc) else "φ′(0) = 0" if "σ′" in str(exc) else str(exc)[:30]
+            body.append([name, r"\cdot", r"\cdot", None, why, None])
             bad.append(act)
             continue
-        tex = lambda e: sp.latex(e) if len(str(e)) < 30 else f"{float(e):.6g}"  # noqa: E731
-        body.append([act, tex(c.phi2), tex(c.phi3), f"{float(c.value):.6g}",
-                     "stable" if c.stable else "explodes"])
+        tex = lambda e: sympy_latex(e) if len(str(e)) < 30 else f"{float(e):.6g}"  # noqa: E731
+        body.append([name, tex(c.phi2), tex(c.phi3), float(c.value), "stable" if c.stable else "explodes", 0.0])
     nu = tcs.sde_drift_relu_like()
     relu_rows = []
     for sm in (0, sp.Rational(1, 10), sp.Rational(1, 2), 1):
@@ -1141,7 +1155,8 @@ def _tables_rows(ctx: Context, perturb: bool = False):
     rows = [Evidence("criterion ¾φ″(0)² + φ‴(0): sympy vs mpmath numerical differentiation (tanh, softplus, gelu, sin)",
                      observed=worst, bound=1e-10, passed=worst < 1e-10)]
     tables = [("Smooth activations (recentred to φ(0) = 0, φ′(0) = 1 when needed): explosion criterion",
-               ["φ", "φ″(0)", "φ‴(0)", "¾φ″(0)² + φ‴(0)", "(4.1)"], body, (1, 2)),
+               ["φ", "φ″(0)", "φ‴(0)", "¾φ″(0)² + φ‴(0)", "(4.1)", "error"], body,
+               {"math": [1, 2], "error": {3: 5}}),  # the criterion is exact (sympy): error 0
               ("ReLU-like φ = s₊max(x,0) + s₋min(x,0): c and σ² of eq (2.6)", ["shape", "c", "σ²"], relu_rows, (1, 2)),
               ("Shaped ReLU-like drift and diffusion (Theorems 3.2, 3.3)", ["coefficient", "expression"], shapes, (1,))]
     return rows, tables
@@ -1360,16 +1375,17 @@ def check_width_convergence(ctx: Context) -> Verdict:
         w = fig["widths"]
         nn = np.geomspace(w[0], w[-1] * 4, 60)
         fit = fig["coef"][0] + fig["coef"][1] * nn ** -0.5 + fig["coef"][2] / nn
-        ks = Panel("KS distance of ρ_T to the SDE (DKW 99.9% bars)", "width n = d", r"$\sup|F_n - F_{SDE}|$", [
+        ks = Panel(r"KS distance of $\rho_T$ to the SDE", r"width $n = d$", r"$\sup\,|F_n - F_{\mathrm{SDE}}|$", [
             Series("network vs SDE", w, fig["d"], "simulation", "network", np.maximum(fig["d"] - fig["eps"], 1e-4),
-                   fig["d"] + fig["eps"])], logx=True, logy=True)
-        mean = Panel("bias of the mean of ρ_T (±3.29 SE) and its extrapolation", "width n = d",
-                     r"$E\rho_T^{(n)} - E\rho_T^{SDE}$", [
+                   fig["d"] + fig["eps"], band="99.9% DKW bars")], logx=True, logy=True)
+        mean = Panel(r"bias of the mean of $\rho_T$ and its extrapolation", r"width $n = d$",
+                     r"$E\rho_T^{(n)} - E\rho_T^{\mathrm{SDE}}$", [
             Series("network", w, fig["bias"], "simulation", "network", fig["bias"] - 3.29 * fig["se"],
-                   fig["bias"] + 3.29 * fig["se"]),
+                   fig["bias"] + 3.29 * fig["se"], band=r"99.9% CI ($\pm 3.29$ SE)"),
             Series(r"fit $b_\infty + \beta n^{-1/2} + \gamma n^{-1}$", nn, fit, "theory", "fit")], logx=True)
         files = write_figure(ctx.artefact_dir, "covariance_sde_width_convergence", [ks, mean],
-                             f"shaped ReLU (c+ = 0, c- = -1), rho0 = {WIDTH_RHO0}, T = d/n = {WIDTH_T}, budget {ctx.budget}")
+                             f"shaped ReLU (c₊ = 0, c₋ = −1), ρ₀ = {WIDTH_RHO0}, T = d/n = {WIDTH_T}, budget {ctx.budget}; "
+                             "bars: DKW 99.9% (KS), ±3.29 SE (bias)")
         arte = {f"width_convergence_{k}": v for k, v in files.items()}
     holds = ("the networks approach the correlation SDE as the width grows: the KS distance shrinks and the mean "
              "extrapolates to the SDE's")

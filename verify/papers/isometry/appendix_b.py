@@ -308,8 +308,8 @@ def _b4_plot(ctx: Context, fig: dict) -> dict:
         panel = Panel(f"Fig B.4: {label}", r"layer $\ell$", r"$-\log\mathcal{I}(G^\ell)$", [], logy=True)
         for kind, (g1, g4, mf) in per.items():
             m, lo, hi = mean_band(g1, 0.95)
-            panel.series.append(Series(f"{kind} widths", layers, m, "simulation", kind, lo, hi))
-            panel.series.append(Series(f"{kind}, ×4", layers, g4.mean(0), "theory", kind))
+            panel.series.append(Series(f"{kind}: base width {st['d']}", layers, m, "simulation", kind, lo, hi))
+            panel.series.append(Series(rf"{kind}: widths $\times 4$", layers, g4.mean(0), "theory", kind))
         panel.series.append(Series("mean field (eq 10)", layers, np.maximum(mf, 1e-300), "bound", "mean field"))
         panels.append(panel)
     files = write_figure(ctx.artefact_dir, "isometry_figure_b4", panels,

@@ -60,7 +60,7 @@ def check_figure_b1(ctx: Context) -> Verdict:
         for nm, pts in fig.items():
             a, b, mc, se = (np.array(v, dtype=float) for v in zip(*pts))
             series += [Series(f"{nm}: quadrature", a, b, "theory", nm),
-                       Series(f"{nm}: Monte Carlo (95% CI)", a, mc, "simulation", nm, mc - 1.96 * se, mc + 1.96 * se)]
+                       Series(f"{nm}: Monte Carlo", a, mc, "simulation", nm, mc - 1.96 * se, mc + 1.96 * se)]
         a = np.array([p[0] for p in next(iter(fig.values()))])
         series.append(Series(r"relu: $\beta = \pi/(\pi-1)$ for every $\alpha$", a,
                              np.full(a.shape, float(theory.isometry_strength("relu"))), "bound", "relu"))

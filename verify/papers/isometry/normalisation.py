@@ -257,9 +257,10 @@ def check_corollary2(ctx: Context) -> Verdict:
         y = np.array([v for _, v in trace])
         norm = np.array([i for i, (n, _) in enumerate(trace) if n.startswith("norm")])
         files = write_figure(ctx.artefact_dir, "isometry_figure2", [Panel(
-            "Fig 2: isometry through the sub-layers of an MLP (tanh)", "sub-layer (fc, act, centre, norm) × depth",
+            "Fig 2: isometry through the sub-layers of an MLP (tanh)", r"sub-layer (fc, act, centre, norm) $\times$ depth",
             r"$\log\,\mathcal{I}$", [Series("every sub-layer", x, y, "theory", "tanh"),
-                                        Series("after layer normalisation", norm, y[norm], "simulation", "LN")])],
+                                        Series("after layer normalisation", norm, y[norm], "simulation", "LN",
+                                               draw="points")])],
             f"depth {depth}, width {width}, batch {batch}, Gaussian inputs (CIFAR10 and training not reproduced); "
             f"budget {ctx.budget}")
         arte.update({f"figure2_{k}": v for k, v in files.items()})

@@ -10,7 +10,7 @@ import theory
 
 from ...core import HOLDS, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
 from ._common import DECLARATION
-from ...figures import Panel, Series, mean_band, write_figure
+from ...figures import Panel, Series, activation_label, mean_band, write_figure
 from ...stats import mean_ci
 from ._common import CONF, PAPER, _control, _mf_trajectory
 
@@ -206,7 +206,7 @@ def check_figure6(ctx: Context) -> Verdict:
                    "positively homogeneous activation drift like a multiplicative random walk, which LN removes and "
                    "(a − c_0)/sqrt(σ̄(1)) does not; Section 7 of the paper itself says ReLU requires layer normalisation",
                    rows, errata, artefacts=_s6_plot(ctx, "isometry_figure6", [
-                       Panel(f"Fig 6: {nm}", r"layer $\ell$", _GAP_LABEL,
+                       Panel(f"Fig 6: {activation_label(nm)}", r"layer $\ell$", _GAP_LABEL,
                              _s6_series(S, nm, "meanfield-normalisation") + _s6_series(S, nm, "layernorm", "theory"),
                              logy=True) for nm in ("tanh", "sigmoid", "relu", "exp")],
                        "points: mean-field normalisation; lines: LN") if ctx.artefact_dir else {})
@@ -262,7 +262,7 @@ def check_figure8(ctx: Context) -> Verdict:
         a = Panel("Fig 8a: offset and scale only", r"layer $\ell$", _GAP_LABEL,
                   [x for nm in ("selu", "tanh", "relu") for x in _s6_series(S, nm, "meanfield-normalisation")
                    + _s6_series(S, nm, "layernorm", "theory")], logy=True)
-        b = Panel("Fig 8b: relu, the order of activation and normalisation", r"layer $\ell$", _GAP_LABEL,
+        b = Panel("Fig 8b: ReLU, the order of activation and normalisation", r"layer $\ell$", _GAP_LABEL,
                   _s6_series(S, "relu", "norm-then-activation", label="relu: normalise, then activate")
                   + _s6_series(S, "relu", "layernorm", "theory", label="relu: activate, then LN (eq 1)"), logy=True)
         arte = _s6_plot(ctx, "isometry_figure8", [a, b], "lines: LN (eq 1)")
@@ -322,7 +322,7 @@ def check_figure9(ctx: Context) -> Verdict:
                 mean, lo, hi = mean_band(np.linalg.norm(G - S["meanfield"]["relu"][None], axis=(-2, -1)), CONF)
                 series.append(Series(f"relu: {_VARIANT_LABEL[var]}", np.arange(mean.size), mean, "simulation",
                                      "relu" if var == "layernorm" else "mean-field normalisation", lo, hi))
-        arte = _s6_plot(ctx, "isometry_figure9", [Panel("Fig 9: deviation from the mean-field Gram (relu)",
+        arte = _s6_plot(ctx, "isometry_figure9", [Panel("Fig 9: deviation from the mean-field Gram (ReLU)",
                                                         r"layer $\ell$", r"$\|G^{\ell} - G_*^{\ell}\|_F$", series)],
                         "mean field: eq (10)")
     return Verdict(f"{PAPER}:figure9", st, "with LN the deviation from mean field stays flat in depth; with mean-field "

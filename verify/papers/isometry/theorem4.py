@@ -232,7 +232,7 @@ def check_figure3(ctx: Context) -> Verdict:
                     "mean_field": r["meanfield"], "theorem4_bound": r["bound"], "beta": r["beta"]}
         ell = np.arange(fw["depth"] + 1)
         ci = np.asarray(r["ci"], dtype=float)
-        series += [Series(f"{nm}: $d = {fw['d']}$ (95% CI)", ell, r["mean"], "simulation", nm, ci[:, 0], ci[:, 1]),
+        series += [Series(f"{nm}: $d = {fw['d']}$", ell, r["mean"], "simulation", nm, ci[:, 0], ci[:, 1]),
                    Series(f"{nm}: mean field", ell, np.maximum(r["meanfield"], 1e-300), "theory", nm),
                    Series(f"{nm}: Theorem 4 bound", ell, r["bound"], "bound", nm)]
     order_beta = sorted(rates, key=lambda a: -rates[a][2])

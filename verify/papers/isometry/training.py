@@ -27,7 +27,7 @@ import theory
 from ... import params as P
 from ... import stats as vstats
 from ...core import INCONCLUSIVE, Claim, Context, Evidence, Parameter, Verdict
-from ...figures import Panel, Series, write_figure
+from ...figures import Panel, Series, activation_label, write_figure
 from ...lazy import lazy_module as _lazy
 from ...parallel import map_points, sweep_point
 from ._common import DECLARATION
@@ -131,11 +131,11 @@ def _figure7_rows(ctx: Context, figure: dict | None = None) -> list[Evidence]:
 def _figure7_plot(ctx: Context, fig: dict) -> dict:
     st = _settings(ctx)
     epochs = np.arange(st["epochs"] + 1, dtype=float)
-    panel = Panel("training loss vs epoch (Fig 7), ordered by β_σ", "epoch", "training loss", [], logy=True)
+    panel = Panel(r"training loss vs epoch (Fig 7), ordered by $\beta_\sigma$", "epoch", "training loss", [], logy=True)
     for nm in sorted(fig["runs"], key=lambda k: fig["betas"][k]):
         rs = [r for r in fig["runs"][nm] if not r.diverged]
         if rs:
-            panel.series.append(Series(f"{nm} (β = {fig['betas'][nm]:.3f})", epochs,
+            panel.series.append(Series(rf"{activation_label(nm)} ($\beta_\sigma = {fig['betas'][nm]:.3f}$)", epochs,
                                        np.mean([r.train_loss for r in rs], axis=0), "simulation", nm))
     files = write_figure(ctx.artefact_dir, "isometry_figure7", [panel],
                          f"eq (1) MLPs, depth 10, width {st['width']}, batch {BATCH}, SGD lr {LR:g}, mean of "
@@ -239,7 +239,7 @@ def _b6_plot(ctx: Context) -> dict:
         if not ok:
             continue
         g = np.array([r.gaps for r in ok])
-        label = f"{nm} (β = {_beta(nm):.3f})"
+        label = rf"{activation_label(nm)} ($\beta_\sigma = {_beta(nm):.3f}$)"
         panels[0].series.append(Series(label, layers, np.exp(-g[:, 0]).mean(0), "simulation", nm))
         panels[1].series.append(Series(label, layers, np.exp(-g[:, -1]).mean(0), "simulation", nm))
     files = write_figure(ctx.artefact_dir, "isometry_figure_b6", panels,
