@@ -478,3 +478,41 @@ def test_an_interrupt_python_would_ignore_is_delivered_again_without_a_traceback
     r = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
     assert r.returncode == 130, r.stderr
     assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr
+
+
+_FRAGILE = """
+import os, signal, sys, time
+sys.path.insert(0, sys.argv[1])
+from verify import _start
+_start._record_interrupts()
+_start.DEFER_WHILE_IMPORTING = ("fragile_module",)
+try:
+    import fragile_module          # sends itself SIGINT in the middle of its import
+    t = time.monotonic()
+    while time.monotonic() - t < 2:  # the held interrupt arrives here, within ~10 ms of the import's end
+        pass
+    sys.exit(0)
+except KeyboardInterrupt:
+    _start._cancel_redelivery()
+    sys.exit(130 if fragile_module_finished() else 3)
+"""
+
+_FRAGILE_MODULE = """
+import os, signal, time
+os.kill(os.getpid(), signal.SIGINT)
+t = time.monotonic()
+while time.monotonic() - t < 0.3:      # the import goes on: the interrupt must not be raised in here
+    pass
+import builtins
+builtins.fragile_module_finished = lambda: True
+"""
+
+
+def test_an_interrupt_during_a_fragile_import_waits_for_the_import_to_finish(tmp_path):
+    """torch's import aborts the process (SIGABRT from pybind11) when a KeyboardInterrupt is raised inside it; the
+    interrupt is held until the import has finished, then delivered (here: a stand-in module, same mechanism)."""
+    (tmp_path / "fragile_module.py").write_text(_FRAGILE_MODULE)
+    (tmp_path / "fragile.py").write_text(_FRAGILE)
+    r = subprocess.run([sys.executable, str(tmp_path / "fragile.py"), str(tmp_path)], cwd=ROOT, env=_env(),
+                       capture_output=True, text=True, timeout=60, preexec_fn=_sigint_default)
+    assert r.returncode == 130, r.stderr

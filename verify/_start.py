@@ -5,7 +5,8 @@ Two things happen before the command line is read:
 * a local ``theory.py`` or ``numerics.py`` that shadows one of the package's own modules is refused with one
   line (it would otherwise break the imports with an obscure ``ModuleNotFoundError``);
 * Ctrl-C at any moment, the imports included, exits with status 130 and one line, never a traceback and never
-  death by the signal.
+  death by a signal (an interrupt during torch's import is held until the import has finished: torch's C++
+  initialisation aborts the process when interrupted).
 
 The second needs care in two places. An interrupt can be swallowed on its way up — raised inside a finaliser or a
 callback, Python prints "Exception ignored" and goes on — so :func:`run` installs a SIGINT handler that records the
@@ -57,8 +58,27 @@ def forget_interrupt() -> None:
     exec("None")  # noqa: S102 - a constant string: its only effect is the reset
 
 
+def _cancel_redelivery() -> None:
+    """No interrupt pending on a timer: the process is exiting (a timer firing during finalisation would kill it)."""
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    except (AttributeError, ValueError, OSError):
+        pass
+
+
+def _ignore_further_interrupts() -> None:
+    """From here on the exit status is decided: Python restores the default SIGINT action while it finalises, so a
+    Ctrl-C then would kill the process by the signal; an ignored one lets it end with its status."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ValueError, OSError):
+        pass
+
+
 def exit_interrupted(note: str = "interrupted") -> None:
     """Print ``note`` on its own line and exit with status 130, whatever the interrupt passed through."""
+    _ignore_further_interrupts()
+    _cancel_redelivery()
     try:
         sys.stderr.write(f"\n{note}\n")
         sys.stderr.flush()
@@ -71,9 +91,36 @@ def exit_interrupted(note: str = "interrupted") -> None:
 _RECEIVED = False
 
 
+#: modules whose import must not be interrupted: torch's initialisation calls back into Python from C++ (pybind11),
+#: where a KeyboardInterrupt cannot propagate and aborts the process (SIGABRT, "terminate called after throwing an
+#: instance of 'pybind11::error_already_set'"); an interrupt that arrives while one of them is being imported is
+#: delivered when its import has finished
+DEFER_WHILE_IMPORTING = ("torch",)
+
+
+def _importing_fragile() -> bool:
+    for name in DEFER_WHILE_IMPORTING:
+        spec = getattr(sys.modules.get(name), "__spec__", None)
+        if getattr(spec, "_initializing", False):
+            return True
+    return False
+
+
+def _later() -> bool:
+    """Deliver the interrupt from a timer in 10 ms (False where no timer exists)."""
+    try:
+        signal.signal(signal.SIGALRM, _redeliver)
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return True
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 def _on_sigint(signum, frame):
     global _RECEIVED
     _RECEIVED = True
+    if _importing_fragile() and _later():
+        return
     raise KeyboardInterrupt
 
 
@@ -83,6 +130,9 @@ def interrupt_received() -> bool:
 
 
 def _redeliver(signum, frame):
+    if _importing_fragile():   # still inside torch's import: try again in 10 ms
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
     raise KeyboardInterrupt
 
@@ -93,11 +143,7 @@ def _unraisable(hook_args) -> None:
     hook has returned (raising here, or a signal handled synchronously here, would only be ignored again). Where no
     timer exists the interrupt stays recorded and the run exits 130 when it ends."""
     if isinstance(hook_args.exc_value, KeyboardInterrupt):
-        try:
-            signal.signal(signal.SIGALRM, _redeliver)
-            signal.setitimer(signal.ITIMER_REAL, 0.01)
-        except (AttributeError, ValueError, OSError):
-            pass
+        _later()
         return
     sys.__unraisablehook__(hook_args)
 
@@ -126,10 +172,12 @@ def run() -> None:
         exit_interrupted()
     try:
         code = main()
+        _ignore_further_interrupts()   # the run is decided: a late Ctrl-C cannot kill its teardown
     except KeyboardInterrupt:  # between main's own handlers (it returns 130 for every interrupt it sees)
         exit_interrupted()
     if code == INTERRUPTED:
+        _cancel_redelivery()
         forget_interrupt()
-    elif _RECEIVED:  # an interrupt swallowed on its way up: the run did not finish as asked
+    elif _RECEIVED:  # an interrupt swallowed on its way up, or still on its timer: the run did not finish as asked
         exit_interrupted()
     sys.exit(code)
