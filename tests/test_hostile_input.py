@@ -516,3 +516,30 @@ def test_an_interrupt_during_a_fragile_import_waits_for_the_import_to_finish(tmp
     r = subprocess.run([sys.executable, str(tmp_path / "fragile.py"), str(tmp_path)], cwd=ROOT, env=_env(),
                        capture_output=True, text=True, timeout=60, preexec_fn=_sigint_default)
     assert r.returncode == 130, r.stderr
+
+
+_REPLACED = """
+import argparse, sys
+import verify.cli
+from verify import _start
+
+def main(argv=None):     # the real CLI interrupted inside argparse's parse_intermixed_args, before it saved nargs
+    p = argparse.ArgumentParser()
+    p.add_argument("claims", nargs="+")
+    def interrupted():
+        raise KeyboardInterrupt
+    p.format_usage = interrupted
+    return p.parse_intermixed_args(["list"])   # raises AttributeError from its finally, the interrupt as context
+
+verify.cli.main = main
+_start.run()
+"""
+
+
+def test_an_interrupt_replaced_by_another_exception_still_exits_130(tmp_path):
+    """argparse's parse_intermixed_args turns an early interrupt into AttributeError('save_nargs') from its finally
+    (seen once in the quiet 10× sweep: exit 1 with a traceback); the start-up sees the interrupt behind it."""
+    (tmp_path / "replaced.py").write_text(_REPLACED)
+    r = subprocess.run([sys.executable, str(tmp_path / "replaced.py")], cwd=ROOT, env=_env(), capture_output=True,
+                       text=True, timeout=60, preexec_fn=_sigint_default)
+    assert r.returncode == 130 and r.stderr.strip() == "interrupted", r.stderr

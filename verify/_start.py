@@ -159,6 +159,19 @@ def _record_interrupts() -> None:
         pass
 
 
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    """A KeyboardInterrupt behind ``exc`` — replaced by another exception raised while it propagated (argparse's
+    ``parse_intermixed_args`` raises AttributeError from its ``finally`` when interrupted early; a C extension's
+    import raises ImportError)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def run() -> None:
     """``python -m verify`` and the ``deepinit-verify`` console script."""
     _record_interrupts()
@@ -170,11 +183,19 @@ def run() -> None:
         from .cli import main
     except KeyboardInterrupt:
         exit_interrupted()
+    except BaseException as exc:  # an interrupt another exception replaced (argparse's finally, a C extension)
+        if _RECEIVED or _caused_by_interrupt(exc):
+            exit_interrupted()
+        raise
     try:
         code = main()
         _ignore_further_interrupts()   # the run is decided: a late Ctrl-C cannot kill its teardown
     except KeyboardInterrupt:  # between main's own handlers (it returns 130 for every interrupt it sees)
         exit_interrupted()
+    except BaseException as exc:
+        if _RECEIVED or _caused_by_interrupt(exc):
+            exit_interrupted()
+        raise
     if code == INTERRUPTED:
         _cancel_redelivery()
         forget_interrupt()
