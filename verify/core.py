@@ -226,16 +226,9 @@ class Parameter:
     choices: tuple | None = None
 
 
-def caused_by_interrupt(exc: BaseException) -> bool:
-    """Whether Ctrl-C is behind ``exc``: a C extension interrupted during its import raises ``ImportError``
-    ("initialization failed") with the ``KeyboardInterrupt`` as its cause or context."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
+# whether Ctrl-C is behind an exception (a C extension's import turns it into ImportError): one definition, in the
+# start-up module, which must import nothing heavy
+from ._start import _caused_by_interrupt as caused_by_interrupt  # noqa: E402
 
 
 class HypothesisNotMet(Exception):
