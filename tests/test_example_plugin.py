@@ -79,3 +79,35 @@ def test_its_claims_are_junit_cases_of_the_pytest_plugin(site):
     assert r.returncode == 0, r.stdout[-2000:]
     assert "2 passed" in r.stdout
     assert junit.read_text().count('classname="deepinit-verify.schoenholz2017"') == 2
+
+
+def test_its_page_comes_from_verify_docs_with_its_coverage_table(site):
+    tmp, env = site
+    page = tmp / "schoenholz2017.md"
+    r = subprocess.run([sys.executable, "-m", "verify.docs", "schoenholz2017", "--budget", "quick", "--out", str(page),
+                        "--figures", str(tmp / "figs")], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    text = page.read_text()
+    assert "# `schoenholz2017` — Schoenholz, Gilmer, Ganguli, Sohl-Dickstein" in text
+    assert "`schoenholz2017:edge-of-chaos`" in text and "| holds |" in text.replace("**", "")
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "`schoenholz2017:" in line]
+    assert len(rows) >= 6, text[:3000]
+
+
+def test_its_claims_on_a_dask_local_cluster_give_the_serial_numbers(site, monkeypatch):
+    """Dask workers are separate processes: they find the installed plugin through its entry point."""
+    distributed = pytest.importorskip("distributed")
+    tmp, env = site
+    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+    monkeypatch.syspath_prepend(env["PYTHONPATH"].split(os.pathsep)[0])
+    serial, remote = tmp / "s.json", tmp / "d.json"
+    args = [*FAST, "--budget", "quick", "--no-cache", "-q"]
+    assert _verify(env, *args, "--json", str(serial)).returncode == 0
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        r = _verify(env, *args, "--json", str(remote), "--scheduler", c.scheduler_address)
+    assert r.returncode == 0, r.stderr[-2000:]
+    numbers = [[(v["claim"], v["status"], [e["numeric"] for e in v["evidence"]])
+                for v in json.loads(p.read_text())["verdicts"]] for p in (serial, remote)]
+    assert numbers[0] == numbers[1]
+    assert sorted(n[0] for n in numbers[0]) == sorted(FAST) and {n[1] for n in numbers[0]} == {"holds"}

@@ -378,15 +378,22 @@ def test_simulator_reproducibility_config_and_autograd():
         assert np.max(np.abs(fwd.cov - solos[method].cov)) < 1e-13
 
 
-def test_the_general_bivariate_rule_agrees_with_the_isometry_papers_dual_quadrature():
-    """theory.gaussian.bivariate_expectation at unit variances against theory.dual_quadrature (the isometry paper's
-    σ̂, its own nested rule with boundary-layer grading): two implementations of E φ(u)φ(v), one check on both."""
+def test_one_gaussian_engine_the_isometry_dual_is_the_bivariate_rule_and_matches_the_hermite_series():
+    """theory.dual_quadrature (the isometry paper's σ̂) is theory.gaussian.bivariate_expectation at unit variances,
+    and that rule agrees with the independent Hermite series Σ c_k² ρ^k (1-D integrals of σ·He_k; tail below
+    2⁻²⁰⁰ Var σ at |ρ| ≤ 1/2) to 1e-13, for smooth, kinked and jump activations. (scipy's dblquad and the closed forms
+    check the rule at other correlations and variances in the tests above and in tests/test_hermite_dual.py.)"""
     import numpy as np
-    from theory import activation, dual_quadrature
+    from theory import DualSeries, activation, dual_quadrature, hermite_coefficients, variance
     from theory.gaussian import bivariate_expectation
-    rs = [-0.999999, -0.5, 0.0, 0.3, 0.95, 0.999, 1 - 1e-7]
+    rs = np.array([-0.5, -0.2, 0.0, 0.3, 0.5])
     for name in ("relu", "tanh", "step", "gelu", "selu", "exp"):
         act = activation(name)
-        d = dual_quadrature(act, np.array(rs))
-        b = np.array([bivariate_expectation(act, act, 1.0, 1.0, r).value for r in rs])
-        assert np.max(np.abs(d - b)) < 5e-12 * max(1.0, np.max(np.abs(d))), name
+        d = dual_quadrature(act, rs)
+        assert list(d) == [bivariate_expectation(act, act, 1.0, 1.0, r).value for r in rs], name
+        series = DualSeries(act, 200)
+        c0 = float(hermite_coefficients(act, 0, kind="float")[0])
+        ref = series.mean_reduced(rs) + c0 * c0
+        assert np.max(np.abs(d - ref)) < 1e-13 * max(1.0, series.var + c0 * c0), name
+    c = hermite_coefficients("tanh", 150, kind="float")
+    assert np.sum(c[1:] ** 2) == pytest.approx(variance("tanh"), rel=1e-12)
