@@ -90,3 +90,25 @@ def test_mean_reduced_dual_relative_accuracy_near_zero():
 def test_mc_expectation_matches_exact():
     m, se, n = mc_expectation(theory.activation("relu").numpy, 200_000, seed=1)
     assert abs(m - 1 / math.sqrt(2 * math.pi)) < 4.5 * se
+
+
+@pytest.mark.parametrize("name,degrees", [("tanh", (-1, None)), ("relu", (None, 1)), ("gelu", (None, 1)),
+                                          ("step", (0, None)), ("he4", (4, -1)), ("cos", (None, -1)),
+                                          ("x**3 + x**2", (2, 3)), ("exp", (None, None)), ("selu", (None, None))])
+def test_parity_zeros_are_exact_and_agree_with_the_quadrature(name, degrees):
+    """The symbolic parity statement against the raw float quadrature (before any zeroing): every coefficient it
+    declares zero is below the route's accuracy, and every route reports it as an exact zero."""
+    from theory.hermite import _float_coefficients, parity_zero_degrees
+    act = theory.activation(name)
+    assert parity_zero_degrees(act) == degrees
+    raw = _float_coefficients(act, 30)
+    fl = theory.hermite_coefficients(act, 30, kind="float")
+    mp = theory.hermite_coefficients(act, 8, kind="mpmath")
+    zeros = [k for k in range(31) if (degrees[k % 2] is not None and k > degrees[k % 2])]
+    for k in zeros:
+        assert abs(raw[k]) < 1e-13 * max(1.0, float(np.max(np.abs(raw)))) and fl[k] == 0.0
+        if k <= 8:
+            assert mp[k].value == 0.0 and mp[k].error == 0.0
+    kept = [k for k in range(31) if k not in zeros]
+    assert np.array_equal(fl[kept], raw[kept])
+    assert all(mp[k].error > 0.0 or mp[k].value != 0.0 for k in kept if k <= 8 and abs(raw[k]) > 1e-10)
