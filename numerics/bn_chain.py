@@ -31,7 +31,20 @@ from .threads import intra_op_threads
 
 
 class DegenerateBatchError(DeepinitError):
-    """A row of h has zero variance over the batch: batch norm is undefined (no ε is added)."""
+    """A row of h has zero variance over the batch: batch norm is undefined (no ε is added).
+
+    Raised by :func:`simulate_bn_chain` (and the BN simulators) for duplicated or constant samples.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics import DegenerateBatchError, simulate_bn_chain
+    >>> try:
+    ...     simulate_bn_chain("relu", 8, 4, 2, input=np.ones((8, 4)), device="cpu")
+    ... except DegenerateBatchError as e:
+    ...     print(str(e)[:47])
+    a row of h has zero variance over the batch (du
+    """
 
 
 def _centring(m: int, blocks: int, dtype, device) -> torch.Tensor:
@@ -81,6 +94,49 @@ def simulate_bn_chain(act, width: int, batch_size: int, depth: int, seeds: int =
     ``input_cov`` (n×n) to draw h_0 with i.i.d. rows N(0, input_cov) per seed. With ``paired_input``
     (a second n×n input covariance) returns ``(G, G')`` for the two batches through the same network.
     ``layers`` defaults to 0..depth.
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    width : int
+        d, the number of neurons.
+    batch_size : int
+        The batch size n.
+    depth : int
+        The number of layers.
+    seeds : int
+        The number of independent networks.
+    method : {"exact", "dense"}
+        Exact in distribution or explicit weight matrices.
+    device : str, optional
+        ``"cpu"``, ``"cuda"`` or ``None``/``"auto"``.
+    input : array_like, optional
+        h_0, ``width × n``.
+    input_cov : array_like, optional
+        n×n: h_0 with i.i.d. rows N(0, input_cov) per seed.
+    paired_input : array_like, optional
+        A second n×n input covariance: two batches through the same network.
+    layers : sequence of int, optional
+        The layers to return (default 0..depth).
+    batchnorm : bool
+        False: the same chain without batch norm (a control).
+    seed : int
+        The random seed.
+    dtype : torch.dtype
+        float64 (default) or float32.
+
+    Returns
+    -------
+    torch.Tensor or tuple of torch.Tensor
+        G_ℓ, ``[seeds, len(layers), n, n]``; ``(G, G')`` with ``paired_input``.
+
+    Examples
+    --------
+    >>> from numerics import simulate_bn_chain
+    >>> G = simulate_bn_chain("relu", 32, 4, 3, seeds=2, device="cpu")
+    >>> tuple(G.shape), G.dtype
+    ((2, 4, 4, 4), torch.float64)
     """
     act = _activation(act)
     if method not in ("exact", "dense"):
@@ -264,6 +320,33 @@ def bn_sphere_grams(act, batch_size: int, width: int, reps: int, *, whiten=None,
     Returns ``G`` [reps, n, n], G = (1/d) Σ_k σ(z_k)σ(z_k)ᵀ for ``reps`` independent draws, and, when ``whiten`` (an
     n×n matrix W) is given, ``fourth`` [reps]: the mean over k of (σ(z_k)ᵀ W σ(z_k))² (with W = C⁻¹, E‖y‖⁴ of Lemma
     9's proof). Cost: reps·d·n normal draws (float64, numpy's PCG64 from ``seed``).
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    batch_size : int
+        The batch size n.
+    width : int
+        d, the number of rows.
+    reps : int
+        The number of independent Gram matrices.
+    whiten : array_like, optional
+        W (n×n) for the fourth moments.
+    seed : int
+        The random seed.
+
+    Returns
+    -------
+    tuple
+        ``(G, fourth)``: G ``[reps, n, n]``; ``fourth`` ``[reps]``, or ``None`` without ``whiten``.
+
+    Examples
+    --------
+    >>> from numerics import bn_sphere_grams
+    >>> G, fourth = bn_sphere_grams("relu", 4, 16, 3)
+    >>> G.shape, fourth is None
+    ((3, 4, 4), True)
     """
     act = _activation(act)
     n = validate.integer(batch_size, "batch size", 2, 4096)

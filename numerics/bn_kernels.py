@@ -57,7 +57,31 @@ def _batches(batches, total: int) -> tuple[int, ...]:
 
 def batch_norm(h: torch.Tensor, eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0,
                batches: tuple[int, ...] | None = None) -> torch.Tensor:
-    """γ (h − h̄)/sqrt(Var h + ε) + β over the last axis (biased variance), per batch when ``batches`` splits it."""
+    """γ (h − h̄)/sqrt(Var h + ε) + β over the last axis (biased variance), per batch when ``batches`` splits it.
+
+    Parameters
+    ----------
+    h : torch.Tensor
+        Pre-activations ``[..., B]``.
+    eps, gamma, beta : float
+        Batch norm's ε and affine γ, β (the paper: 0, 1, 0).
+    batches : tuple of int, optional
+        Sizes adding up to B, each normalised with its own statistics.
+
+    Returns
+    -------
+    torch.Tensor
+        BN(h), the shape of ``h``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from numerics import batch_norm
+    >>> batch_norm(torch.tensor([[1.0, 2.0, 3.0, 6.0]], dtype=torch.float64))
+    tensor([[-1.0690, -0.5345,  0.0000,  1.6036]], dtype=torch.float64)
+    >>> batch_norm(torch.tensor([1.0, 3.0, 0.0, 4.0], dtype=torch.float64), batches=(2, 2))
+    tensor([-1.,  1., -1.,  1.], dtype=torch.float64)
+    """
     parts = torch.split(h, list(batches), dim=-1) if batches is not None and len(batches) > 1 else (h,)
     out = []
     for p in parts:
@@ -69,8 +93,10 @@ def batch_norm(h: torch.Tensor, eps: float = 0.0, gamma: float = 1.0, beta: floa
 
 def _draws(Sigma: np.ndarray, samples: int, seed: int, chunk: int):
     """Chunks of h ~ N(0, Σ) (float64 torch), from one seeded generator."""
+    # the symmetric square root: unlike v·diag(√w) it does not depend on the basis LAPACK picks inside a degenerate
+    # eigenspace (Σ* has a (B − 1)-fold one), which changed with the BLAS thread count and so changed the draws
     w, v = np.linalg.eigh(Sigma)
-    L = torch.as_tensor(v * np.sqrt(np.clip(w, 0, None)), dtype=torch.float64)
+    L = torch.as_tensor((v * np.sqrt(np.clip(w, 0, None))) @ v.T, dtype=torch.float64)
     gen = torch.Generator()
     gen.manual_seed(validate.seed(seed))
     done = 0
@@ -105,7 +131,41 @@ def _samples(samples) -> int:
 def bn_forward_map_mc(act, Sigma, samples: int = 200_000, seed: int = 0, *, eps: float = 0.0, gamma: float = 1.0,
                       beta: float = 0.0, batches=None, chunk: int = 50_000) -> tuple[np.ndarray, np.ndarray]:
     """V(Σ) = E[φ̃(h)φ̃(h)ᵀ], h ~ N(0, Σ), by Monte Carlo; returns (mean, standard error), both (ΣB)×(ΣB).
-    With ``batches=(B₁, B₂)`` the off-diagonal block is the cross-batch kernel of two batches through one network."""
+    With ``batches=(B₁, B₂)`` the off-diagonal block is the cross-batch kernel of two batches through one network.
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    Sigma : array_like
+        Σ, B×B positive semi-definite.
+    samples : int
+        The number of draws.
+    seed : int
+        The random seed.
+    eps, gamma, beta : float
+        Batch norm's ε and affine γ, β (keyword only; the paper: 0, 1, 0).
+    batches : sequence of int, optional
+        Sizes adding up to B: each sub-batch is normalised with its own statistics (several batches through one
+        network); ``None``: one batch.
+    chunk : int
+        Draws per chunk (memory).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(mean, standard error)``, both B×B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory import bsb1_fixed_point
+    >>> from numerics import bn_forward_map_mc
+    >>> mean, se = bn_forward_map_mc("relu", np.eye(4), samples=20000)
+    >>> fp = bsb1_fixed_point("relu", 4)              # one step from I lands on Σ* for ReLU (q* = 1/2)
+    >>> bool(np.all(abs(mean - fp.sigma) < 5 * se + 1e-12))
+    True
+    """
     act = _activation(act)
     S = _check_sigma(Sigma)
     sizes = _batches(batches, S.shape[0])
@@ -138,7 +198,43 @@ def bn_backward_map_mc(act, Sigma, Delta, samples: int = 100_000, seed: int = 0,
                        chunk: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
     """V_back(Σ){Δ} = E[JᵀΔJ] with J = ∂φ̃(h)/∂h at h ~ N(0, Σ): the gradient covariance one layer down when the
     gradient covariance at φ̃'s output is Δ. Returns (mean, standard error). With several ``batches`` J is
-    block-diagonal and the off-diagonal blocks of the result are E[J₁ᵀΔ₁₂J₂] (the cross-batch backward kernel)."""
+    block-diagonal and the off-diagonal blocks of the result are E[J₁ᵀΔ₁₂J₂] (the cross-batch backward kernel).
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    Sigma : array_like
+        Σ, B×B positive semi-definite.
+    Delta : array_like
+        Δ, B×B.
+    samples : int
+        The number of draws.
+    seed : int
+        The random seed.
+    eps, gamma, beta : float
+        Batch norm's ε and affine γ, β (keyword only; the paper: 0, 1, 0).
+    batches : sequence of int, optional
+        Sizes adding up to B: each sub-batch is normalised with its own statistics (several batches through one
+        network); ``None``: one batch.
+    chunk : int
+        Draws per chunk (memory).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(mean, standard error)``, both B×B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory import backward_map_quadrature
+    >>> from numerics import bn_backward_map_mc
+    >>> mean, se = bn_backward_map_mc("tanh", np.eye(4), np.eye(4), samples=20000)
+    >>> exact = backward_map_quadrature("tanh", np.eye(4), np.eye(4)).value   # the deterministic route
+    >>> bool(np.all(abs(mean - exact) < 5 * se))
+    True
+    """
     act = _activation(act)
     S = _check_sigma(Sigma)
     n = S.shape[0]
@@ -173,7 +269,29 @@ class BackwardOperator:
     ``matrix``: in the basis of :func:`numerics.bn_meanfield.sym_basis` (coordinates: upper triangle, row-major);
     ``eigenvalues``: descending by real part; ``top_eigenvector``: a B×B matrix (unit Frobenius norm);
     ``lambda_G``, ``lambda_G_se``: E‖GJ‖²_F/(B − k) (G the per-batch centring, k batches) and its standard error —
-    the eigenvalue on G for one batch. :meth:`apply` maps Δ (any symmetric B×B matrices, batched) to E[JᵀΔJ]."""
+    the eigenvalue on G for one batch. :meth:`apply` maps Δ (any symmetric B×B matrices, batched) to E[JᵀΔJ].
+
+    Attributes
+    ----------
+    matrix : numpy.ndarray
+        The operator, B(B + 1)/2 × B(B + 1)/2.
+    eigenvalues : numpy.ndarray
+        Its eigenvalues, descending by real part (``top_eigenvalue``: the first one's real part).
+    top_eigenvector : numpy.ndarray
+        B×B, unit Frobenius norm.
+    lambda_G, lambda_G_se : float
+        E‖GJ‖²_F/(B − k) and its standard error.
+    samples : int
+        The number of draws.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics import bn_backward_operator_mc
+    >>> op = bn_backward_operator_mc("tanh", np.eye(4), samples=20000)
+    >>> op.matrix.shape, op.top_eigenvector.shape, op.samples
+    ((10, 10), (4, 4), 20000)
+    """
 
     matrix: np.ndarray
     eigenvalues: np.ndarray
@@ -206,7 +324,41 @@ def bn_backward_operator_mc(act, Sigma, samples: int = 100_000, seed: int = 0, *
                             chunk: int = 20_000) -> BackwardOperator:
     """The backward map at Σ as a matrix (Σ of size B ≤ 24, one batch or several ``batches`` through one network),
     its spectrum and λ_G with a standard error. At the BSB1 fixed point its top eigenvalue is the gradient-explosion
-    rate λ_max (Theorem 7); elsewhere it is the local rate along the trajectory."""
+    rate λ_max (Theorem 7); elsewhere it is the local rate along the trajectory.
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    Sigma : array_like
+        Σ, B×B positive semi-definite, B ≤ 24.
+    samples : int
+        The number of draws.
+    seed : int
+        The random seed.
+    eps, gamma, beta : float
+        Batch norm's ε and affine γ, β (keyword only; the paper: 0, 1, 0).
+    batches : sequence of int, optional
+        Sizes adding up to B: each sub-batch is normalised with its own statistics (several batches through one
+        network); ``None``: one batch.
+    chunk : int
+        Draws per chunk (memory).
+
+    Returns
+    -------
+    BackwardOperator
+        The matrix, its spectrum, the top eigenvector and λ_G.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory import backward_operator_quadrature
+    >>> from numerics import bn_backward_operator_mc
+    >>> op = bn_backward_operator_mc("tanh", np.eye(4), samples=20000)
+    >>> exact = backward_operator_quadrature("tanh", np.eye(4)).top_eigenvalue    # 1.282751…
+    >>> bool(abs(op.top_eigenvalue - exact) < 0.05)
+    True
+    """
     act = _activation(act)
     S = _check_sigma(Sigma)
     B = S.shape[0]

@@ -73,7 +73,34 @@ def bn_meanfield_map_laplace(Sigma, alpha: float = 1.0, h: float = 0.3, gaussian
     (≈1e-10 for non-integer α, where k_α is a 32-node Gauss–Jacobi rule).
 
     ``gaussian_moments``: for another φ positive-homogeneous of degree α, a function C[T, B, B] → V_φ(C)[T, B, B].
-    ``det_power``: the exponent of det(I + 2sΣ^G)⁻¹ — 1/2 in eq (11); other values only for negative controls."""
+    ``det_power``: the exponent of det(I + 2sΣ^G)⁻¹ — 1/2 in eq (11); other values only for negative controls.
+
+    Parameters
+    ----------
+    Sigma : array_like
+        Σ, B×B (or a stack ``[T, B, B]``).
+    alpha : float
+        α > 0.
+    h : float
+        The step of the s-quadrature.
+    gaussian_moments : callable, optional
+        V_φ for another positive-homogeneous φ.
+    det_power : float
+        The exponent of the determinant (1/2 in eq 11).
+
+    Returns
+    -------
+    numpy.ndarray
+        V_φ̃(Σ), the shape of ``Sigma``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics import bn_meanfield_map_laplace
+    >>> V = bn_meanfield_map_laplace(np.eye(4))                  # ReLU: a BSB1 matrix with diagonal 1/2
+    >>> round(float(V[0, 0]), 10), round(float(V[0, 1]), 6)
+    (0.5, 0.084748)
+    """
     S = _check_sigma(Sigma)
     if not alpha > 0:
         raise DeepinitError("the Laplace method needs a positive homogeneity degree α")
@@ -114,12 +141,39 @@ def bn_meanfield_map_laplace(Sigma, alpha: float = 1.0, h: float = 0.3, gaussian
 
 
 def bn_meanfield_map_mc(act, Sigma, samples: int = 200_000, seed: int = 0, chunk: int = 100_000):
-    """V_φ̃(Σ) by Monte Carlo over h ~ N(0, Σ); returns (mean, standard error), any activation."""
+    """V_φ̃(Σ) by Monte Carlo over h ~ N(0, Σ); returns (mean, standard error), any activation (bn-mean-field eq 10).
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    Sigma : array_like
+        Σ, B×B positive semi-definite.
+    samples : int
+        The number of draws.
+    seed : int
+        The random seed.
+    chunk : int
+        Draws per chunk (memory).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(mean, standard error)``, both B×B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics import bn_meanfield_map_laplace, bn_meanfield_map_mc
+    >>> mean, se = bn_meanfield_map_mc("relu", np.eye(4), samples=20000)
+    >>> bool(np.all(abs(mean - bn_meanfield_map_laplace(np.eye(4))) < 5 * se + 1e-12))
+    True
+    """
     act = _activation(act)
     S = _check_sigma(Sigma)
     B = S.shape[0]
     w, v = np.linalg.eigh(S)
-    L = v * np.sqrt(np.clip(w, 0, None))
+    L = (v * np.sqrt(np.clip(w, 0, None))) @ v.T   # symmetric root: independent of LAPACK's basis in degenerate
     G = centering(B)
     rng = np.random.default_rng(validate.seed(seed))
     s1 = np.zeros((B, B))
@@ -150,7 +204,26 @@ def bn_meanfield_map_mc(act, Sigma, samples: int = 200_000, seed: int = 0, chunk
 
 @dataclass
 class CovarianceShape:
-    """What a covariance matrix looks like: ``kind`` ∈ {"BSB1", "BSB2", "other"}."""
+    """What a covariance matrix looks like: ``kind`` ∈ {"BSB1", "BSB2", "other"}.
+
+    Attributes
+    ----------
+    kind : str
+        ``"BSB1"``, ``"BSB2"`` or ``"other"``.
+    distance_bsb1 : float
+        ‖Σ − P_BSB1 Σ‖_F/‖Σ‖_F.
+    groups : tuple
+        For BSB2: the two index groups.
+    distance_bsb2 : float
+        ‖Σ − P_blocks Σ‖_F/‖Σ‖_F for the detected grouping.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics import classify_covariance
+    >>> classify_covariance(0.5 * np.eye(4) + 0.1).kind
+    'BSB1'
+    """
 
     kind: str
     distance_bsb1: float             # ‖Σ − P_BSB1 Σ‖_F/‖Σ‖_F
@@ -178,7 +251,30 @@ def _block_projection(S: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 def classify_covariance(Sigma, tol: float = 1e-6) -> CovarianceShape:
     """BSB1 if Σ is (1 − tol)-close to q((1 − c)I + c11ᵀ); else BSB2 if the batch splits into two groups with
-    block-constant entries (groups from the sign of the top non-constant eigenvector of the correlation)."""
+    block-constant entries (groups from the sign of the top non-constant eigenvector of the correlation).
+
+    Parameters
+    ----------
+    Sigma : array_like
+        Σ, B×B.
+    tol : float
+        The relative Frobenius distance within which a shape is recognised.
+
+    Returns
+    -------
+    CovarianceShape
+        ``kind`` and the distances; ``str()`` names the shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics import classify_covariance
+    >>> str(classify_covariance(0.5 * np.eye(4) + 0.1))
+    'BSB1'
+    >>> S = np.kron(np.array([[1.0, -0.5], [-0.5, 1.0]]), np.ones((2, 2))) + np.eye(4)
+    >>> str(classify_covariance(S))
+    'BSB2 (groups of 2 and 2)'
+    """
     S = np.asarray(Sigma, dtype=float)
     B = S.shape[0]
     nrm = float(np.linalg.norm(S))
@@ -208,6 +304,27 @@ def classify_covariance(Sigma, tol: float = 1e-6) -> CovarianceShape:
 
 @dataclass
 class MeanFieldIteration:
+    """The iterates of the BN mean-field map (:func:`iterate_bn_meanfield`) and the shape of the last one.
+
+    Attributes
+    ----------
+    trajectory : numpy.ndarray
+        ``[depth + 1, B, B]``: Σ⁰, …, Σ^depth.
+    shape : CovarianceShape
+        The shape of the last iterate.
+    converged : bool
+        The last step moved less than ``tol`` (relative).
+    step_change : float
+        The relative change of the last step.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics import iterate_bn_meanfield
+    >>> it = iterate_bn_meanfield("relu", np.eye(4), 5)
+    >>> it.trajectory.shape, str(it.shape), it.converged
+    ((6, 4, 4), 'BSB1', True)
+    """
     trajectory: np.ndarray   # [depth + 1, B, B]
     shape: CovarianceShape   # of the last iterate
     converged: bool          # last step moved less than tol (relative)
@@ -221,7 +338,40 @@ class MeanFieldIteration:
 def iterate_bn_meanfield(act, Sigma0, depth: int, *, method: str = "auto", alpha: float | None = None,
                          samples: int = 200_000, seed: int = 0, tol: float = 1e-8) -> MeanFieldIteration:
     """Σ^l = V_φ̃(Σ^{l−1}) for ``depth`` steps. ``method``: "laplace" (α-ReLU, exact), "mc", or "auto"
-    (Laplace when the activation is max(x,0)^α, else Monte Carlo). The limit is classified (BSB1, BSB2, other)."""
+    (Laplace when the activation is max(x,0)^α, else Monte Carlo). The limit is classified (BSB1, BSB2, other).
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    Sigma0 : array_like
+        Σ⁰, B×B.
+    depth : int
+        The number of steps.
+    method : {"auto", "laplace", "mc"}
+        The route of each step.
+    alpha : float, optional
+        α of max(x, 0)^α for ``"laplace"`` (default: detected from the activation).
+    samples : int
+        Monte Carlo draws per step.
+    seed : int
+        The random seed of the Monte Carlo steps.
+    tol : float
+        The relative step below which the iteration counts as converged.
+
+    Returns
+    -------
+    MeanFieldIteration
+        The trajectory, the shape of the last iterate and whether it converged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics import iterate_bn_meanfield
+    >>> it = iterate_bn_meanfield("relu", np.eye(4), 5)        # ReLU: Laplace route, BSB1 limit (Theorem 4)
+    >>> round(float(it.trajectory[-1, 0, 0]), 10), str(it.shape)
+    (0.5, 'BSB1')
+    """
     act = _activation(act)
     S = _check_sigma(Sigma0)
     if method == "auto":
@@ -327,7 +477,30 @@ class BNGradientRun:
     ``grad_gram[s, l−1] = Π^l = g^l g^lᵀ``
     (B×B, g^l = ∂L/∂h^l summed over the N neurons; tr Π^l = ‖∂L/∂h^l‖²). In the mean-field limit
     Π^{l−1} = V_back(Σ^{l−1}){Π^l} (bn-mean-field eq 21), Σ^{l−1} = ``cov[s, l−2]``, with the cross-batch blocks when
-    the run has several ``batches``."""
+    the run has several ``batches``.
+
+    Attributes
+    ----------
+    sq_grad : numpy.ndarray
+        ``[seeds, depth]``: ‖∂L/∂h^l‖².
+    cov : numpy.ndarray
+        ``[seeds, depth, B, B]``: h^l h^lᵀ/N.
+    width : int
+        N, the number of neurons.
+    batch_size : int
+        The batch size B.
+    method : str
+        ``"dense"`` or ``"exact"``.
+    grad_gram : numpy.ndarray or None
+        ``[seeds, depth, B, B]``: Π^l (only with ``grad_gram=True``).
+
+    Examples
+    --------
+    >>> from numerics import simulate_bn_gradients
+    >>> run = simulate_bn_gradients("relu", 32, 4, 3, seeds=2, device="cpu")
+    >>> run.sq_grad.shape, run.cov.shape, run.grad_gram is None
+    ((2, 3), (2, 3, 4, 4), True)
+    """
 
     sq_grad: np.ndarray
     cov: np.ndarray
@@ -366,6 +539,50 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
     Batch norm: γ (h − h̄)/sqrt(Var h + ε) + β per neuron (the paper: ε = 0, γ = 1, β = 0); ``batches``
     (sizes adding up to B) normalises each sub-batch with its own statistics — several batches through one network,
     whose covariance ``cov`` then holds the cross-batch blocks.
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    width : int
+        N, the number of neurons per layer.
+    batch_size : int
+        The batch size B.
+    depth : int
+        The number of layers.
+    seeds : int
+        The number of independent networks.
+    method : {"dense", "exact"}
+        Explicit weight matrices, or exact in distribution.
+    input : array_like, optional
+        A B×N₀ input batch for every seed.
+    device : str, optional
+        ``"cpu"``, ``"cuda"`` or ``None``/``"auto"``.
+    dtype : torch.dtype
+        float64 (default) or float32.
+    seed : int
+        The random seed.
+    eps, gamma, beta : float
+        Batch norm's ε and affine γ, β (keyword only; the paper: 0, 1, 0).
+    batches : sequence of int, optional
+        Sizes adding up to B: each sub-batch is normalised with its own statistics (several batches through one
+        network); ``None``: one batch.
+    readout_cov : array_like, optional
+        B×B covariance of each neuron's readout weights.
+    grad_gram : bool
+        Also record the gradient Grams Π^l.
+
+    Returns
+    -------
+    BNGradientRun
+        ``sq_grad``, ``cov`` (and ``grad_gram``).
+
+    Examples
+    --------
+    >>> from numerics import simulate_bn_gradients
+    >>> run = simulate_bn_gradients("relu", 32, 4, 3, seeds=2, device="cpu")
+    >>> run.width, run.batch_size, run.method, bool((run.sq_grad > 0).all())
+    (32, 4, 'dense', True)
     """
     from .bn_kernels import _batches, _bn_params
     eps, gamma, beta = _bn_params(eps, gamma, beta)

@@ -171,7 +171,7 @@ def _shaped_layers(shape, depth, V0, samples, method, seed, device, dtype, layer
     if method == "dense":
         # explicit inputs x (m × n_in = n) with Gram V0, weights W (n × n) per sample and layer
         w, v = torch.linalg.eigh(torch.as_tensor(V0, dtype=dtype, device=dev))
-        root = v * torch.sqrt(torch.clamp(w, min=0))
+        root = (v * torch.sqrt(torch.clamp(w, min=0))) @ v.T    # symmetric: no dependence on eigh's basis
         G0 = torch.randn(samples, m, n, generator=gen, dtype=dtype, device=dev)
         q, _ = torch.linalg.qr(G0.transpose(1, 2))                     # orthonormal columns, n × m
         x = math.sqrt(n) * (root @ q.transpose(1, 2))                  # rows with ⟨x^α, x^β⟩/n = V0

@@ -46,7 +46,29 @@ VARIANTS = ("layernorm", "meanfield-centering", "no-normalisation", "meanfield-n
 
 class SimulationDiverged(ArithmeticError):
     """The network's values overflowed or became non-finite; ``layer`` is the first bad layer and
-    ``partial`` the Gram tensor [seeds, layers, n, n] of the requested layers before it."""
+    ``partial`` the Gram tensor [seeds, layers, n, n] of the requested layers before it.
+
+    Raised by :func:`simulate_isometry_mlp`; ``seeds`` lists the seeds (batch indices) that diverged.
+
+    Parameters
+    ----------
+    layer : int
+        The first layer with non-finite values.
+    partial : torch.Tensor
+        The Gram matrices of the requested layers before ``layer``.
+    seeds : list of int
+        The seeds that diverged (empty: every seed).
+
+    Examples
+    --------
+    >>> from numerics import SimulationDiverged, equicorrelated_gram, simulate_isometry_mlp
+    >>> try:                                          # exp without normalisation overflows within a few layers
+    ...     simulate_isometry_mlp("exp(x)", 16, equicorrelated_gram(3, 0.5), depth=200, variant="no-normalisation",
+    ...                           device="cpu")
+    ... except SimulationDiverged as e:
+    ...     print(e.layer, tuple(e.partial.shape), e.seeds)
+    3 (1, 3, 3, 3) [0]
+    """
 
     def __init__(self, layer: int, partial: torch.Tensor, seeds: list[int]):
         which = f"seed(s) {seeds}" if seeds else "every seed"
@@ -55,6 +77,24 @@ class SimulationDiverged(ArithmeticError):
 
 
 def default_device(device: str | None = None) -> torch.device:
+    """The torch device of a simulation: CUDA when available for ``None``/``"auto"``, else the one named.
+
+    Parameters
+    ----------
+    device : str, optional
+        ``"cpu"``, ``"cuda"``, ``"cuda:1"``, …, or ``None``/``"auto"``.
+
+    Returns
+    -------
+    torch.device
+        The device; ``ValueError`` if CUDA is named but not available.
+
+    Examples
+    --------
+    >>> from numerics import default_device
+    >>> default_device("cpu")
+    device(type='cpu')
+    """
     if device in (None, "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():
@@ -68,6 +108,32 @@ def inputs_with_gram(G0: np.ndarray, width: int, generator: torch.Generator | No
 
     Columns are Q R with Q orthonormal and orthogonal to the all-ones vector (so centring is
     the identity) and RᵀR = G0 (G0 must have unit diagonal).
+
+    Parameters
+    ----------
+    G0 : array_like
+        The n×n Gram matrix, unit diagonal.
+    width : int
+        d > n.
+    generator : torch.Generator, optional
+        The random generator of Q (CPU).
+    dtype : torch.dtype
+        float64 (default) or float32.
+    device : str or torch.device
+        Where the result is put.
+
+    Returns
+    -------
+    torch.Tensor
+        X^0, d×n, with centred columns and X^0ᵀX^0 = G0.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from numerics import equicorrelated_gram, inputs_with_gram
+    >>> X = inputs_with_gram(equicorrelated_gram(3, 0.5), 8, torch.Generator().manual_seed(0))
+    >>> tuple(X.shape), torch.allclose(X.T @ X, torch.tensor(equicorrelated_gram(3, 0.5)))
+    ((8, 3), True)
     """
     G0 = np.asarray(G0, dtype=float)
     n = G0.shape[0]
@@ -102,6 +168,49 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
     Returns a tensor ``[seeds, len(layers), n, n]`` (``layers`` defaults to 0..depth). ``widths``: the width of each
     layer 1..depth (variable-width MLPs, Fig B.4; ``method="exact"`` only), instead of one ``width``.
     Raises :class:`SimulationDiverged` (with the layers computed so far) if values overflow.
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    width : int
+        d, the width of every layer.
+    input_gram : array_like
+        G^0, the n×n input Gram matrix (unit diagonal; :func:`equicorrelated_gram`, :func:`embedded_input_gram`).
+    depth : int
+        The number of layers.
+    seeds : int
+        The number of independent networks.
+    variant : str
+        One of :data:`VARIANTS` (the module docstring).
+    method : {"exact", "dense"}
+        Exact in distribution (O(d n²) per layer) or explicit weight matrices.
+    seed : int
+        The random seed.
+    device : str, optional
+        ``"cpu"``, ``"cuda"`` or ``None``/``"auto"`` (:func:`default_device`).
+    dtype : torch.dtype
+        float64 (default) or float32.
+    layers : sequence of int, optional
+        The layers to return (default 0..depth).
+    gain : float
+        The gain g of the ``"xavier"`` variant.
+    widths : sequence of int, optional
+        One width per layer 1..depth instead of ``width`` (``method="exact"``).
+
+    Returns
+    -------
+    torch.Tensor
+        G^ℓ, ``[seeds, len(layers), n, n]``.
+
+    Examples
+    --------
+    >>> from numerics import equicorrelated_gram, simulate_isometry_mlp
+    >>> G = simulate_isometry_mlp("tanh", 64, equicorrelated_gram(3, 0.5), depth=3, seeds=2, device="cpu")
+    >>> tuple(G.shape), G.dtype
+    ((2, 4, 3, 3), torch.float64)
+    >>> [round(float(v), 12) for v in G[0, 3].diagonal()]        # layer normalisation: unit diagonal
+    [1.0, 1.0, 1.0]
     """
     act = _activation(act)
     if variant not in VARIANTS:
@@ -186,14 +295,54 @@ def _layers(act, sigma, G0, width, n, depth, seeds, layers, variant, method, gen
 
 
 def equicorrelated_gram(n: int, rho0: float) -> np.ndarray:
-    """(1−ρ₀) I + ρ₀ 11ᵀ: the input Gram used by default (non-degenerate for −1/(n−1) < ρ₀ < 1)."""
+    """(1−ρ₀) I + ρ₀ 11ᵀ: the input Gram used by default (non-degenerate for −1/(n−1) < ρ₀ < 1).
+
+    Parameters
+    ----------
+    n : int
+        The batch size.
+    rho0 : float
+        ρ₀, the correlation of every pair.
+
+    Returns
+    -------
+    numpy.ndarray
+        The n×n matrix.
+
+    Examples
+    --------
+    >>> from numerics import equicorrelated_gram
+    >>> equicorrelated_gram(3, 0.5)
+    array([[1. , 0.5, 0.5],
+           [0.5, 1. , 0.5],
+           [0.5, 0.5, 1. ]])
+    """
     return (1 - rho0) * np.eye(n) + rho0 * np.ones((n, n))
 
 
 def embedded_input_gram(samples) -> np.ndarray:
     """The Gram matrix G^0 of eq (1)'s first embedding x^0 = LN(x − x̄)/√d of real inputs (samples as rows, any
     feature count): each sample centred over its features and scaled to unit norm, then G^0 = X^0ᵀX^0 (unit
-    diagonal). A constant sample (no variation over its features) has no embedding: a DeepinitError says which."""
+    diagonal). A constant sample (no variation over its features) has no embedding: a DeepinitError says which.
+
+    Parameters
+    ----------
+    samples : array_like
+        The inputs, one per row (at least 2 rows of at least 2 features).
+
+    Returns
+    -------
+    numpy.ndarray
+        G^0, n×n with unit diagonal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics import embedded_input_gram
+    >>> G = embedded_input_gram([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0], [2.0, 2.0, 5.0]])
+    >>> [round(float(G[0, 1]), 12), round(float(G[0, 2]), 6)]
+    [-1.0, 0.866025]
+    """
     X = np.asarray(samples, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 2:
         raise DeepinitError("embedded_input_gram: give at least 2 samples (rows) of at least 2 features")

@@ -11,7 +11,26 @@ import torch
 
 
 def psd_sqrt(G: torch.Tensor) -> torch.Tensor:
-    """Symmetric square root of a batch of PSD matrices (robust to singular G)."""
+    """Symmetric square root of a batch of PSD matrices (robust to singular G).
+
+    Parameters
+    ----------
+    G : torch.Tensor
+        Symmetric positive semi-definite matrices, ``[..., n, n]`` (negative eigenvalues from rounding count as 0).
+
+    Returns
+    -------
+    torch.Tensor
+        R = Rᵀ with R R = G, the same shape.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from numerics import psd_sqrt
+    >>> psd_sqrt(torch.tensor([[4.0, 0.0], [0.0, 9.0]], dtype=torch.float64))
+    tensor([[2., 0.],
+            [0., 3.]], dtype=torch.float64)
+    """
     G = 0.5 * (G + G.transpose(-1, -2))
     w, v = torch.linalg.eigh(G)
     return (v * torch.sqrt(torch.clamp(w, min=0))[..., None, :]) @ v.transpose(-1, -2)

@@ -61,6 +61,13 @@ class MLPRun:
     config : dict
         What ran: activation, sigma_w2, sigma_b2, keep, width, widths (N₀..N_L), depth, n_inputs, method, dtype,
         device, seeds, tangent, backprop.
+
+    Examples
+    --------
+    >>> from numerics import inputs_with_moments, simulate_mlp
+    >>> run = simulate_mlp("tanh", 1.5, 0.05, 64, 3, inputs_with_moments(1.0, 0.5, 2, 64), seeds=2, device="cpu")
+    >>> run.cov.shape, run.q.shape, run.tangent_sq is None, run.config["depth"]
+    ((2, 4, 2, 2), (2, 4, 2), True, 3)
     """
 
     cov: np.ndarray
@@ -94,6 +101,24 @@ class MLPRun:
 
 def inputs_with_moments(q: float, c: float, n: int, dim: int, seed: int = 0) -> np.ndarray:
     """n inputs (rows, dimension ``dim``) with x_a·x_a/dim = q and x_a·x_b/dim = q c exactly (random orientation).
+
+    Parameters
+    ----------
+    q : float
+        q⁰ > 0, the squared length per dimension.
+    c : float
+        c⁰, the correlation of every pair, −1/(n − 1) ≤ c ≤ 1.
+    n : int
+        The number of inputs.
+    dim : int
+        N₀ ≥ n, their dimension.
+    seed : int
+        The random seed of the orientation.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[n, dim]``, one input per row.
 
     Examples
     --------
@@ -141,6 +166,7 @@ def simulate_mlp(act, sigma_w2: float, sigma_b2: float, width, depth: int, input
     Parameters
     ----------
     act : Activation or str
+        Anything :func:`theory.activation` accepts.
     sigma_w2, sigma_b2 : float
         Weight and bias variances (W_ij ~ N(0, σ_w²/N_{l−1}), b_i ~ N(0, σ_b²)).
     width : int or sequence of int
@@ -161,12 +187,17 @@ def simulate_mlp(act, sigma_w2: float, sigma_b2: float, width, depth: int, input
         Record forward tangents along ``tangent_direction`` ([n, N₀]; default i.i.d. N(0, 1) per seed).
     backprop : bool
         Record |∂E/∂z^l|² of the random linear readout.
+    tangent_direction : array [n, N₀], optional
+        The direction of the forward tangents (keyword only).
+    seed : int
+        The first seed when ``seeds`` is a count (keyword only).
     device : str, optional
         ``"cpu"``, ``"cuda"`` or None/"auto".
 
     Returns
     -------
     MLPRun
+        The covariances K^l (and tangents, gradients) per seed and layer.
 
     Examples
     --------

@@ -18,12 +18,12 @@ from theory.errors import DeepinitError
 @pytest.mark.parametrize("act,B", [("relu", 8), ("tanh", 32), ("gelu", 16)])
 def test_the_affine_route_reduces_to_the_papers_bn(act, B):
     """ε → 0, γ → 1 go through the radial quadrature, not the ε = 0 code: they must give Theorem 4 and λ_max."""
-    fp0, lam0 = tbm.bsb1_fixed_point(act, B), tbm.gradient_explosion_rate(act, B)
+    fp0, lam0 = tbm.bsb1_fixed_point(act, B), float(tbm.gradient_explosion_rate(act, B))
     fp = tbm.bsb1_fixed_point(act, B, eps=1e-14)
     assert (fp.eps, fp.gamma, fp.beta) == (1e-14, 1.0, 0.0)
     assert fp.q == pytest.approx(fp0.q, rel=1e-9) and fp.c == pytest.approx(fp0.c, rel=1e-9, abs=1e-12)
-    assert tbm.gradient_explosion_rate(act, B, eps=1e-14) == pytest.approx(lam0, rel=1e-8)
-    assert tbm.gradient_explosion_rate(act, B, gamma=1 + 1e-12) == pytest.approx(lam0, rel=1e-9)
+    assert float(tbm.gradient_explosion_rate(act, B, eps=1e-14)) == pytest.approx(lam0, rel=1e-8)
+    assert float(tbm.gradient_explosion_rate(act, B, gamma=1 + 1e-12)) == pytest.approx(lam0, rel=1e-9)
 
 
 def test_relu_homogeneity_at_any_eps():
@@ -34,7 +34,7 @@ def test_relu_homogeneity_at_any_eps():
     for eps in (1e-3, 0.05, 0.2):
         assert tbm.bsb1_fixed_point("relu", B, eps=eps).c == pytest.approx(fp0.c, rel=1e-10)
     assert tbm.bsb1_fixed_point("relu", B, gamma=2.0).q == pytest.approx(4 * fp0.q, rel=1e-10)
-    assert tbm.gradient_explosion_rate("relu", B, gamma=2.0) == pytest.approx(tbm.gradient_explosion_rate("relu", B),
+    assert float(tbm.gradient_explosion_rate("relu", B, gamma=2.0)) == pytest.approx(float(tbm.gradient_explosion_rate("relu", B)),
                                                                               rel=1e-10)
 
 
@@ -49,9 +49,9 @@ def test_large_eps_collapses_the_batch_at_the_predicted_critical_eps():
     assert below.s > 1e-4 and above.s == 0.0 and above.c == 1.0
     for eps in (2.0, 5.0):
         assert tbm.bsb1_fixed_point("tanh", 12, eps=eps).s == 0.0
-        assert tbm.gradient_explosion_rate("tanh", 12, eps=eps) == pytest.approx(1 / eps, rel=1e-10)
+        assert float(tbm.gradient_explosion_rate("tanh", 12, eps=eps)) == pytest.approx(1 / eps, rel=1e-10)
     # ε ameliorates but does not remove the explosion below ε_c: λ_max decreases in ε and stays above 1
-    lams = [tbm.gradient_explosion_rate("relu", B, eps=e) for e in (0.0, 0.01, 0.1, 0.9 * eps_c)]
+    lams = [float(tbm.gradient_explosion_rate("relu", B, eps=e)) for e in (0.0, 0.01, 0.1, 0.9 * eps_c)]
     assert all(a > b for a, b in zip(lams, lams[1:])) and lams[-1] > 1
 
 
@@ -74,7 +74,7 @@ def test_theory_fixed_point_and_rate_agree_with_monte_carlo(kw):
     radial × sphere quadrature is E‖GJ‖²_F/(B − 1) with J from autograd (within 4 standard errors) and the top
     eigenvalue of the estimated backward operator (G its eigenvector)."""
     B, act = 6, "tanh"
-    fp, lam = tbm.bsb1_fixed_point(act, B, **kw), tbm.gradient_explosion_rate(act, B, **kw)
+    fp, lam = tbm.bsb1_fixed_point(act, B, **kw), float(tbm.gradient_explosion_rate(act, B, **kw))
     mean, se = nbk.bn_forward_map_mc(act, fp.sigma, 200_000, seed=1, **kw)
     assert np.max(np.abs(mean - fp.sigma) / se) < 4.5
     op = nbk.bn_backward_operator_mc(act, fp.sigma, 160_000, seed=2, **kw)  # se ≈ 0.17%: resolves a 1% error
@@ -92,7 +92,7 @@ def test_the_operator_at_the_papers_fixed_point_gives_lambda_max():
     B = 5
     fp = tbm.bsb1_fixed_point("relu", B)
     op = nbk.bn_backward_operator_mc("relu", fp.sigma, 60_000, seed=4)
-    lam = tbm.gradient_explosion_rate("relu", B)
+    lam = float(tbm.gradient_explosion_rate("relu", B))
     assert abs(op.top_eigenvalue - lam) < 5 * op.lambda_G_se and abs(op.lambda_G - lam) < 4 * op.lambda_G_se
 
 
@@ -136,7 +136,7 @@ def test_finite_width_networks_follow_the_eps_theory(eps):
     """Width 1000, B = 8, ReLU: the deep-layer covariance is Σ*_ε (q* within 3%, c* within 0.01) and the squared
     gradient grows at λ_G(ε) (the 95% interval over seeds, widened by 1% for finite width, contains it)."""
     B = 8
-    fp, lam = tbm.bsb1_fixed_point("relu", B, eps=eps), tbm.gradient_explosion_rate("relu", B, eps=eps)
+    fp, lam = tbm.bsb1_fixed_point("relu", B, eps=eps), float(tbm.gradient_explosion_rate("relu", B, eps=eps))
     run = nbm.simulate_bn_gradients("relu", 1000, B, 40, seeds=8, method="exact", seed=3, eps=eps)
     est, (lo, hi), _ = run.growth_rate()
     assert lo * 0.99 <= lam <= hi * 1.01, (lam, est, lo, hi)
@@ -154,8 +154,8 @@ def test_cross_batch_kernel_of_networks_matches_the_two_batch_map():
     run = nbm.simulate_bn_gradients("relu", 1000, 2 * B, 30, seeds=6, method="exact", seed=5, batches=(B, B), **kw)
     net = run.cov[:, 15:].mean(axis=(0, 1))
     S = run.cov[:, 0].mean(axis=0)
-    for _ in range(25):
-        S, _se = nbk.bn_forward_map_mc("relu", S, 40_000, seed=9, batches=(B, B), **kw)
+    for _ in range(25):   # one seed for every step: the sample map's fixed point is off by ≈ 3–5 of its SEs (1.2e-3)
+        S, _se = nbk.bn_forward_map_mc("relu", S, 160_000, seed=9, batches=(B, B), **kw)
     fp = tbm.bsb1_fixed_point("relu", B, **kw)
     assert np.allclose(net[:B, :B], fp.sigma, atol=0.02) and np.allclose(S[:B, :B], fp.sigma, atol=0.01)
     cross_net, cross_mf = float(net[:B, B:].mean()), float(S[:B, B:].mean())
@@ -260,7 +260,7 @@ def test_backward_map_quadrature_at_the_fixed_point_gives_lambda_max(eps):
         fp = bsb1_fixed_point(act, B, eps=eps)
         q = backward_map_quadrature(act, fp.sigma, G, eps=eps)
         lam = np.trace(q.value) / (B - 1)
-        ref = gradient_explosion_rate(act, B, eps=eps)
+        ref = float(gradient_explosion_rate(act, B, eps=eps))
         assert abs(lam / ref - 1) <= (tol if tol else 3 * q.error * B / (B - 1) / ref), (act, lam, ref, q.error)
 
 
@@ -300,7 +300,7 @@ def test_backward_operator_quadrature_spectrum_and_consistency():
                         gradient_explosion_rate)
     B = 4
     op_star = backward_operator_quadrature("tanh", bsb1_fixed_point("tanh", B).sigma)
-    assert op_star.top_eigenvalue == pytest.approx(gradient_explosion_rate("tanh", B), rel=1e-12)
+    assert op_star.top_eigenvalue == pytest.approx(float(gradient_explosion_rate("tanh", B)), rel=1e-12)
     S, D = _random_sigma_delta(B)
     op = backward_operator_quadrature("tanh", S, eps=0.05)
     iu = np.triu_indices(B)
@@ -419,3 +419,25 @@ def test_readout_cov_is_validated():
         nbm.simulate_bn_gradients("tanh", 50, 4, 3, readout_cov=np.eye(3))
     with pytest.raises(DeepinitError, match="readout_cov"):
         nbm.simulate_bn_gradients("tanh", 50, 4, 3, readout_cov=-np.eye(4))
+
+
+def test_the_monte_carlo_draws_do_not_depend_on_the_blas_thread_count():
+    """Σ* has a (B − 1)-fold eigenvalue: a factor v·diag(√w) from eigh depends on the basis LAPACK picks inside it,
+    which changed with OMP_NUM_THREADS (λ_G moved by one standard error between 1 and 2 threads at the same seed).
+    The symmetric square root does not; the same seed gives the same numbers."""
+    import os
+    import subprocess
+    import sys
+    code = ("import numpy as np, theory.bn_meanfield as tbm, numerics.bn_kernels as nbk\n"
+            "kw = dict(eps=0.1, gamma=1.5, beta=0.2)\n"
+            "fp = tbm.bsb1_fixed_point('tanh', 6, **kw)\n"
+            "op = nbk.bn_backward_operator_mc('tanh', fp.sigma, 4000, seed=2, **kw)\n"
+            "m, _ = nbk.bn_forward_map_mc('tanh', fp.sigma, 4000, seed=2, **kw)\n"
+            "print(repr(op.lambda_G), repr(float(m[0, 1])))\n")
+    out = []
+    for n in ("1", "2"):
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "OMP_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n, "MKL_NUM_THREADS": n})
+        assert r.returncode == 0, r.stderr[-1500:]
+        out.append([float(v) for v in r.stdout.split()])
+    assert out[0] == pytest.approx(out[1], rel=1e-12, abs=1e-14)

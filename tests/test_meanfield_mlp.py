@@ -397,3 +397,17 @@ def test_one_gaussian_engine_the_isometry_dual_is_the_bivariate_rule_and_matches
         assert np.max(np.abs(d - ref)) < 1e-13 * max(1.0, series.var + c0 * c0), name
     c = hermite_coefficients("tanh", 150, kind="float")
     assert np.sum(c[1:] ** 2) == pytest.approx(variance("tanh"), rel=1e-12)
+
+def test_gaussian_expectation_refuses_what_it_cannot_integrate():
+    """A non-integrable integrand is an error with one line, never a finite number, inf or a raw exception."""
+    import mpmath
+    from theory.errors import QuadratureError
+    from theory.gaussian import gaussian_expectation
+    with pytest.raises(QuadratureError, match="does not decay"):
+        gaussian_expectation(lambda u: mpmath.exp(u * u / 2))       # E e^{Z²/2} = ∞ (used to give 1.39e44)
+    with pytest.raises(QuadratureError, match="not finite|does not decay"):
+        gaussian_expectation(lambda u: mpmath.exp(u * u))           # used to return inf
+    with pytest.raises(QuadratureError, match="cannot be evaluated at u = 0.0: ZeroDivisionError"):
+        gaussian_expectation(lambda u: 1 / abs(u))                  # used to raise ZeroDivisionError
+    assert float(gaussian_expectation(lambda u: mpmath.exp(u * u / 4)).value) == pytest.approx(math.sqrt(2), rel=1e-14)
+    assert float(gaussian_expectation(lambda u: mpmath.exp(3 * u)).value) == pytest.approx(math.exp(4.5), rel=1e-14)

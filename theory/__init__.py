@@ -1,6 +1,6 @@
 """Exact and high-precision mathematics for the deep-network-at-initialisation papers.
 
-Public surface (later checks call these names):
+Public surface (each name below has Parameters, Returns and Examples):
 
 * :func:`activation` — registry names and whitelisted user formulas → :class:`Activation`;
 * :func:`hermite_coefficients` — normalised Hermite coefficients c_k (isometry paper, Def. 2);

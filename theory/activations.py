@@ -68,6 +68,34 @@ class Activation:
     Build one with :func:`activation`. ``pieces`` are ``((lo, hi), expr)`` with ``expr`` the
     smooth (analytic) restriction of σ to the open interval ``(lo, hi)``; ``breakpoints`` are
     the finite interval ends, the only places σ may fail to be smooth.
+
+    Attributes
+    ----------
+    name : str
+        The registry name or the formula as given.
+    expr : sympy.Expr
+        σ(x) as one sympy expression in ``x``.
+    breakpoints : tuple of float
+        The kinks and jumps of σ (isometry paper, Section 2: σ is smooth except at finitely many points).
+    pieces : tuple
+        ``((lo, hi), expr)`` pairs: the smooth restriction of σ to each open interval.
+    description : str
+        A one-line description (registry activations).
+    dual_closed_form : sympy.Expr or None
+        A closed form of the dual activation σ̂(ρ) (Definition 5), in ``rho``, when one is known.
+    dirac_atoms : tuple
+        ``(location, weight, k)`` Dirac masses that a derivative dropped from ``expr``.
+
+    Examples
+    --------
+    >>> from theory import activation
+    >>> r = activation("relu")
+    >>> r.name, r.expr, r.breakpoints
+    ('relu', Max(0, x), (0.0,))
+    >>> r.dual_closed_form
+    (rho*(pi - acos(rho)) + sqrt(1 - rho**2))/(2*pi)
+    >>> [round(float(v), 6) for v in r.numpy([-1.0, 2.0])]
+    [0.0, 2.0]
     """
 
     name: str
@@ -395,6 +423,7 @@ def registered_names() -> list[str]:
     Returns
     -------
     list of str
+        The registry's names, sorted.
 
     Examples
     --------
@@ -425,6 +454,7 @@ def gain_family(kind: str, alpha) -> Activation:
     Returns
     -------
     Activation
+        σ(x) of the family at gain α.
 
     Examples
     --------

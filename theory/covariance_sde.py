@@ -263,6 +263,29 @@ class ExplosionCriterion:
     ``phi`` is the activation meeting Assumption 3.5 (``recentred`` says how it was obtained from the given σ, ""
     when σ met it already); ``phi2``, ``phi3`` are φ″(0), φ‴(0) and ``value`` the criterion: the SDE is stable when
     it is ≤ 0. See :func:`explosion_criterion`.
+
+    Attributes
+    ----------
+    activation : str
+        The name of the given σ.
+    recentred : str
+        How φ was obtained from σ ("" when σ met Assumption 3.5 already).
+    phi : sympy.Expr
+        φ, meeting Assumption 3.5.
+    phi2, phi3 : sympy.Expr
+        φ″(0) and φ‴(0).
+    value : sympy.Expr
+        (3/4)φ″(0)² + φ‴(0); ``float(criterion)`` gives it as a float, ``stable`` says whether it is ≤ 0.
+
+    Examples
+    --------
+    >>> from theory import explosion_criterion
+    >>> ec = explosion_criterion("tanh")
+    >>> ec.phi, ec.phi2, ec.phi3, ec.value, ec.stable
+    (tanh(x), 0, -2, -2, True)
+    >>> ec = explosion_criterion("gelu")               # recentred: φ(x) = (σ(x) − σ(0))/σ′(0)
+    >>> ec.value, round(float(ec), 12), ec.stable
+    (6/pi, 1.909859317103, False)
     """
     activation: str
     recentred: str          # how φ was obtained from the given σ ("" if it already met Assumption 3.5)

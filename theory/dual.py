@@ -168,7 +168,7 @@ class DualSeries:
         return np.polynomial.polynomial.polyval(r, np.concatenate([[0.0], self.c2[1:]]))
 
     def tail_bound(self, r) -> np.ndarray:
-        """|ρ|^{K+1} (Var σ − Σ_{1≤k≤K} c_k²): a bound on |σ̄(ρ) − :meth:`mean_reduced`(ρ)|."""
+        """|ρ|^{K+1} (Var σ − Σ_{1≤k≤K} c_k²): a bound on |σ̄(ρ) − Σ_{1≤k≤K} c_k² ρ^k| (:meth:`mean_reduced`)."""
         return np.abs(np.asarray(r, dtype=float)) ** (self.k_max + 1) * self.tail
 
     def bracket(self, r) -> tuple[np.ndarray, np.ndarray]:

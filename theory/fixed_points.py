@@ -98,6 +98,8 @@ def solve_fixed_point(T: Callable, x0=None, bracket=None, *, xtol: float = 1e-15
         F(x) = T(x) − x changes sign (or vanishes) on [a, b]: the Illinois iteration, which cannot leave it.
     xtol : float
         Relative width of the final bracket (or secant step).
+    maxiter : int
+        The most iterations.
     method : str
         Prefix for the Estimate's method.
 
@@ -186,8 +188,12 @@ def slope(T: Callable, x, method: str = "finite-difference", *, derivative: Call
         d/dc [σ_w² E φ(u₁)φ(u₂) + σ_b²]/q = σ_w² E φ′(u₁)φ′(u₂) (Price's theorem). ``"finite-difference"``:
         the central (or one-sided, ``side="left"``/``"right"``, e.g. at c = 1) second-order difference at h and
         h/2, Richardson-extrapolated.
+    derivative : callable, optional
+        T′ for ``method="price"`` (default: ``T.derivative``).
     h : float, optional
         Step (default 1e-3·max(1, |x|)).
+    side : {"central", "left", "right"}
+        The finite difference's stencil.
 
     Returns
     -------
@@ -237,7 +243,31 @@ class Stability:
     """A fixed point with its slope by two routes.
 
     ``slope`` is the analytic (Price) slope when one was given, else the finite-difference one; ``difference``
-    = |price − finite difference| (``nan`` without an analytic route); ``stable`` = |slope| < 1."""
+    = |price − finite difference| (``nan`` without an analytic route); ``stable`` = |slope| < 1.
+
+    Attributes
+    ----------
+    fixed_point : Estimate
+        The fixed point x*.
+    branch : str
+        A label of the fixed point (which branch of the map).
+    slope : Estimate
+        T′(x*), analytic when a derivative was given.
+    slope_fd : Estimate
+        T′(x*) by finite differences.
+    difference : float
+        |price − finite difference|.
+    stable : bool
+        |T′(x*)| < 1.
+
+    Examples
+    --------
+    >>> import math
+    >>> from theory import stability
+    >>> st = stability(math.cos, 0.7390851332151607, derivative=lambda t: -math.sin(t), branch="cos")
+    >>> st.branch, round(st.slope.value, 12), st.stable
+    ('cos', -0.673612029183, True)
+    """
 
     fixed_point: Estimate
     branch: str
@@ -250,6 +280,26 @@ class Stability:
 def stability(T: Callable, fixed_point, *, derivative: Callable | None = None, branch: str = "",
               h: float | None = None, side: str = "central") -> Stability:
     """The slope of T at a fixed point by Price's theorem (``derivative``) and by finite differences.
+
+    Parameters
+    ----------
+    T : callable
+        The map (returns an Estimate, a float or an mpmath number).
+    fixed_point : Estimate or float
+        x*.
+    derivative : callable, optional
+        T′, the analytic route (default: ``T.derivative`` if the map has one).
+    branch : str
+        A label for the fixed point.
+    h : float, optional
+        The finite-difference step (as :func:`slope`).
+    side : {"central", "left", "right"}
+        The finite difference's stencil.
+
+    Returns
+    -------
+    Stability
+        The fixed point, both slopes, their difference and whether |T′(x*)| < 1.
 
     Examples
     --------

@@ -169,6 +169,7 @@ def parse_formula(text: str, parameters: tuple = ()) -> sp.Expr:
     Returns
     -------
     sympy.Expr
+        The formula in ``x`` (and the ``parameters``).
 
     Examples
     --------

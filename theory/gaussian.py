@@ -288,19 +288,37 @@ def mp_gaussian(fn, variance, kinks=(), dps: int = 30):
         pts = [-mpmath.inf] + sorted(cuts) + [mpmath.inf]
         # mpmath's convergence test is absolute: the integrand is divided by its size near the origin (so that
         # E φ(√q z)² at q = 1e-30 is as accurate, relatively, as at q = 1) and the result multiplied back
-        size = max(abs(fn(s * mpmath.mpf(t))) for t in (-2, -1, -0.5, 0.5, 1, 2)) or mpmath.mpf(1)
+        def value(t):
+            try:
+                return mpmath.mpf(fn(s * t))
+            except (ArithmeticError, ValueError, TypeError) as exc:
+                why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                raise QuadratureError(f"the integrand cannot be evaluated at u = {mpmath.nstr(s * t, 6)}: {why}") \
+                    from None
+
+        size = max(abs(value(mpmath.mpf(t))) for t in (-2, -1, -0.5, 0.5, 1, 2)) or mpmath.mpf(1)
         norm = 1 / (mpmath.sqrt(2 * mpmath.pi) * size)
 
         def g(t):
-            return fn(s * t) * mpmath.exp(-t * t / 2) * norm
+            return value(t) * mpmath.exp(-t * t / 2) * norm
         total, err, scale = mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf(0)
         for a, b in zip(pts[:-1], pts[1:]):
             val, e = mpmath.quad(g, [a, b], error=True, maxdegree=10)
             total += val * size
             err += abs(e) * size
             scale += abs(val) * size
-        if not mpmath.isfinite(total):
+        if not (mpmath.isfinite(total) and abs(total) < mpmath.mpf(2) ** 1023):
             raise QuadratureError("Gaussian expectation is not finite (the integrand is not integrable)")
+        # the tails must have died out where the pieces end: |f(√v u)| φ(u) at |u| = 60 is e^−1800 for anything of
+        # sub-Gaussian growth; a finite sum with live tails (f ~ e^{u²/2}) is the quadrature's, not the integral's
+        tail = max(abs(g(mpmath.mpf(t))) for t in (-60, 60)) * size
+        far = max(abs(g(mpmath.mpf(t))) for t in (-120, 120)) * size
+        # not decaying: alive at 60 (relative to f's size near the origin) and no smaller at 120 (a Gaussian-tilted
+        # integrand such as e^{a√v u} with its mass far out still falls by e^{−5400 + 60 a√v} from 60 to 120)
+        if tail > mpmath.mpf(10) ** (-(dps + 10)) * size and far >= mpmath.mpf(10) ** -3 * tail:
+            raise QuadratureError(f"the integrand does not decay: |f(√v u)| φ(u) = {mpmath.nstr(tail, 3)} at |u| = 60 "
+                                  "(f grows like e^{u²/2} or faster: not integrable, or too slowly decaying to "
+                                  "integrate reliably)")
         err += scale * mpmath.mpf(10) ** (-(dps + 8))  # the rounding of the working precision
         if err > mpmath.mpf(10) ** (-(dps // 2)) * max(scale, mpmath.mpf(10) ** (-dps)):
             raise QuadratureError(f"quadrature did not converge: estimated error {mpmath.nstr(err, 3)} at scale "

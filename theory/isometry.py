@@ -42,6 +42,7 @@ def log_isometry(G) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
+        log 𝓘(G), one value per matrix of the stack (0-d for one matrix).
 
     Examples
     --------
@@ -99,6 +100,7 @@ def isometry_gap(G) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
+        −log 𝓘(G), one value per matrix of the stack (0-d for one matrix).
 
     Examples
     --------
@@ -137,6 +139,7 @@ def normalised_gram(G) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
+        The normalised Gram matrices, the shape of ``G``.
 
     Examples
     --------
@@ -163,6 +166,7 @@ def gram_potential(G) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
+        γ(G), one value per matrix of the stack (0-d for one matrix).
 
     Examples
     --------
@@ -218,7 +222,28 @@ def lemma_a4_bounds(G):
 
 @dataclass(frozen=True)
 class IsometryStrength:
-    """β_σ with how it was obtained. ``float(b)`` gives its value."""
+    """β_σ (isometry paper, Definition 3, eq 11) with how it was obtained. ``float(b)`` gives its value.
+
+    Attributes
+    ----------
+    value : float
+        β_σ = 2 − c_1²/Var σ.
+    exact : sympy.Expr or None
+        The closed form, when one exists.
+    c1_squared : float
+        c_1² (Definition 2).
+    variance : float
+        Var σ(X) = Σ_{k≥1} c_k², X ~ N(0, 1).
+    method : str
+        How the value was computed.
+
+    Examples
+    --------
+    >>> from theory import isometry_strength
+    >>> b = isometry_strength("relu")
+    >>> b.exact, round(float(b), 12), b.c1_squared
+    ((4 - 3*pi)/(2*(1 - pi)), 1.266528896538, 0.25)
+    """
 
     value: float
     exact: sp.Expr | None

@@ -144,6 +144,7 @@ def length_map(act, q, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Esti
     Parameters
     ----------
     act : Activation or str
+        φ (a registry name, a formula or an Activation).
     q : float
         The previous layer's q^{l−1} ≥ 0.
     sigma_w2, sigma_b2 : float
@@ -156,6 +157,7 @@ def length_map(act, q, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Esti
     Returns
     -------
     Estimate
+        q^l with its error.
 
     Examples
     --------
@@ -181,9 +183,11 @@ def covariance_map(act, q11, q22, q12, sigma_w2, sigma_b2) -> Estimate:
     Parameters
     ----------
     act : Activation or str
+        φ (a registry name, a formula or an Activation).
     q11, q22, q12 : float
         Variances and covariance of the previous layer's pre-activations.
     sigma_w2, sigma_b2 : float
+        Weight and bias variances σ_w² > 0, σ_b² ≥ 0.
 
     Returns
     -------
@@ -209,17 +213,20 @@ def correlation_map(act, c, q, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
     Parameters
     ----------
     act : Activation or str
+        φ (a registry name, a formula or an Activation).
     c : float
         Correlation in [−1, 1].
     q : float
         The common variance q_aa = q_bb > 0 (usually :func:`fixed_point_q`).
     sigma_w2, sigma_b2 : float
+        Weight and bias variances σ_w² > 0, σ_b² ≥ 0.
     keep : float
         Dropout keep probability ρ (enters q′ only).
 
     Returns
     -------
     Estimate
+        C(c) with its error.
 
     Examples
     --------
@@ -485,6 +492,7 @@ def chi_c(act, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
     Returns
     -------
     Estimate
+        χ_c with its error.
 
     Examples
     --------
@@ -521,6 +529,7 @@ def correlation_stability(act, sigma_w2, sigma_b2, keep=1.0) -> Stability:
     Returns
     -------
     Stability
+        c*, both slopes, their difference and whether |slope| < 1.
 
     Examples
     --------
@@ -550,6 +559,32 @@ class DepthScales:
     ρ = 1 only: there ξ_c = +inf and ``xi_c_lower_bound`` ≈ 1/band is what is asserted). With dropout (ρ < 1) the
     phase is named from χ₁ but c* < 1 and ξ_c is finite for every σ_w². ``xi_grad`` = −1/log(χ₁/ρ) is signed:
     negative in the chaotic phase, where gradients grow backwards (eq 16).
+
+    Attributes
+    ----------
+    xi_q, xi_c : Estimate
+        ξ_q and ξ_c (eqs 7–9).
+    q_star, c_star : Estimate
+        q* and c*.
+    chi_1, chi_c : Estimate
+        χ₁ and χ_c.
+    phase : str
+        ``"ordered"``, ``"chaotic"`` or ``"critical"``.
+    keep : float
+        The dropout keep probability ρ.
+    xi_grad : Estimate or None
+        ξ_∇ = −1/log(χ₁/ρ), signed (eq 16).
+    critical_band : float
+        The half-width of the critical band around χ₁ = 1.
+    xi_c_lower_bound : float or None
+        In the critical phase: the lower bound on ξ_c that is asserted.
+
+    Examples
+    --------
+    >>> from theory import depth_scales
+    >>> d = depth_scales("tanh", 1.5, 0.05)
+    >>> d.phase, round(d.xi_q.value, 10), round(d.xi_c.value, 8), round(d.q_star.value, 12)
+    ('ordered', 1.6828283887, 15.79099403, 0.418037200533)
     """
 
     xi_q: Estimate
@@ -598,13 +633,18 @@ def depth_scales(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Depth
     Parameters
     ----------
     act : Activation or str
+        Anything :func:`theory.activation` accepts.
     sigma_w2, sigma_b2 : float
+        σ_w² and σ_b², the weight and bias variances.
     keep : float
         Dropout keep probability ρ.
+    dps : int
+        Decimal digits of the mpmath quadratures (keyword only).
 
     Returns
     -------
     DepthScales
+        ξ_q, ξ_c, ξ_∇ with q*, c*, χ₁, χ_c and the phase.
 
     Examples
     --------
@@ -657,6 +697,7 @@ def gradient_growth_rate(act, sigma_w2, sigma_b2, keep=1.0, width_ratio: float =
     Returns
     -------
     Estimate
+        The per-layer growth rate with its error.
 
     Examples
     --------
@@ -743,6 +784,7 @@ def critical_sigma_w2(act, sigma_b2, *, dps: int = _DPS) -> Estimate:
     Parameters
     ----------
     act : Activation or str
+        φ (a registry name, a formula or an Activation).
     sigma_b2 : float
         σ_b² ≥ 0.
     dps : int

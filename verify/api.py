@@ -51,11 +51,35 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 
 
 class APIVersionError(RuntimeError):
-    """A plugin needs a claim API this deepinit-verify does not provide."""
+    """A plugin needs a claim API this deepinit-verify does not provide.
+
+    Raised by :func:`check_api_version`, and so by :class:`Paper` when its ``api_version`` cannot be served.
+
+    Examples
+    --------
+    >>> from verify.api import APIVersionError, check_api_version
+    >>> try:
+    ...     check_api_version("2.0")
+    ... except APIVersionError as e:
+    ...     print(str(e)[:52])
+    this plugin needs deepinit-verify's claim API 2.0; t
+    """
 
 
 class PaperDeclarationError(ValueError):
-    """A paper, quantity or claim declared against the rules of this module (the message says which)."""
+    """A paper, quantity or claim declared against the rules of this module (the message says which).
+
+    Raised by :class:`Paper`, :meth:`Paper.quantity`, :meth:`Paper.add` and :meth:`Paper.claim`.
+
+    Examples
+    --------
+    >>> from verify.api import Paper, PaperDeclarationError
+    >>> try:
+    ...     Paper(key="Bad Key", title="t", citation="c", register=False)
+    ... except PaperDeclarationError as e:
+    ...     print(str(e)[:70])
+    paper key 'Bad Key': lower-case letters, digits and single hyphens, st
+    """
 
 
 def check_api_version(required: str) -> None:
@@ -67,6 +91,16 @@ def check_api_version(required: str) -> None:
     ----------
     required : str
         The version the plugin was written for, e.g. ``"1.0"``.
+
+    Examples
+    --------
+    >>> from verify.api import API_VERSION, check_api_version
+    >>> check_api_version(API_VERSION) is None
+    True
+    >>> check_api_version("9.0")
+    Traceback (most recent call last):
+    ...
+    verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 9.0; ...
     """
     try:
         major, minor = (int(p) for p in str(required).split("."))
@@ -85,6 +119,23 @@ class QuantityHandle:
     A check consumes the quantity through :meth:`scaled` (or :meth:`delta`) exactly where its statement uses it, never
     on the independent route it is compared with; the negative control and ``--perturb paper:name=δ`` then scale it
     by (1 + δ) there.
+
+    Attributes
+    ----------
+    name : str
+        ``paper:name``.
+    symbol : str
+        As the paper prints it.
+    meaning : str
+        What it is, with the equation number.
+
+    Examples
+    --------
+    >>> from verify import api
+    >>> paper = api.Paper(key="example2025", title="Another example", citation="A. Author (2025)", register=False)
+    >>> chi1 = paper.quantity("chi1", "χ₁", "the slope of the correlation map at c = 1 (eq 7)", "a formula")
+    >>> chi1.name, chi1.scaled(0.9), chi1.delta()      # no perturbation outside the controls
+    ('example2025:chi1', 0.9, 0.0)
     """
 
     name: str
@@ -123,6 +174,17 @@ class Paper:
         The paper's notation, shown on its docs page.
     register : bool
         Register the paper (default). ``False`` declares a detached paper for tests and examples.
+
+    Examples
+    --------
+    >>> from verify import api
+    >>> paper = api.Paper(key="example2026", title="A third example", citation="A. Author (2026)", register=False)
+    >>> @paper.claim("sum", title="Eq (1): 1 + 1 = 2", statement="1 + 1 = 2")
+    ... def check(ctx):
+    ...     row = api.Evidence("1 + 1", theory=2.0, numeric=1.0 + 1.0, passed=1.0 + 1.0 == 2.0)
+    ...     return api.judged("example2026:sum", [row], "1 + 1 = 2", "1 + 1 ≠ 2")
+    >>> sorted(paper.claims), paper.claims["sum"].check(api.Context()).status
+    (['sum'], 'holds')
     """
 
     key: str
@@ -222,13 +284,58 @@ class Paper:
 
 def memo(key: Any, compute: Callable[[], Any]):
     """The value of ``compute()`` for ``key``, computed once per claim run: the check, its ±δ controls and
-    ``--sensitivity`` share it (same seed, same numbers). Only for work that consumes no declared quantity."""
+    ``--sensitivity`` share it (same seed, same numbers). Only for work that consumes no declared quantity.
+
+    Parameters
+    ----------
+    key : hashable
+        What identifies the work (its sizes and seed).
+    compute : callable
+        Computes the value, without arguments.
+
+    Returns
+    -------
+    Any
+        ``compute()``'s value (outside a claim run it is simply computed).
+
+    Examples
+    --------
+    >>> from verify.api import memo
+    >>> memo(("squares", 3), lambda: [k * k for k in range(3)])
+    [0, 1, 4]
+    """
     return _Q.memo(key, compute)
 
 
 def judged(claim_id: str, rows: list[Evidence], holds: str, fails: str, **extra) -> Verdict:
     """The verdict decided by its evidence rows: ``violated`` if a judged row failed, ``holds`` if every judged row
-    passed, ``inconclusive`` if none was judged. ``holds``/``fails`` are the summaries."""
+    passed, ``inconclusive`` if none was judged. ``holds``/``fails`` are the summaries.
+
+    Parameters
+    ----------
+    claim_id : str
+        ``paper:claim``.
+    rows : list of Evidence
+        The evidence rows.
+    holds : str
+        The summary when the claim holds.
+    fails : str
+        The summary otherwise.
+    **extra
+        Further :class:`Verdict` fields (``errata``, ``artefacts``, ``settings``, …).
+
+    Returns
+    -------
+    Verdict
+        Its status from :func:`status_from_rows`.
+
+    Examples
+    --------
+    >>> from verify.api import Evidence, judged
+    >>> v = judged("example2024:q", [Evidence("q*", theory=0.5, numeric=0.5, passed=True)], "q* = 1/2", "q* ≠ 1/2")
+    >>> v.status, v.summary
+    ('holds', 'q* = 1/2')
+    """
     return Verdict.judged(claim_id, rows, holds, fails, **extra)
 
 
@@ -240,11 +347,28 @@ def run(claim: str, *, budget: str = "quick", seed: int = 0, controls: bool = Tr
     claim : str
         ``paper:claim``.
     budget : {"quick", "standard", "full"}
+        The sizes of the check (the quick budget answers in seconds).
     seed : int
+        The random seed.
     controls : bool
         Run the ±δ negative controls (and the positive control of a violated claim).
     **params
         The claim's ``--param`` values, as strings or values.
+
+    Returns
+    -------
+    Verdict
+        Its ``status``, ``summary`` and ``evidence``; with ``controls``, ``negative_control`` (and
+        ``positive_control``).
+
+    Examples
+    --------
+    >>> from verify import api
+    >>> v = api.run("bn-mean-field:theorem5", budget="quick")
+    >>> v.status, v.negative_control.status
+    ('holds', 'violated')
+    >>> v.summary
+    'ReLU: q* = 1/2 and c* = J(−1/(B−1)) exactly'
     """
     from .params import bind
     from .registry import UsageError, resolve

@@ -28,6 +28,28 @@ from .runner import _FLAGGED, _run, run_claim
 
 @dataclass(frozen=True)
 class ContractRow:
+    """One rule of the contract for one claim: whether it was kept, and what was found.
+
+    Attributes
+    ----------
+    claim : str
+        ``paper:claim``.
+    rule : str
+        The rule (the module docstring's 1–4).
+    passed : bool
+        Whether the claim keeps it.
+    detail : str
+        What was found.
+
+    Examples
+    --------
+    >>> from verify.contract import ContractRow, render
+    >>> print(render([ContractRow("example2024:sum", "the check does not crash", True, "1 + 1 = 2")]))
+    claim            rule — detail
+    example2024:sum  ok    the check does not crash — 1 + 1 = 2
+    contract: 1 of 1 rules kept
+    """
+
     claim: str
     rule: str
     passed: bool
@@ -45,7 +67,36 @@ def _numbers(v: Verdict) -> list:
 
 
 def check_claim(claim: Claim, budget: str = "quick", seed: int = 0) -> tuple[list[ContractRow], Verdict]:
-    """Rules 1–3 for one claim in this process; returns the rows and the verdict with its controls."""
+    """Rules 1–3 for one claim in this process; returns the rows and the verdict with its controls.
+
+    Parameters
+    ----------
+    claim : Claim
+        The claim (registered or not).
+    budget : {"quick", "standard", "full"}
+        The budget of the runs.
+    seed : int
+        The random seed.
+
+    Returns
+    -------
+    tuple
+        ``(rows, verdict)``: a list of :class:`ContractRow` and the claim's :class:`verify.api.Verdict` with its
+        controls.
+
+    Examples
+    --------
+    >>> from verify import api
+    >>> from verify.contract import check_claim
+    >>> def check(ctx, printed=2.0):
+    ...     row = api.Evidence("1 + 1", theory=printed, numeric=1.0 + 1.0, passed=abs(2.0 - printed) < 1e-12)
+    ...     return api.judged("example2024:sum", [row], "1 + 1 = 2", "1 + 1 ≠ 2")
+    >>> claim = api.Claim("example2024", "sum", "1 + 1 = 2", "1 + 1 = 2", check=check,
+    ...                   negative_control=lambda ctx: check(ctx, printed=2.1))
+    >>> rows, verdict = check_claim(claim)
+    >>> [(r.rule, r.passed) for r in rows], verdict.status
+    ([('declared quantities are the consumed ones', True), ('a negative control is flagged', True), ('the check does not crash', True)], 'holds')
+    """
     rows = []
     ctx = Context(budget=budget, seed=seed)
     memo: dict = {}
@@ -79,7 +130,38 @@ def check_claim(claim: Claim, budget: str = "quick", seed: int = 0) -> tuple[lis
 
 
 def check_paper(paper: str, budget: str = "quick", seed: int = 0, jobs: int = 2, progress=None) -> list[ContractRow]:
-    """Every rule for every checked claim of ``paper`` (rule 4 in ``jobs`` worker processes)."""
+    """Every rule for every checked claim of ``paper`` (rule 4 in ``jobs`` worker processes).
+
+    Parameters
+    ----------
+    paper : str
+        The paper's key.
+    budget : {"quick", "standard", "full"}
+        The budget of the runs.
+    seed : int
+        The random seed.
+    jobs : int
+        The number of worker processes of rule 4.
+    progress : callable, optional
+        Called with one line per claim.
+
+    Returns
+    -------
+    list of ContractRow
+        One row per rule and claim (:func:`render` formats them).
+
+    Examples
+    --------
+    A paper's check runs every one of its claims several times (minutes); an unknown key is refused at once:
+
+    >>> from verify.contract import check_paper
+    >>> from verify.registry import UsageError
+    >>> try:
+    ...     check_paper("no-such-paper")
+    ... except UsageError as e:
+    ...     print(str(e)[:30])
+    unknown paper 'no-such-paper';
+    """
     from . import parallel
     from .cache import code_hash
     from .registry import all_claims, paper as declared
@@ -109,6 +191,26 @@ def check_paper(paper: str, budget: str = "quick", seed: int = 0, jobs: int = 2,
 
 
 def render(rows: list[ContractRow]) -> str:
+    """The contract's report: one line per rule and claim, then the count of rules kept.
+
+    Parameters
+    ----------
+    rows : list of ContractRow
+        The rows of :func:`check_claim` or :func:`check_paper`.
+
+    Returns
+    -------
+    str
+        The report.
+
+    Examples
+    --------
+    >>> from verify.contract import ContractRow, render
+    >>> print(render([ContractRow("example2024:sum", "a negative control is flagged", False, "none declared")]))
+    claim            rule — detail
+    example2024:sum  FAIL  a negative control is flagged — none declared
+    contract: 0 of 1 rules kept; 1 broken
+    """
     width = max([len(r.claim) for r in rows] + [10])
     lines = [f"{'claim':{width}s}  {'':4s}  rule — detail"]
     for r in rows:

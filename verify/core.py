@@ -58,7 +58,42 @@ class Evidence:
     independent route; ``bound`` and ``observed``: a bound the statement sets and the quantity it bounds — or, when
     ``statistic`` names a test statistic (``"|z|"``, ``"KS"``, ``"t"``), the critical value and the statistic's
     value; ``slack`` is bound/observed (> 1: room to spare) where that makes sense; ``ci`` an interval on ``numeric``
-    at ``confidence``; ``passed`` whether this row supports the claim (``None``: informational, not judged)."""
+    at ``confidence``; ``passed`` whether this row supports the claim (``None``: informational, not judged).
+
+    Attributes
+    ----------
+    name : str
+        What the row compares, with the paper's equation or symbol.
+    theory : Any
+        The value the statement predicts (the reference).
+    numeric : Any
+        The value of the independent route.
+    bound : Any
+        A bound the statement sets, or the critical value of ``statistic``.
+    observed : Any
+        The quantity the bound applies to, or the statistic's value.
+    slack : Any
+        bound/observed where that makes sense.
+    ci : tuple or None
+        An interval on ``numeric``.
+    confidence : float or None
+        The confidence of ``ci``.
+    samples : int or None
+        The sample size behind ``numeric``.
+    passed : bool or None
+        Whether the row supports the claim (``None``: informational).
+    note : str
+        A remark shown with the row.
+    statistic : str
+        The test statistic that ``bound`` and ``observed`` are (``"|z|"``, ``"KS"``, ``"t"``), or "".
+
+    Examples
+    --------
+    >>> from verify.api import Evidence
+    >>> row = Evidence("q* (Theorem 5)", theory=0.5, numeric=0.5000000000000051, passed=True)
+    >>> row.to_dict()["numeric"], row.passed
+    (0.5000000000000051, True)
+    """
 
     name: str
     theory: Any = None
@@ -79,7 +114,28 @@ class Evidence:
 
 @dataclass
 class Erratum:
-    """A printed formula or number that an independent check contradicts."""
+    """A printed formula or number that an independent check contradicts.
+
+    Attributes
+    ----------
+    location : str
+        Where it is printed (``"eq (13)"``, ``"Table 2"``).
+    printed : str
+        What is printed.
+    found : str
+        What the check found instead.
+    evidence : str
+        How it was found.
+    severity : str
+        ``"error"`` (changes a result) or ``"typo"`` (evident from context).
+
+    Examples
+    --------
+    >>> from verify.api import Erratum
+    >>> e = Erratum("eq (13)", "q* = 1", "q* = 1/2", "quadrature to 1e-13")
+    >>> e.to_dict()["severity"]
+    'error'
+    """
 
     location: str
     printed: str
@@ -93,6 +149,50 @@ class Erratum:
 
 @dataclass
 class Verdict:
+    """The outcome of checking one claim: its status, a one-line summary and the evidence behind it.
+
+    Every report (terminal, JSON, LaTeX, docs) renders the same Verdict; :meth:`to_dict` and :meth:`from_dict` are
+    its JSON form.
+
+    Attributes
+    ----------
+    claim_id : str
+        ``paper:claim``.
+    status : str
+        One of ``holds``, ``violated``, ``hypotheses-not-met``, ``inconclusive``, ``error``.
+    summary : str
+        One line: what was found.
+    evidence : list of Evidence
+        The rows that decide (or inform) the verdict.
+    errata : list of Erratum
+        Printed formulas or numbers the check contradicts.
+    artefacts : dict
+        Files written (figures, CSV) by name.
+    tables : list
+        ``(caption, header, rows)`` tables for the LaTeX report.
+    negative_control : Verdict or None
+        The verdict of the negative control (a perturbed or broken statement that must be flagged).
+    seconds : float
+        The time the check took.
+    settings : dict
+        The sizes and settings the check used.
+    hypothesis : str
+        With ``hypotheses-not-met``: the declared hypothesis check that failed.
+    positive_control : Verdict or None
+        For a violated claim: the same check on a case where the statement is true.
+    resolution : dict
+        Quantity → the smallest relative perturbation shown to turn the verdict.
+    consumed : list
+        The theory quantities the check consumed.
+
+    Examples
+    --------
+    >>> from verify.api import Evidence, Verdict
+    >>> v = Verdict("example2024:q", "holds", "q* = 1/2", [Evidence("q*", theory=0.5, numeric=0.5, passed=True)])
+    >>> v.to_dict()["status"], Verdict.from_dict(v.to_dict()) == v
+    ('holds', True)
+    """
+
     claim_id: str
     status: str
     summary: str
@@ -149,7 +249,28 @@ class Verdict:
 
 
 def status_from_rows(rows: list[Evidence]) -> str:
-    """``violated`` if any row failed, ``holds`` if all that were judged passed."""
+    """``violated`` if any row failed, ``holds`` if all that were judged passed.
+
+    Parameters
+    ----------
+    rows : list of Evidence
+        The evidence rows; those with ``passed=None`` are not judged.
+
+    Returns
+    -------
+    str
+        ``"holds"``, ``"violated"``, or ``"inconclusive"`` when no row was judged.
+
+    Examples
+    --------
+    >>> from verify.api import Evidence, status_from_rows
+    >>> status_from_rows([Evidence("a", passed=True), Evidence("b", numeric=3.0)])
+    'holds'
+    >>> status_from_rows([Evidence("a", passed=True), Evidence("b", passed=False)])
+    'violated'
+    >>> status_from_rows([])
+    'inconclusive'
+    """
     judged = [r.passed for r in rows if r.passed is not None]
     if not judged:
         return INCONCLUSIVE
@@ -195,7 +316,36 @@ class Progress:
 
 @dataclass
 class Context:
-    """What a check may use: budget, seed, device, dtype, free parameters and a progress line."""
+    """What a check may use: budget, seed, device, dtype, free parameters and a progress line.
+
+    ``pick(quick, standard, full)`` chooses a size by budget; ``torch_dtype`` is ``dtype`` as a torch dtype.
+
+    Attributes
+    ----------
+    budget : str
+        ``"quick"``, ``"standard"`` or ``"full"``.
+    seed : int
+        The random seed.
+    device : str
+        The torch device (``"cpu"``, ``"cuda"``).
+    dtype : str
+        ``"float64"`` or ``"float32"``.
+    params : dict
+        The claim's free parameters (:class:`Parameter`) by name.
+    progress : callable
+        ``progress(message, fraction)``: reports progress (a no-op by default).
+    artefact_dir : str or None
+        Where figures and CSV files go (``None``: none are written).
+    figure_style : str
+        ``"default"``, ``"neurips"``, ``"icml"`` or ``"iclr"``.
+
+    Examples
+    --------
+    >>> from verify.api import Context
+    >>> ctx = Context(budget="quick", seed=1)
+    >>> ctx.pick(10, 100, 1000), ctx.dtype
+    (10, 'float64')
+    """
 
     budget: str = "standard"
     seed: int = 0
@@ -217,7 +367,28 @@ class Context:
 
 @dataclass
 class Parameter:
-    """A free parameter of a claim's check, settable as ``--param name=value``."""
+    """A free parameter of a claim's check, settable as ``--param name=value``.
+
+    Attributes
+    ----------
+    name : str
+        The parameter's name.
+    kind : callable
+        Converts the command line's string to the value (``int``, ``float``, …).
+    default : Any
+        The value without ``--param``.
+    help : str
+        One line for ``verify list -v``.
+    choices : tuple or None
+        The allowed values, if restricted.
+
+    Examples
+    --------
+    >>> from verify.api import Parameter
+    >>> p = Parameter("width", int, 64, "the network width")
+    >>> p.kind("128"), p.default
+    (128, 64)
+    """
 
     name: str
     kind: Callable[[str], Any]
@@ -235,7 +406,26 @@ class HypothesisNotMet(Exception):
     """Raised by a check when one of its claim's *declared* hypothesis checks fails for the input.
 
     Only this, naming a hypothesis the claim declares (``Claim.hypothesis_checks``), yields the status
-    ``hypotheses-not-met``; numerical trouble is ``inconclusive`` and a crash is ``error``."""
+    ``hypotheses-not-met``; numerical trouble is ``inconclusive`` and a crash is ``error``.
+
+    Parameters
+    ----------
+    hypothesis : str
+        The name of the declared :class:`HypothesisCheck` that failed.
+    detail : str
+        What was found.
+    evidence : list of Evidence, optional
+        Rows shown with the verdict.
+
+    Examples
+    --------
+    >>> from verify.api import HypothesisNotMet
+    >>> try:
+    ...     raise HypothesisNotMet("finite variance", "Var σ = 0 for a constant σ")
+    ... except HypothesisNotMet as e:
+    ...     print(e.hypothesis, "|", e)
+    finite variance | finite variance: Var σ = 0 for a constant σ
+    """
 
     def __init__(self, hypothesis: str, detail: str, evidence: list | None = None):
         super().__init__(f"{hypothesis}: {detail}")
@@ -246,7 +436,21 @@ class HypothesisNotMet(Exception):
 
 @dataclass(frozen=True)
 class HypothesisCheck:
-    """A hypothesis of the claim that the check tests before judging (shown by ``verify list -v``)."""
+    """A hypothesis of the claim that the check tests before judging (shown by ``verify list -v``).
+
+    Attributes
+    ----------
+    name : str
+        The name a :class:`HypothesisNotMet` raised by the check gives.
+    description : str
+        What is tested.
+
+    Examples
+    --------
+    >>> from verify.api import HypothesisCheck
+    >>> HypothesisCheck("B ≥ 4", "the batch size the BSB1 fixed point needs").name
+    'B ≥ 4'
+    """
 
     name: str
     description: str
@@ -254,6 +458,62 @@ class HypothesisCheck:
 
 @dataclass
 class Claim:
+    """One numbered result of a paper, stated in the paper's notation, with the check that decides it.
+
+    Declare claims with :meth:`verify.api.Paper.claim` (or :meth:`verify.api.Paper.add`); check one with
+    :func:`verify.api.run`.
+
+    Attributes
+    ----------
+    paper : str
+        The paper's key.
+    name : str
+        The claim's name within the paper (``"theorem1"``); ``id`` is ``paper:name``.
+    title : str
+        One line: the result and its number in the paper.
+    statement : str
+        The statement as the paper makes it.
+    hypotheses : str
+        Its hypotheses, in words.
+    how : str
+        How the check decides it.
+    check : callable or None
+        ``check(ctx) -> Verdict``; ``None``: not yet checked (``checked`` is False).
+    negative_control : callable or None
+        A structural negative control, ``negative_control(ctx) -> Verdict``, that must come out ``violated``.
+    control_description : str
+        What the negative control breaks.
+    uses : tuple of str
+        Names of what the check uses (shown by ``verify list -v``).
+    parameters : tuple of Parameter
+        The check's free parameters (``--param``).
+    aliases : tuple of str
+        Other names of the claim.
+    pending_reason : str
+        For an unchecked claim: why.
+    pending_kind : str
+        ``"not yet"`` or ``"offline"`` (needs data or weights that cannot exist offline).
+    depends_on : tuple of str
+        The theory quantities and printed constants the statement depends on (perturbed by the controls).
+    control_delta : tuple of float
+        δ of the negative control at the quick, standard and full budgets.
+    resolution_override : dict
+        Quantity → its own δ per budget.
+    hypothesis_checks : tuple of HypothesisCheck
+        The hypotheses the check tests.
+    positive_control : callable or None
+        For a claim reported violated: the same check where the statement is true.
+    positive_control_description : str
+        What the positive control checks.
+
+    Examples
+    --------
+    >>> from verify.api import Claim
+    >>> c = Claim("example2024", "sum", "1 + 1 = 2", "1 + 1 = 2")
+    >>> c.id, c.checked, c.control_delta_for("anything", "quick")
+    ('example2024:sum', False, 0.05)
+    """
+
     paper: str
     name: str
     title: str

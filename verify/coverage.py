@@ -24,6 +24,29 @@ UNCHECKED_KINDS = ("no claim", "vacuous", "text lost", "offline", "not yet")
 
 @dataclass(frozen=True)
 class Item:
+    """One numbered item of a paper (a theorem, an equation, a figure) and the claims that check it, or why none does.
+
+    Attributes
+    ----------
+    item : str
+        As printed: ``"Theorem 1"``, ``"eq (13)"``, ``"Fig 2"``, ``"Table B.1"``.
+    claims : tuple of str
+        The names of the claims that check it (without the paper prefix); empty: unchecked.
+    note : str
+        A remark, shown in the coverage table.
+    kind : str
+        For an unchecked item, why: one of ``"no claim"``, ``"vacuous"``, ``"text lost"``, ``"offline"``,
+        ``"not yet"``.
+
+    Examples
+    --------
+    >>> from verify.api import Item
+    >>> Item("Theorem 1", ("theorem1",)).status
+    'checked'
+    >>> Item("eq (7)", (), "a definition").status
+    'no claim'
+    """
+
     item: str                   # as printed: "Theorem 1", "eq (13)", "Fig 2", "Table B.1"
     claims: tuple[str, ...]     # claim names of this paper (without the paper prefix)
     note: str = ""

@@ -193,7 +193,7 @@ def bn_jacobian_eigenvalues(act, batch_size: int):
 
 def gradient_explosion_rate(act, batch_size: int, **bn) -> float:
     """λ_max of theory.gradient_explosion_rate (``bn``: eps, gamma, beta), perturbed."""
-    return scaled("lambda_max", theory.gradient_explosion_rate(act, batch_size, **bn))
+    return scaled("lambda_max", float(theory.gradient_explosion_rate(act, batch_size, **bn)))
 
 
 def isometry_strength(act):

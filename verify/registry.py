@@ -22,11 +22,33 @@ DEFAULT_PAPER = "bn-finite-width"
 
 
 class UsageError(ValueError):
-    """Bad command-line input: unknown claim, bad parameter (exit status 2)."""
+    """Bad command-line input: unknown claim, bad parameter (exit status 2).
+
+    Examples
+    --------
+    >>> from verify.registry import UsageError, resolve
+    >>> try:
+    ...     resolve("no-such-paper:theorem1")
+    ... except UsageError as e:
+    ...     print(str(e)[:29])
+    unknown paper 'no-such-paper'
+    """
 
 
 class PluginLoadError(UsageError):
-    """A claim of a paper whose plugin failed to import (exit status 2, naming the cause)."""
+    """A claim of a paper whose plugin failed to import (exit status 2, naming the cause).
+
+    Raised by :func:`paper` and :func:`resolve` for a paper listed in :func:`failures`; it is a :class:`UsageError`.
+
+    Examples
+    --------
+    >>> from verify.registry import PluginLoadError, UsageError
+    >>> try:
+    ...     raise PluginLoadError("paper 'broken' could not be loaded: ImportError: no module named 'broken'")
+    ... except UsageError as e:
+    ...     print(type(e).__name__)
+    PluginLoadError
+    """
 
 
 _PAPERS: dict = {}               # key → verify.api.Paper, in load order
@@ -38,7 +60,21 @@ _LOADED = False
 
 
 def add_paper(paper) -> None:
-    """Called by :class:`verify.api.Paper` on declaration (the one registration path)."""
+    """Called by :class:`verify.api.Paper` on declaration (the one registration path).
+
+    A second paper with the key of a registered one is refused (``ValueError``).
+
+    Examples
+    --------
+    >>> from verify import api, registry
+    >>> registry.load_papers()
+    >>> twin = api.Paper(key="isometry", title="A paper", citation="A. Author (2024)", register=False)
+    >>> try:
+    ...     registry.add_paper(twin)
+    ... except ValueError as e:
+    ...     print(str(e)[:33])
+    paper 'isometry' declared twice (
+    """
     if paper.key in _PAPERS and _PAPERS[paper.key] is not paper:
         raise ValueError(f"paper {paper.key!r} declared twice (modules {_PAPERS[paper.key].module} and "
                          f"{paper.module})")
@@ -46,7 +82,17 @@ def add_paper(paper) -> None:
 
 
 def add_claim(claim: Claim) -> None:
-    """Called by :meth:`verify.api.Paper.add`."""
+    """Called by :meth:`verify.api.Paper.add`: registers a claim of a registered paper.
+
+    Examples
+    --------
+    >>> from verify import api, registry
+    >>> try:                                          # the paper of a claim must be registered first
+    ...     registry.add_claim(api.Claim("unregistered2024", "sum", "1 + 1 = 2", "1 + 1 = 2"))
+    ... except ValueError as e:
+    ...     print(e)
+    claim unregistered2024:sum: paper 'unregistered2024' is not declared
+    """
     if claim.paper not in _PAPERS:
         raise ValueError(f"claim {claim.id}: paper {claim.paper!r} is not declared")
     if claim.id in _CLAIMS:
@@ -77,13 +123,33 @@ def _distribution(ep) -> str | None:
 
 
 def paper_keys() -> list[str]:
-    """Every discovered paper's key, built-in papers first (nothing is imported)."""
+    """Every discovered paper's key, built-in papers first (nothing is imported).
+
+    Returns
+    -------
+    list of str
+        The keys: the four built-in papers, then installed plugins by key.
+
+    Examples
+    --------
+    >>> from verify.registry import paper_keys
+    >>> paper_keys()[:4]
+    ['bn-finite-width', 'bn-mean-field', 'covariance-sde', 'isometry']
+    """
     keys = [ep.name for ep in _entry_points()]
     return keys + [k for k in _PAPERS if k not in keys]
 
 
 def load_papers() -> None:
-    """Import every discovered paper once (a failing plugin is recorded in :func:`failures`)."""
+    """Import every discovered paper once (a failing plugin is recorded in :func:`failures`).
+
+    Examples
+    --------
+    >>> from verify.registry import load_papers, papers
+    >>> load_papers()                                 # a second call does nothing
+    >>> "isometry" in papers()
+    True
+    """
     global _LOADED
     if _LOADED:
         return
@@ -120,12 +186,42 @@ def _drop(key: str) -> None:
 
 
 def papers() -> dict:
-    """Key → :class:`verify.api.Paper` of every loaded paper."""
+    """Key → :class:`verify.api.Paper` of every loaded paper.
+
+    Returns
+    -------
+    dict
+        Key → :class:`verify.api.Paper`, in load order.
+
+    Examples
+    --------
+    >>> from verify.registry import papers
+    >>> papers()["bn-mean-field"].key
+    'bn-mean-field'
+    """
     load_papers()
     return dict(_PAPERS)
 
 
 def paper(key: str):
+    """The :class:`verify.api.Paper` of ``key``.
+
+    Parameters
+    ----------
+    key : str
+        The paper's key.
+
+    Returns
+    -------
+    verify.api.Paper
+        The paper; :class:`UsageError` for an unknown key, :class:`PluginLoadError` for a plugin that failed to load.
+
+    Examples
+    --------
+    >>> from verify.registry import paper
+    >>> paper("isometry").title[:45]
+    'On the impact of activation and normalization'
+    """
     load_papers()
     if key in _FAILURES:
         raise PluginLoadError(f"paper {key!r} could not be loaded: {_FAILURES[key]}")
@@ -135,18 +231,56 @@ def paper(key: str):
 
 
 def failures() -> dict[str, str]:
-    """Key → cause of every paper whose plugin failed to load."""
+    """Key → cause of every paper whose plugin failed to load.
+
+    Returns
+    -------
+    dict
+        Key → one line saying why (empty when every plugin loaded).
+
+    Examples
+    --------
+    >>> from verify.registry import failures
+    >>> isinstance(failures(), dict)
+    True
+    """
     load_papers()
     return dict(_FAILURES)
 
 
 def sources() -> dict[str, dict]:
-    """Key → where each loaded paper comes from: distribution, version, module, built-in or plugin."""
+    """Key → where each loaded paper comes from: distribution, version, module, built-in or plugin.
+
+    Returns
+    -------
+    dict
+        Key → ``{"distribution", "version", "module", "builtin"}``.
+
+    Examples
+    --------
+    >>> from verify.registry import sources
+    >>> s = sources()["isometry"]
+    >>> s["module"], s["builtin"]
+    ('verify.papers.isometry', True)
+    """
     load_papers()
     return dict(_SOURCES)
 
 
 def all_claims() -> list[Claim]:
+    """Every registered claim, by paper (in load order) and by name (numbers in numeric order).
+
+    Returns
+    -------
+    list of Claim
+        The claims.
+
+    Examples
+    --------
+    >>> from verify.registry import all_claims
+    >>> [c.id for c in all_claims() if c.paper == "bn-mean-field"][:3]
+    ['bn-mean-field:constants', 'bn-mean-field:epsilon', 'bn-mean-field:figure1']
+    """
     load_papers()
     order = list(_PAPERS)
     return sorted(_CLAIMS.values(), key=lambda c: (order.index(c.paper), _natural(c.name)))
@@ -158,7 +292,29 @@ def _natural(name: str):
 
 def resolve(spec: str) -> Claim:
     """``paper:claim``, or a bare claim name: the claim of that name in the one paper that has it, else the
-    bn-finite-width paper's (the package's first paper)."""
+    bn-finite-width paper's (the package's first paper).
+
+    Parameters
+    ----------
+    spec : str
+        ``paper:claim``, an alias, or a bare claim name.
+
+    Returns
+    -------
+    Claim
+        The claim; :class:`UsageError` (with near matches) when there is none.
+
+    Examples
+    --------
+    >>> from verify.registry import UsageError, resolve
+    >>> resolve("isometry:definition3").id
+    'isometry:definition3'
+    >>> try:
+    ...     resolve("isometry:definition")
+    ... except UsageError as e:
+    ...     print(str(e)[:76])
+    unknown claim 'isometry:definition'; near matches: isometry:definition3, iso
+    """
     load_papers()
     key = spec.strip().lower()
     if ":" not in key:

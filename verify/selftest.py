@@ -35,6 +35,26 @@ _N = 100_000
 
 @dataclass(frozen=True)
 class Canary:
+    """One known-answer canary: what it must give and what it gave.
+
+    Attributes
+    ----------
+    name : str
+        The canary.
+    expected : str
+        What it must give.
+    observed : str
+        What it gave.
+    passed : bool
+        Whether the two agree.
+
+    Examples
+    --------
+    >>> from verify.selftest import Canary, render
+    >>> print(render([Canary("normal_ci(0, 1) at 95%", "± 1.96", "[-1.96, 1.96]", True)]))
+    self-test: 1 of 1 canaries as known
+    """
+
     name: str
     expected: str
     observed: str
@@ -129,7 +149,22 @@ def _statistics() -> list[Canary]:
 
 
 def run() -> list[Canary]:
-    """Every canary, with what it must give and what it gave."""
+    """Every canary, with what it must give and what it gave.
+
+    Returns
+    -------
+    list of Canary
+        The verdict canaries (1–5 of the module docstring), then the statistics canaries (6).
+
+    Examples
+    --------
+    >>> from verify import selftest
+    >>> canaries = selftest.run()
+    >>> canaries[0].name, canaries[0].passed
+    ('true-resolved', True)
+    >>> print(selftest.render(canaries))
+    self-test: 12 of 12 canaries as known
+    """
     from .runner import run_claim
     out = []
     for claim, expected, details in _claims():
@@ -153,10 +188,42 @@ def run() -> list[Canary]:
 
 
 def failures() -> list[Canary]:
+    """The canaries that did not come out as known (empty when the verdict machinery is sound).
+
+    Returns
+    -------
+    list of Canary
+        The failed canaries.
+
+    Examples
+    --------
+    >>> from verify.selftest import failures
+    >>> failures()
+    []
+    """
     return [c for c in run() if not c.passed]
 
 
 def render(canaries: list[Canary]) -> str:
+    """One line when every canary is as known, else one line per failed canary.
+
+    Parameters
+    ----------
+    canaries : list of Canary
+        The canaries of :func:`run`.
+
+    Returns
+    -------
+    str
+        The report.
+
+    Examples
+    --------
+    >>> from verify.selftest import Canary, render
+    >>> print(render([Canary("crash", "error", "holds", False)]))
+    self-test FAILED: 1 of 1 canaries are not as known — the verdict machinery itself is wrong; no claim was run
+      crash: must give error; gave holds
+    """
     bad = [c for c in canaries if not c.passed]
     if not bad:
         return f"self-test: {len(canaries)} of {len(canaries)} canaries as known"

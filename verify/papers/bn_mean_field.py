@@ -989,7 +989,7 @@ def _eps_plot(ctx: Context, fig: dict) -> dict:
     for (act, B), pts in sorted(fig.items()):
         ec = eps_critical(act, B)
         grid = np.logspace(-4, math.log10(3 * ec), 16)
-        lam = np.array([tbm.gradient_explosion_rate(act, B, eps=float(e)) for e in grid])
+        lam = np.array([float(tbm.gradient_explosion_rate(act, B, eps=float(e))) for e in grid])
         g = f"{act}, $B = {B}$"
         panels[0].series.append(Series(f"{g}: theory", grid, lam, "theory", g))
         ok = lam > 1
