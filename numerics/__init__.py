@@ -36,6 +36,7 @@ _WHERE = {
     "batch_norm": "bn_kernels", "bn_forward_map_mc": "bn_kernels", "bn_backward_map_mc": "bn_kernels",
     "bn_backward_operator_mc": "bn_kernels", "BackwardOperator": "bn_kernels",
     "MLPRun": "mlp", "simulate_mlp": "mlp", "inputs_with_moments": "mlp",
+    "train_bn_mlp_ensemble": "ensembles", "train_isometry_mlp_ensemble": "ensembles",
 }
 _SUBMODULES = ("isometry_mlp", "bn_chain", "bn_meanfield", "bn_kernels", "meanfield", "covariance_sde", "mlp")
 
@@ -59,4 +60,5 @@ __all__ = ["VARIANTS", "SimulationDiverged", "default_device", "equicorrelated_g
            "meanfield_map_mc", "simulate_bn_chain", "bn_sphere_grams", "DegenerateBatchError", "BNGradientRun", "bn_meanfield_map_laplace",
            "bn_meanfield_map_mc", "classify_covariance", "iterate_bn_meanfield", "simulate_bn_gradients",
            "batch_norm", "bn_forward_map_mc", "bn_backward_map_mc", "bn_backward_operator_mc", "BackwardOperator",
-           "MLPRun", "simulate_mlp", "inputs_with_moments"]
+           "MLPRun", "simulate_mlp", "inputs_with_moments",
+           "train_bn_mlp_ensemble", "train_isometry_mlp_ensemble"]

@@ -103,12 +103,8 @@ class TrainingRun:
     relative_gamma_grad: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
 
-def train_bn_mlp(data, act, depth: int, width: int, batch_size: int, steps: int, *, lr: float,
-                 optimizer: str = "sgd", eps: float = 1e-5, sub_batch: int | None = None, seed: int = 0,
-                 record_steps: int = 0, record_at=(), device: str = "cpu", threads: int = 1) -> TrainingRun:
-    """Train one BN MLP (module docstring) and return its :class:`TrainingRun`."""
-    ds: Dataset = load_dataset(data)
-    act = _activation(act)
+def _bn_arguments(ds, depth, width, batch_size, steps, record_steps, record_at, optimizer, lr, eps, sub_batch):
+    """The BN trainers' arguments validated (shared by :func:`train_bn_mlp` and the batched ensembles)."""
     depth = validate.integer(depth, "depth", 1, 2000)
     width = validate.integer(width, "width", 2, 8192)
     batch_size = validate.integer(batch_size, "batch size", 2, len(ds.x_train))
@@ -124,23 +120,45 @@ def train_bn_mlp(data, act, depth: int, width: int, batch_size: int, steps: int,
         sub_batch = validate.integer(sub_batch, "sub_batch", 2, batch_size)
         if batch_size % sub_batch:
             raise DeepinitError(f"sub_batch {sub_batch} must divide the batch size {batch_size}")
+    return depth, width, batch_size, steps, record_steps, record_at, lr, eps, sub_batch
+
+
+def _check_dtype(dtype):
+    if dtype not in (torch.float32, torch.float64):
+        raise DeepinitError(f"dtype {dtype!r}: torch.float32 or torch.float64")
+    return dtype
+
+
+def train_bn_mlp(data, act, depth: int, width: int, batch_size: int, steps: int, *, lr: float,
+                 optimizer: str = "sgd", eps: float = 1e-5, sub_batch: int | None = None, seed: int = 0,
+                 record_steps: int = 0, record_at=(), device: str = "cpu", threads: int = 1,
+                 dtype=torch.float32) -> TrainingRun:
+    """Train one BN MLP (module docstring) and return its :class:`TrainingRun`. ``dtype``: the network's float type
+    (float32 by default; float64 for reference runs — the initial weights are the same float32 draws either way).
+    :func:`numerics.ensembles.train_bn_mlp_ensemble` trains many seeds of the same shape at once."""
+    ds: Dataset = load_dataset(data)
+    act = _activation(act)
+    depth, width, batch_size, steps, record_steps, record_at, lr, eps, sub_batch = _bn_arguments(
+        ds, depth, width, batch_size, steps, record_steps, record_at, optimizer, lr, eps, sub_batch)
+    dtype = _check_dtype(dtype)
     validate.memory(4 * 6 * depth * batch_size * width + 4 * 3 * depth * width * width,
                     f"train_bn_mlp (depth {depth}, width {width}, batch {batch_size})")
     with intra_op_threads(threads=threads):
         return _train(ds, act, depth, width, batch_size, steps, lr, optimizer, eps, sub_batch, seed, record_steps,
-                      device, record_at)
+                      device, record_at, dtype)
 
 
-def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed, record_steps, device, record_at=()):
+def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed, record_steps, device, record_at=(),
+           dtype=torch.float32):
     gen = torch.Generator()
     gen.manual_seed(validate.seed(seed))
     phi = act.torch
     linears, readout = _init_linears(gen, ds.features, width, depth, ds.classes)
     norms = torch.nn.ModuleList([_SubBatchNorm(width, eps, sub_batch) for _ in range(depth)])   # no random draws
-    model = torch.nn.ModuleList([linears, norms, readout]).to(device)
+    model = torch.nn.ModuleList([linears, norms, readout]).to(device=device, dtype=dtype)
     params = list(model.parameters())
     opt = torch.optim.SGD(params, lr=lr) if optimizer == "sgd" else torch.optim.RMSprop(params, lr=lr)
-    xtr = torch.as_tensor(ds.x_train, device=device)
+    xtr = torch.as_tensor(ds.x_train, device=device).to(dtype)
     ytr = torch.as_tensor(ds.y_train, device=device)
     n = len(xtr)
     order = torch.randperm(n, generator=gen)
@@ -197,7 +215,7 @@ def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed,
     else:
         model.eval()
         with torch.no_grad():
-            logits = forward(torch.as_tensor(ds.x_test, device=device))
+            logits = forward(torch.as_tensor(ds.x_test, device=device).to(dtype))
             ok = torch.isfinite(logits).all(dim=1)
             pred = logits.argmax(dim=1).cpu().numpy()
             acc = float(np.mean((pred == ds.y_test) & ok.cpu().numpy()))
@@ -260,16 +278,8 @@ def _gap_rows(reps: list[torch.Tensor]) -> np.ndarray:
     return out
 
 
-def train_isometry_mlp(data, act, depth: int, width: int, batch_size: int, epochs: int, *, lr: float,
-                       seed: int = 0, probe=None, normalisation: str = "layernorm", device: str = "cpu",
-                       threads: int = 1) -> IsometryTrainingRun:
-    """Train the MLP of the isometry paper's eq (1) — x^{ℓ+1} = LN(σ(W^ℓ x^ℓ) − mean), W^ℓ ~ N(0, 1/fan_in) — with a
-    linear readout and softmax cross-entropy, by plain SGD (batches without replacement, reshuffled every epoch from the
-    seed). ``probe``: indices of training samples whose representations' isometry gaps are recorded after every epoch
-    (default: the first training image of each class). ``normalisation="none"`` drops the centring and layer norm.
-    Cost: O(epochs · N · depth · width²) flops for N training images."""
-    ds: Dataset = load_dataset(data)
-    act = _activation(act)
+def _isometry_arguments(ds, depth, width, batch_size, epochs, lr, normalisation, probe):
+    """The isometry trainers' arguments validated (shared by :func:`train_isometry_mlp` and the ensembles)."""
     depth = validate.integer(depth, "depth", 1, 500)
     width = validate.integer(width, "width", 2, 8192)
     batch_size = validate.integer(batch_size, "batch size", 1, len(ds.x_train))
@@ -282,22 +292,40 @@ def train_isometry_mlp(data, act, depth: int, width: int, batch_size: int, epoch
     probe = [validate.integer(i, "probe index", 0, len(ds.x_train) - 1) for i in probe]
     if len(probe) < 2 or len(probe) >= width:
         raise DeepinitError(f"probe: between 2 and width − 1 = {width - 1} samples, got {len(probe)}")
+    return depth, width, batch_size, epochs, lr, probe
+
+
+def train_isometry_mlp(data, act, depth: int, width: int, batch_size: int, epochs: int, *, lr: float,
+                       seed: int = 0, probe=None, normalisation: str = "layernorm", device: str = "cpu",
+                       threads: int = 1, dtype=torch.float32) -> IsometryTrainingRun:
+    """Train the MLP of the isometry paper's eq (1) — x^{ℓ+1} = LN(σ(W^ℓ x^ℓ) − mean), W^ℓ ~ N(0, 1/fan_in) — with a
+    linear readout and softmax cross-entropy, by plain SGD (batches without replacement, reshuffled every epoch from the
+    seed). ``probe``: indices of training samples whose representations' isometry gaps are recorded after every epoch
+    (default: the first training image of each class). ``normalisation="none"`` drops the centring and layer norm.
+    ``dtype``: float32 (default) or float64 (the same float32 initial draws). Many seeds/activations of one shape at
+    once: :func:`numerics.ensembles.train_isometry_mlp_ensemble`.
+    Cost: O(epochs · N · depth · width²) flops for N training images."""
+    ds: Dataset = load_dataset(data)
+    act = _activation(act)
+    depth, width, batch_size, epochs, lr, probe = _isometry_arguments(ds, depth, width, batch_size, epochs, lr,
+                                                                      normalisation, probe)
+    dtype = _check_dtype(dtype)
     validate.memory(8 * (3 * depth * width * width + 4 * len(ds.x_train) * width),
                     f"train_isometry_mlp (depth {depth}, width {width})")
     with intra_op_threads(threads=threads):
         return _train_isometry(ds, act, depth, width, batch_size, epochs, float(lr), int(seed), probe,
-                               normalisation, device)
+                               normalisation, device, dtype)
 
 
-def _train_isometry(ds, act, depth, width, B, epochs, lr, seed, probe, normalisation, device):
+def _train_isometry(ds, act, depth, width, B, epochs, lr, seed, probe, normalisation, device, dtype=torch.float32):
     gen = torch.Generator()
     gen.manual_seed(validate.seed(seed))
     phi = act.torch
     norm = _CentreNorm(normalisation)
     linears, readout = _init_linears(gen, ds.features, width, depth, ds.classes)
-    model = torch.nn.ModuleList([linears, readout]).to(device)
+    model = torch.nn.ModuleList([linears, readout]).to(device=device, dtype=dtype)
     opt = torch.optim.SGD(model.parameters(), lr=lr)
-    xtr = torch.as_tensor(ds.x_train, device=device)
+    xtr = torch.as_tensor(ds.x_train, device=device).to(dtype)
     ytr = torch.as_tensor(ds.y_train, device=device)
     # the input embedding of eq (1): each sample centred over its features, unit RMS
     x_embed = _CentreNorm("layernorm")(xtr)
@@ -359,7 +387,7 @@ def _train_isometry(ds, act, depth, width, B, epochs, lr, seed, probe, normalisa
         if diverged:
             acc = float(np.max(np.bincount(ds.y_test)) / len(ds.y_test))
         else:
-            xte = _CentreNorm("layernorm")(torch.as_tensor(ds.x_test, device=device))
+            xte = _CentreNorm("layernorm")(torch.as_tensor(ds.x_test, device=device).to(dtype))
             pred = forward(xte).argmax(dim=1).cpu().numpy()
             acc = float(np.mean(pred == ds.y_test))
     return IsometryTrainingRun(act.name, depth, width, B, epochs, lr, seed, losses, acc, gaps, diverged, margin, len(probe))

@@ -301,3 +301,18 @@ def test_claim_standard_budget(name):
     v = run_claim(resolve(f"bn-mean-field:{name}"), Context(budget="standard", seed=0))
     assert v.status == EXPECTED[name], v.summary
     assert_controls(v)
+
+
+def test_the_restated_eq26_normaliser_has_the_wrong_sign_of_its_exponent():
+    """Theorem 9's normalisation (eq 26, as restated in shared/papers/yang2019-equations.md): for φ ≡ 1 (a_0 = 1, every
+    other a_k = 0) the left side must be 1. With the printed (B−1)^{(B−3)/2} it is (B−1)^{B−3}; with (B−1)^{−(B−3)/2}
+    it is 1 — the sphere-marginal density of one coordinate of √(B−1)·S^{B−2}, by mpmath against the closed form."""
+    import mpmath as mp
+    for B in (5, 8, 32):
+        gam = mp.gamma(mp.mpf(B) / 2 - mp.mpf(1) / 2) / (mp.gamma(mp.mpf(B) / 2 - 1) * mp.sqrt(mp.pi))
+        R = mp.sqrt(B - 1)
+        integral = mp.quad(lambda z: (R ** 2 - z * z) ** (mp.mpf(B - 4) / 2), [-R, R])
+        printed = mp.mpf(B - 1) ** (mp.mpf(B - 3) / 2) * gam * integral
+        corrected = mp.mpf(B - 1) ** (-mp.mpf(B - 3) / 2) * gam * integral
+        assert float(printed / mp.mpf(B - 1) ** (B - 3)) == pytest.approx(1.0, rel=1e-12)
+        assert float(corrected) == pytest.approx(1.0, rel=1e-12)

@@ -2,6 +2,7 @@
 a weakened decision rule — the kind no verdict that already holds reveals — is caught and makes `verify all` exit 4."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from verify import runner, selftest, stats
@@ -12,7 +13,7 @@ from verify.core import HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED
 def test_every_canary_is_as_known():
     canaries = selftest.run()
     assert [c.name for c in canaries if not c.passed] == []
-    assert len(canaries) == 12
+    assert len(canaries) == 14
 
 
 @pytest.mark.parametrize("weaken, caught", [
@@ -25,6 +26,11 @@ def test_every_canary_is_as_known():
     (lambda mp: mp.setattr(runner, "run_claim", _no_positive_control_needed), "false-without-positive-control"),
     # an interval 10% too wide (a standard error scaled twice, say)
     (lambda mp: mp.setattr(stats, "_st", _WideT()), "mean_ci of 1..10 at 95%"),
+    # the delta-method error divided by the mean numerator instead of the mean denominator (equal when ȳ = 1):
+    # the cosmic-ray operator mutants of verify/stats.py that survived the unit-denominator canary
+    (lambda mp: mp.setattr(stats, "ratio_of_means", _ratio_wrong_mean), "ratio_of_means([2,3,9], [1,2,4])"),
+    # the t-interval of a fitted rate with its ends swapped or its width dropped (zero width on exact data)
+    (lambda mp: mp.setattr(stats, "fit_log_rate", _rate_without_width), "fit_log_rate with residuals"),
 ])
 def test_a_weakened_decision_rule_is_caught(monkeypatch, weaken, caught):
     weaken(monkeypatch)
@@ -69,3 +75,17 @@ class _WideT:
                     return 1.1 * st.t.ppf(p, df)
             return T
         return getattr(st, name)
+
+
+_true_ratio = stats.ratio_of_means
+_true_rate = stats.fit_log_rate
+
+
+def _ratio_wrong_mean(x, y):
+    r, se, n = _true_ratio(x, y)
+    return r, se * float(np.mean(y)) / float(np.mean(x)), n
+
+
+def _rate_without_width(layers, values, confidence=0.95):
+    r, _ = _true_rate(layers, values, confidence)
+    return r, (r, r)

@@ -166,3 +166,106 @@ def test_relative_gradient_norms_recorded_at_chosen_steps():
     assert np.all(r.relative_gamma_grad > 0)
     with pytest.raises(DeepinitError, match="record_at"):
         train_bn_mlp("digits", "relu", 2, 16, 32, 3, lr=0.01, record_at=(3,))
+
+
+# ---------------------------------------------------------------------------------------------
+# Batched ensembles (numerics.ensembles, issue 29): each member is its solo run
+# ---------------------------------------------------------------------------------------------
+
+def _max_rel(a, b, atol=0.0):
+    """Max relative difference of two records (arrays or scalars); NaN/inf must sit at the same places."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    assert a.shape == b.shape
+    assert np.array_equal(np.isnan(a), np.isnan(b)) and np.array_equal(np.isinf(a), np.isinf(b))
+    m = np.isfinite(a)
+    if not m.any():
+        return 0.0
+    return float(np.max(np.maximum(np.abs(a[m] - b[m]) - atol, 0) / np.maximum(np.abs(b[m]), 1e-300)))
+
+
+BN_FIELDS = ("test_accuracy", "loss", "weight_norm", "preact_grad_norm", "weight_grad_norm", "relative_weight_grad",
+             "relative_gamma_grad")
+ISO_FIELDS = ("test_accuracy", "train_loss", "gaps", "corollary2_margin")
+
+
+def _assert_member_is_solo(member, solo, fields, rtol, atol=0.0):
+    assert member.seed == solo.seed and member.diverged == solo.diverged
+    for f in fields:
+        assert _max_rel(getattr(member, f), getattr(solo, f), atol) <= rtol, f
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+def test_bn_ensemble_members_are_their_solo_runs(dtype_name):
+    import torch
+
+    from numerics.ensembles import RTOL_FLOAT32, RTOL_FLOAT64, train_bn_mlp_ensemble
+    dtype = getattr(torch, dtype_name)
+    rtol = RTOL_FLOAT32 if dtype_name == "float32" else RTOL_FLOAT64
+    kw = dict(lr=0.01, record_steps=3, record_at=(0, 25, 39), dtype=dtype)
+    seeds = [0, 7, 3]
+    runs = train_bn_mlp_ensemble("digits", "relu", 6, 32, 16, 40, seeds=seeds, **kw)
+    for r, s in zip(runs, seeds):
+        solo = train_bn_mlp("digits", "relu", 6, 32, 16, 40, seed=s, **kw)
+        _assert_member_is_solo(r, solo, BN_FIELDS, rtol)
+        if dtype_name == "float32":          # measured: the training records are bitwise the solo run's
+            assert np.array_equal(r.loss, solo.loss) and r.test_accuracy == solo.test_accuracy
+    # RMSProp, BN sub-batches, ε and activations per member
+    kw = dict(lr=0.01, optimizer="rmsprop", sub_batch=4, eps=0.1, dtype=dtype)
+    runs = train_bn_mlp_ensemble("digits", ["tanh", "tanh", "relu"], 4, 16, 16, 30, seeds=[0, 1, 0], **kw)
+    for r, (a, s) in zip(runs, [("tanh", 0), ("tanh", 1), ("relu", 0)]):
+        _assert_member_is_solo(r, train_bn_mlp("digits", a, 4, 16, 16, 30, seed=s, **kw), BN_FIELDS, rtol)
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+def test_isometry_ensemble_members_are_their_solo_runs(dtype_name):
+    import torch
+
+    from numerics.ensembles import GAP_ATOL, RTOL_FLOAT32, RTOL_FLOAT64, train_isometry_mlp_ensemble
+    from numerics.training import train_isometry_mlp
+    dtype = getattr(torch, dtype_name)
+    rtol = RTOL_FLOAT32 if dtype_name == "float32" else RTOL_FLOAT64
+    acts, seeds = ["relu", "relu", "tanh", "exp"], [0, 1, 0, 3]
+    runs = train_isometry_mlp_ensemble("digits", acts, 4, 24, 64, 2, lr=0.01, seeds=seeds, dtype=dtype)
+    for r, a, s in zip(runs, acts, seeds):
+        solo = train_isometry_mlp("digits", a, 4, 24, 64, 2, lr=0.01, seed=s, dtype=dtype)
+        assert r.activation == solo.activation
+        _assert_member_is_solo(r, solo, ISO_FIELDS, rtol, atol=GAP_ATOL)
+        if dtype_name == "float32":
+            assert np.array_equal(r.train_loss, solo.train_loss) and r.test_accuracy == solo.test_accuracy
+    runs = train_isometry_mlp_ensemble("digits", "sigmoid", 3, 16, 32, 1, lr=0.05, seeds=[2, 5],
+                                       normalisation="none", dtype=dtype)
+    for r in runs:
+        solo = train_isometry_mlp("digits", "sigmoid", 3, 16, 32, 1, lr=0.05, seed=r.seed, normalisation="none",
+                                  dtype=dtype)
+        _assert_member_is_solo(r, solo, ISO_FIELDS, rtol, atol=GAP_ATOL)
+
+
+def test_a_diverging_member_stops_as_its_solo_run_and_spares_the_others():
+    from numerics.ensembles import GAP_ATOL, RTOL_FLOAT32, train_bn_mlp_ensemble, train_isometry_mlp_ensemble
+    from numerics.training import train_isometry_mlp
+    # exp at lr 10 overflows within a few steps; relu does not
+    runs = train_bn_mlp_ensemble("digits", ["exp", "relu"], 6, 16, 8, 30, lr=10.0, seeds=[0, 0], record_steps=4)
+    assert runs[0].diverged and not runs[1].diverged
+    assert runs[0].test_accuracy == runs[0].chance and np.isnan(runs[0].loss).sum() > 0
+    for r, a in zip(runs, ["exp", "relu"]):
+        _assert_member_is_solo(r, train_bn_mlp("digits", a, 6, 16, 8, 30, lr=10.0, seed=0, record_steps=4),
+                               BN_FIELDS, RTOL_FLOAT32)
+    runs = train_isometry_mlp_ensemble("digits", ["exp", "tanh"], 4, 16, 64, 2, lr=3.0, seeds=[0, 0])
+    assert runs[0].diverged and not runs[1].diverged
+    for r, a in zip(runs, ["exp", "tanh"]):
+        _assert_member_is_solo(r, train_isometry_mlp("digits", a, 4, 16, 64, 2, lr=3.0, seed=0), ISO_FIELDS,
+                               RTOL_FLOAT32, atol=GAP_ATOL)
+
+
+def test_ensemble_input_errors():
+    from numerics.ensembles import train_bn_mlp_ensemble, train_isometry_mlp_ensemble
+    with pytest.raises(DeepinitError, match="seeds"):
+        train_bn_mlp_ensemble("digits", "relu", 2, 8, 8, 2, lr=0.01, seeds=3)
+    with pytest.raises(DeepinitError, match="at least one"):
+        train_bn_mlp_ensemble("digits", "relu", 2, 8, 8, 2, lr=0.01, seeds=[])
+    with pytest.raises(DeepinitError, match="activations for"):
+        train_isometry_mlp_ensemble("digits", ["relu", "tanh"], 2, 16, 8, 1, lr=0.01, seeds=[0, 1, 2])
+    with pytest.raises(DeepinitError, match="learning rate"):
+        train_isometry_mlp_ensemble("digits", "relu", 2, 16, 8, 1, lr=-1.0, seeds=[0])
+    with pytest.raises(DeepinitError, match="dtype"):
+        train_bn_mlp_ensemble("digits", "relu", 2, 8, 8, 2, lr=0.01, seeds=[0], dtype="float16")

@@ -45,16 +45,37 @@ def _coverage_source(paper: str) -> str:
 
 
 def coverage_section(paper: str) -> list[str]:
-    """The page's coverage table (verify/coverage.py): it does not depend on any run."""
+    """The page's coverage table (verify/coverage.py): it does not depend on any run.
+
+    Each row says which claims are named for the item and, in the *audit* column, what they do with it as printed
+    (:class:`verify.coverage.Item`): only an *as printed* claim makes the row *checked*.
+    """
+    from .coverage import AUDIT_DATE
+    rows = coverage_items(paper)
+    audited = any(it.audited for it in rows)
+    how = (f"The rows were audited on {AUDIT_DATE} by reading each named claim's code — its statement, how it is "
+           "checked, its check function and the theory function that computes its reference — against the printed "
+           "item." if audited else "The rows of this paper are *not audited*: a named claim is counted as checking "
+           "its item.")
     lines = [COVERAGE_HEADING, "",
              "Every numbered equation, theorem, lemma, corollary, proposition, definition, table and figure of the "
              f"paper ({_coverage_source(paper)}), with the claims that check it or why none does: *no claim* (a definition, "
              "notation, a remark or a proof step), *vacuous* (cannot fail), *text lost* (its content is not in the text "
              "copy), *offline* (needs data or weights that cannot exist offline).", "",
-             "| item | checked by | note |", "|---|---|---|"]
-    for it in coverage_items(paper):
-        by = ", ".join(f"`{paper}:{n}`" for n in it.claims) if it.claims else f"**{it.status}**"
-        lines.append(f"| {_md(it.item)} | {by} | {_md(it.note)} |")
+             "An item counts as **checked** only when a named claim checks its printed statement *as printed* — "
+             "normalising constants, exponents and prefactors included; *derived* means the claims check an "
+             "equivalent or derived form, or only part of the statement (the audit says which), and *uses only* that "
+             f"they use the item without checking it: neither counts as checked. {how}", "",
+             "| item | checked by | audit | note |", "|---|---|---|---|"]
+    for it in rows:
+        if it.claims:
+            by = ", ".join(f"`{paper}:{n}`" for n in it.claims)
+            if it.status != "checked":
+                by += f" (**{it.status}**)"
+        else:
+            by = f"**{it.status}**"
+        audit = it.audit_text if it.audited else ("*not audited*" if it.claims else "—")
+        lines.append(f"| {_md(it.item)} | {by} | {_md(audit)} | {_md(it.note)} |")
     lines.append("")
     return lines
 

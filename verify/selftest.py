@@ -141,10 +141,22 @@ def _statistics() -> list[Canary]:
     r, se, n = stats.ratio_of_means([1.0, 2.0, 3.0], [1.0, 1.0, 1.0])
     out.append(Canary("ratio_of_means([1,2,3], [1,1,1])", "R = 2, se = 1/√3", f"R = {r:.15g}, se = {se:.15g}",
                       abs(r - 2) < 1e-15 and abs(se - 1 / math.sqrt(3)) < 1e-15))
+    # unequal denominators: R = (14/3)/(7/3) = 2, x − R·y = (0, −1, 1), se = sd/(√3 ȳ) = √3/7 (a rule that divides
+    # by the wrong mean, or squares where it divides, passes the unit-denominator canary above but not this one)
+    r, se, n = stats.ratio_of_means([2.0, 3.0, 9.0], [1.0, 2.0, 4.0])
+    out.append(Canary("ratio_of_means([2,3,9], [1,2,4])", "R = 2, se = √3/7", f"R = {r:.15g}, se = {se:.15g}",
+                      abs(r - 2) < 1e-15 and abs(se - math.sqrt(3) / 7) < 1e-15))
     layers = np.arange(10.0)
     rate, (a, b) = stats.fit_log_rate(layers, np.exp(1.0 - 0.3 * layers))
     out.append(Canary("fit_log_rate of e^(1 − 0.3ℓ)", "0.3, zero width", f"{rate:.15g} [{a:.3g}, {b:.3g}]",
-                      abs(rate - 0.3) < 1e-12 and b - a < 1e-10))
+                      abs(rate - 0.3) < 1e-12 and 0 <= b - a < 1e-10))
+    # with residuals (0, .1, −.1, .1, 0) on ℓ = 0..4: slope exactly −0.3, s² = 0.028/3, S_xx = 10, t(97.5%, 3 dof)
+    # = 3.18244630528370952 (mpmath): the interval is 0.3 ± 0.0972253405939676
+    rate, (a, b) = stats.fit_log_rate(np.arange(5.0), np.exp(1.0 - 0.3 * np.arange(5.0)
+                                                            + np.array([0.0, 0.1, -0.1, 0.1, 0.0])))
+    half = 0.0972253405939676
+    out.append(Canary("fit_log_rate with residuals", f"0.3 ± {half}", f"{rate:.15g} [{a:.15g}, {b:.15g}]",
+                      abs(rate - 0.3) < 1e-12 and abs(b - 0.3 - half) < 1e-12 and abs(0.3 - a - half) < 1e-12))
     return out
 
 
@@ -163,7 +175,7 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 12 of 12 canaries as known
+    self-test: 14 of 14 canaries as known
     """
     from .runner import run_claim
     out = []

@@ -30,6 +30,7 @@ from ..parallel import map_points, sweep_point
 from .bn_mean_field import DECLARATION
 
 training = _lazy("numerics.training")
+ensembles = _lazy("numerics.ensembles")
 datasets = _lazy("numerics.datasets")
 
 PAPER = "bn-mean-field"
@@ -56,6 +57,17 @@ def _trained(dataset: str, depth: int, B: int, steps: int, lr: float, optimizer:
              record: int = 0, act: str = "relu", eps: float = 1e-5):
     return training.train_bn_mlp(dataset, act, depth, WIDTH, B, steps, lr=lr, optimizer=optimizer,
                                  sub_batch=sub_batch or None, seed=seed, record_steps=record, eps=eps)
+
+
+@sweep_point
+@functools.lru_cache(maxsize=64)
+def _trained_seeds(dataset: str, depth: int, B: int, steps: int, lr: float, optimizer: str, sub_batch: int,
+                   seeds: tuple, record: int = 0, act: str = "relu", eps: float = 1e-5, at: tuple = ()):
+    """The seeds of one setting trained as one batched ensemble (numerics.ensembles): member i is the solo run
+    ``train_bn_mlp(..., seed=seeds[i])``, bit for bit (the module docstring of numerics.ensembles)."""
+    return tuple(ensembles.train_bn_mlp_ensemble(dataset, act, depth, WIDTH, B, steps, lr=lr, optimizer=optimizer,
+                                                 sub_batch=sub_batch or None, seeds=list(seeds), record_steps=record,
+                                                 eps=eps, record_at=at))
 
 
 # =============================================================================================
@@ -185,7 +197,8 @@ def _fig3_rows(ctx: Context, factor: float = 1.0, figure: dict | None = None, lr
     B, L = 32, st["depth"]
     data = _dataset(ctx)
     lr = lr or float(ctx.params.get("lr") or FIG3_LR)
-    runs = [_trained(data, L, B, 10, lr, "sgd", 0, ctx.seed * 100 + s, 10) for s in range(st["seeds"])]
+    seeds = tuple(ctx.seed * 100 + s for s in range(st["seeds"]))
+    runs = list(_trained_seeds(data, L, B, 10, lr, "sgd", 0, seeds, 10))
     lam = factor * Q.gradient_explosion_rate("relu", B)
     # step 0: ‖∂L/∂h^l‖² grows towards the input by λ_max per layer: slope of log‖∂L/∂h^l‖² in l is −log λ_max
     s0 = np.array([_slope(2 * np.log(r.preact_grad_norm[0])) for r in runs])
@@ -456,7 +469,8 @@ def _a2_rows(ctx: Context, at_epoch: int | None = None, figure: dict | None = No
     E = st["epochs"] if at_epoch is None else at_epoch
     steps = st["epochs"] * STEPS_PER_EPOCH
     at = tuple(e * STEPS_PER_EPOCH for e in range(st["epochs"])) + (steps - 1,)
-    runs = [_trained_at(_dataset(ctx), A2_DEPTH, A2_B, steps, ctx.seed * 100 + s, at) for s in range(st["seeds"])]
+    runs = list(_trained_seeds(_dataset(ctx), A2_DEPTH, A2_B, steps, 0.01, "sgd", 0,
+                               tuple(ctx.seed * 100 + s for s in range(st["seeds"])), at=at))
     k = at.index(min(E * STEPS_PER_EPOCH, steps - 1))
     rows = []
     for label, attr in (("weights W^l", "relative_weight_grad"), ("BN scales γ^l", "relative_gamma_grad")):
@@ -476,11 +490,6 @@ def _a2_rows(ctx: Context, at_epoch: int | None = None, figure: dict | None = No
     if figure is not None:
         figure.update(runs=runs, at=at)
     return rows
-
-
-@functools.lru_cache(maxsize=64)
-def _trained_at(dataset: str, depth: int, B: int, steps: int, seed: int, at: tuple):
-    return training.train_bn_mlp(dataset, "relu", depth, WIDTH, B, steps, lr=0.01, seed=seed, record_at=at)
 
 
 def _a2_plot(ctx: Context, fig: dict) -> dict:

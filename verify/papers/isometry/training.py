@@ -17,6 +17,7 @@ numerics/ functions used: numerics.training.train_isometry_mlp, numerics.dataset
 """
 from __future__ import annotations
 
+import collections
 import functools
 import math
 
@@ -34,6 +35,7 @@ from ._common import DECLARATION
 from ._common import PAPER
 
 training = _lazy("numerics.training")
+ensembles = _lazy("numerics.ensembles")
 stats = _lazy("scipy.stats")
 
 #: activations spanning β_σ from 1.016 (sigmoid) to 1.418 (exp); step is left out (zero gradient almost everywhere)
@@ -62,16 +64,48 @@ def _run(dataset: str, act: str, depth: int, width: int, epochs: int, seed: int,
     return training.train_isometry_mlp(dataset, act, depth, width, BATCH, epochs, lr=LR, seed=seed, device=device)
 
 
+@sweep_point
+@functools.lru_cache(maxsize=64)
+def _run_ensemble(dataset: str, act: str, depth: int, width: int, epochs: int, seeds: tuple, device: str):
+    """The seeds of one activation trained as one batched ensemble (numerics.ensembles): member i is
+    ``_run(dataset, act, depth, width, epochs, seeds[i], device)``, bit for bit in its training (the module
+    docstring of numerics.ensembles gives the measured agreement)."""
+    return tuple(ensembles.train_isometry_mlp_ensemble(dataset, act, depth, width, BATCH, epochs, lr=LR,
+                                                       seeds=list(seeds), device=device))
+
+
+#: trained runs by (dataset, activation, depth, width, epochs, seed, device): Figs 7, B.6 and B.7 share their networks
+_MEMBERS: collections.OrderedDict = collections.OrderedDict()
+_MEMBERS_SIZE = 4096
+
+
 def _runs(ctx: Context, depth: int, acts=ACTIVATIONS, seeds: int | None = None) -> dict:
     st = dict(_settings(ctx))
     if seeds is not None:
         st["seeds"] = seeds
     ctx.progress(f"training depth-{depth} MLPs: {len(acts)} activations × {st['seeds']} seeds", 0.0)
-    # the sweep points (activation, seed): tasks of their own on a Dask cluster (verify.parallel.map_points)
-    points = [(_dataset(ctx), nm, depth, st["width"], st["epochs"], ctx.seed * 100 + s, ctx.device)
-              for nm in acts for s in range(st["seeds"])]
-    runs = iter(map_points(_run, points))
-    return {nm: [next(runs) for _ in range(st["seeds"])] for nm in acts}
+    data, wanted = _dataset(ctx), [ctx.seed * 100 + s for s in range(st["seeds"])]
+
+    def key(nm, s):
+        return (data, nm, depth, st["width"], st["epochs"], s, ctx.device)
+    # the seeds of each activation not trained yet, as one batched ensemble: a sweep point (a task of its own on a Dask
+    # cluster, verify.parallel.map_points)
+    points = [(data, nm, depth, st["width"], st["epochs"], missing, ctx.device) for nm in acts
+              for missing in [tuple(s for s in wanted if key(nm, s) not in _MEMBERS)] if missing]
+    out = {}
+    for p, runs in zip(points, map_points(_run_ensemble, points)):
+        for s, r in zip(p[5], runs):
+            out[key(p[1], s)] = r
+    for nm in acts:
+        for s in wanted:
+            if key(nm, s) not in out:
+                out[key(nm, s)] = _MEMBERS[key(nm, s)]
+    for k, r in out.items():
+        _MEMBERS[k] = r
+        _MEMBERS.move_to_end(k)
+    while len(_MEMBERS) > _MEMBERS_SIZE:
+        _MEMBERS.popitem(last=False)
+    return {nm: [out[key(nm, s)] for s in wanted] for nm in acts}
 
 
 def _beta(nm: str) -> float:

@@ -1,0 +1,140 @@
+"""The mutation-testing harness (benchmarks/mutation, issue 28): its catalogue is well-formed against the committed
+code, and its classification of a verify run is right on a tiny fake oracle. Cheap (seconds); the harness itself
+runs outside CI (docs/mutation.md)."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HARNESS = os.path.join(ROOT, "benchmarks", "mutation", "run_mutants.py")
+
+
+def _harness():
+    spec = importlib.util.spec_from_file_location("run_mutants", HARNESS)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("run_mutants", mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+R = _harness()
+CATALOGUE = R.load_catalogue()
+
+
+def _at_head(path: str) -> str | None:
+    p = subprocess.run(["git", "-C", ROOT, "show", f"HEAD:{path}"], capture_output=True, text=True)
+    return p.stdout if p.returncode == 0 else None
+
+
+def test_catalogue_shape():
+    ids = [m.id for m in CATALOGUE]
+    assert len(ids) == len(set(ids)), "mutant ids must be unique"
+    assert len(CATALOGUE) >= 34
+    areas = {a: sum(m.file.startswith(a + "/") for m in CATALOGUE) for a in ("theory", "numerics", "verify")}
+    assert areas["theory"] >= 12 and areas["numerics"] >= 12 and areas["verify"] >= 10, areas
+    for m in CATALOGUE:
+        assert m.papers and set(m.papers) <= set(R.PAPERS), (m.id, m.papers)
+        assert m.cls in R.CLASSES, (m.id, m.cls)
+        assert m.description.strip(), m.id
+        assert m.file not in R.FORBIDDEN, (m.id, m.file)
+        assert m.old != m.new, m.id
+        for t in m.tests:
+            assert os.path.exists(os.path.join(ROOT, t)), (m.id, t)
+
+
+def test_papers_are_the_registered_ones():
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        eps = R.tomllib.load(f)["project"]["entry-points"]["deepinit_verify.papers"]
+    assert set(R.PAPERS) == set(eps)
+
+
+@pytest.mark.skipif(subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True).returncode != 0,
+                    reason="not a git checkout")
+@pytest.mark.parametrize("mutant", CATALOGUE, ids=[m.id for m in CATALOGUE])
+def test_mutant_applies_once_at_head_and_compiles(mutant):
+    src = _at_head(mutant.file)
+    if src is None:
+        pytest.skip(f"{mutant.file} is not committed at HEAD yet")
+    assert src.count(mutant.old) == 1, f"{mutant.id}: 'old' occurs {src.count(mutant.old)} times in {mutant.file}"
+    new = R.apply_text(src, mutant)
+    assert new is not None and new != src
+    compile(new, mutant.file, "exec")
+
+
+def test_stale_mutant_is_not_applied():
+    m = R.Mutant("x", "f.py", ["isometry"], [], "factor", "d", old="a = 1", new="a = 2")
+    assert R.apply_text("a = 1\na = 1\n", m) is None
+    assert R.apply_text("b = 1\n", m) is None
+    assert R.apply_text("a = 1\n", m) == "a = 2\n"
+
+
+FAKE_MAIN = textwrap.dedent('''
+    import os, sys, time
+    here = os.path.dirname(os.path.abspath(__file__))
+    mode = open(os.path.join(here, "MODE")).read().strip()
+    lines = {"base": ["p:a holds", "p:b violated"], "kill": ["p:a violated"], "same": ["p:a holds", "p:b violated"]}
+    if mode == "selftest":
+        sys.stderr.write("self-test FAILED: 1 of 12 canaries are not as known\\n")
+        sys.exit(4)
+    for l in lines.get(mode, []):
+        print(f"{l:40s} 0.1s  summary", flush=True)
+    if mode in ("kill", "hang"):
+        time.sleep(60)
+    sys.exit(0 if mode in ("base", "same") else 1)
+''')
+
+
+@pytest.fixture()
+def fake_tree(tmp_path):
+    """A tree whose ``verify`` package is a fake oracle: the harness must import it (PYTHONPATH=tree, ahead of the
+    editable install) and classify its runs."""
+    pkg = tmp_path / "verify"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "__main__.py").write_text(FAKE_MAIN)
+
+    def mode(m):
+        (pkg / "MODE").write_text(m)
+        return str(tmp_path)
+    return mode
+
+
+def test_classification_on_a_fake_oracle(fake_tree):
+    base = R.run_verify(fake_tree("base"), "p", None, timeout=30)
+    assert base["outcome"] == "survived" and base["exit"] == 0
+    assert base["statuses"] == {"p:a": "holds", "p:b": "violated"}
+    same = R.run_verify(fake_tree("same"), "p", base["statuses"], timeout=30)
+    assert same["outcome"] == "survived" and same["deviation"] is None
+    kill = R.run_verify(fake_tree("kill"), "p", base["statuses"], timeout=30)     # stopped at the first deviation
+    assert kill["outcome"] == "killed" and kill["early_stop"] and kill["exit"] == 1
+    assert kill["deviation"] == ["p:a", "holds", "violated"] and kill["seconds"] < 20
+    st = R.run_verify(fake_tree("selftest"), "p", base["statuses"], timeout=30)
+    assert st["outcome"] == "killed" and st["exit"] == 4 and st["self_test_failed"]
+    hang = R.run_verify(fake_tree("hang"), "p", base["statuses"], timeout=2)
+    assert hang["outcome"] == "timeout" and hang["seconds"] < 20
+
+
+def test_summary_counts():
+    recs = [
+        {"id": "a", "file": "theory/x.py", "class": "factor", "papers": ["isometry"], "status": "run",
+         "killed_by_verify": True, "killed_by_tests": False, "description": "x", "reason": ""},
+        {"id": "b", "file": "theory/x.py", "class": "factor", "papers": ["isometry", "bn-mean-field"], "status": "run",
+         "killed_by_verify": False, "killed_by_tests": True, "description": "y", "reason": "why"},
+        {"id": "c", "file": "verify/stats.py", "class": "operator", "papers": ["isometry"], "status": "run",
+         "killed_by_verify": False, "description": "op", "reason": ""},
+        {"id": "d", "file": "verify/stats.py", "class": "factor", "papers": ["isometry"], "status": "stale"},
+    ]
+    s = R.summarise(recs, True)
+    iso = s["by_paper"]["isometry"]
+    assert (iso["mutants"], iso["killed_by_verify"], iso["killed_by_tests"], iso["survived"]) == (3, 1, 1, 1)
+    assert s["by_paper"]["bn-mean-field"]["killed_by_either"] == 1
+    assert s["by_area"]["operator verify"]["survived"] == 1
+    assert s["total"]["all"]["tests_run"] == 2
+    text = R.render_tables(s, recs)
+    assert "**b**" in text and "**c**" in text and "d:" in text
