@@ -8,13 +8,14 @@
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import mpmath
 import numpy as np
 import sympy as sp
 
-from .activations import activation
+from .activations import Activation, activation
 from . import validate
 from .errors import DeepinitError, UndefinedQuantityError
 from .gaussian import NotExact, mp_expectation
@@ -287,8 +288,14 @@ def isometry_strength(act, kind: str = "auto", dps: int = 30) -> IsometryStrengt
     >>> round(float(isometry_strength("tanh")), 12)
     1.069530076385
     """
+    return _isometry_strength(activation(act), kind, dps)
+
+
+@functools.lru_cache(maxsize=512)
+def _isometry_strength(act: Activation, kind: str, dps: int) -> IsometryStrength:
+    """:func:`isometry_strength` for an :class:`Activation`, computed once per process (sympy's simplification of a
+    closed form takes 0.1–0.6 s and the claims ask for the same β_σ many times)."""
     from .dual import exact_moments
-    act = activation(act)
     if act.is_constant:
         raise UndefinedQuantityError(f"β_σ is undefined for the constant activation {act.name!r} "
                                      "(Σ_{k≥1} c_k² = 0)")
