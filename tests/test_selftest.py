@@ -5,48 +5,94 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from verify import runner, selftest, stats
+from verify import core, runner, selftest, stats
+from verify import quantities as Q
 from verify.cli import main
-from verify.core import HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED
+from verify.core import ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED
 
 
 def test_every_canary_is_as_known():
     canaries = selftest.run()
     assert [c.name for c in canaries if not c.passed] == []
-    assert len(canaries) == 14
+    assert len(canaries) == 23
 
 
-@pytest.mark.parametrize("weaken, caught", [
+def test_the_perturbed_runs_consume_exactly_one_plus_minus_delta():
+    """The resolution-edge canary reports the constant its three runs consumed: 1, 1·(1 + 0.05), 1·(1 − 0.05)."""
+    edge = next(c for c in selftest.run() if c.name == "resolution-edge")
+    assert edge.observed == "holds, negative control violated, consumed 1.0, 1.05, 0.95"
+
+
+# (weakening, the canary that must catch it, what that canary then gives)
+WEAKENINGS = [
     # a perturbed run that still holds counted as "flagged": the blind canary would pass its control
     (lambda mp: mp.setattr(runner, "_FLAGGED", (VIOLATED, INCONCLUSIVE, HYPOTHESES_NOT_MET, HOLDS)),
-     "true-unresolved"),
+     "true-unresolved", "holds, negative control violated"),
     # a control counted as flagged when only one sign is
-    (lambda mp: mp.setattr(runner, "perturbation_control", _either_sign_control), "one-sided-bound"),
+    (lambda mp: mp.setattr(runner, "perturbation_control", _either_sign_control), "one-sided-bound",
+     "holds, negative control violated"),
     # a violated claim reported violated without a positive control
-    (lambda mp: mp.setattr(runner, "run_claim", _no_positive_control_needed), "false-without-positive-control"),
+    (lambda mp: mp.setattr(runner, "run_claim", _no_positive_control_needed), "false-without-positive-control",
+     "violated"),
+    # a perturbed run that crashes counted as "flagged" (the mutant ve-runner-error-flags)
+    (lambda mp: mp.setattr(runner, "_FLAGGED", (VIOLATED, INCONCLUSIVE, HYPOTHESES_NOT_MET, ERROR)),
+     "crashing-control", "holds, negative control violated"),
+    # the positive control run but not consulted unless it crashes (ve-runner-positive-ignored)
+    (lambda mp: mp.setattr(runner, "run_claim", _positive_control_not_consulted), "positive-control-fails",
+     "violated, positive control violated"),
+    # an inconclusive structural control counted as flagged (ve-runner-structural-lenient)
+    (lambda mp: mp.setattr(runner, "_run", _inconclusive_structural_control_flags), "structural-inconclusive",
+     "holds, negative control violated"),
+    # the structural control not consulted at all
+    (lambda mp: mp.setattr(runner, "_run", _structural_control_ignored), "structural-holds",
+     "holds, negative control violated"),
+    # a verdict with no judged row holds (ve-core-nothing-judged)
+    (lambda mp: (mp.setattr(core, "status_from_rows", _nothing_judged_holds),
+                 mp.setattr(selftest, "status_from_rows", _nothing_judged_holds)), "nothing-judged", "holds"),
+    # every perturbation applied as δ/2 (ve-quantities-half-delta): the controls test half the promised resolution
+    (lambda mp: mp.setattr(Q, "scaled", _half_delta), "resolution-edge",
+     "inconclusive, negative control holds, consumed 1.0, 1.025, 0.975"),
+    # memo() caches a value that consumed a perturbable quantity (ve-quantities-memo-unguarded)
+    (lambda mp: mp.setattr(Q, "memo", _unguarded_memo), "memoised-constant", "inconclusive, negative control holds"),
     # an interval 10% too wide (a standard error scaled twice, say)
-    (lambda mp: mp.setattr(stats, "_st", _WideT()), "mean_ci of 1..10 at 95%"),
+    (lambda mp: mp.setattr(stats, "_st", _WideT()), "mean_ci of 1..10 at 95%", None),
     # the delta-method error divided by the mean numerator instead of the mean denominator (equal when ȳ = 1):
     # the cosmic-ray operator mutants of verify/stats.py that survived the unit-denominator canary
-    (lambda mp: mp.setattr(stats, "ratio_of_means", _ratio_wrong_mean), "ratio_of_means([2,3,9], [1,2,4])"),
+    (lambda mp: mp.setattr(stats, "ratio_of_means", _ratio_wrong_mean), "ratio_of_means([2,3,9], [1,2,4])", None),
+    # unpaired samples not refused (the cosmic-ray mutant `x.shape != y.shape` → `is`): [2] broadcasts, R = 1,
+    # se = sd(−1, 0, 1)/(√3·2) = 1/(2√3)
+    (lambda mp: mp.setattr(stats, "ratio_of_means", _ratio_unpaired), "ratio_of_means([1,2,3], [2])",
+     "R = 1, se = 0.288675134594813"),
     # the t-interval of a fitted rate with its ends swapped or its width dropped (zero width on exact data)
-    (lambda mp: mp.setattr(stats, "fit_log_rate", _rate_without_width), "fit_log_rate with residuals"),
-])
-def test_a_weakened_decision_rule_is_caught(monkeypatch, weaken, caught):
+    (lambda mp: mp.setattr(stats, "fit_log_rate", _rate_without_width), "fit_log_rate with residuals",
+     "0.3 [0.3, 0.3]"),
+    # the t-interval of a fitted rate twice as wide (ve-fitrate-wide): 0.3 ± 2 × 0.0972253405939676
+    (lambda mp: mp.setattr(stats, "fit_log_rate", _rate_twice_as_wide), "fit_log_rate with residuals",
+     "0.3 [0.105549318812065, 0.494450681187935]"),
+]
+_IDS = [f"{i}-{w[1]}" for i, w in enumerate(WEAKENINGS)]
+
+
+@pytest.mark.parametrize("weaken, caught, observed", WEAKENINGS, ids=_IDS)
+def test_a_weakened_decision_rule_is_caught(monkeypatch, weaken, caught, observed):
     weaken(monkeypatch)
-    bad = [c.name for c in selftest.run() if not c.passed]
+    bad = {c.name: c.observed for c in selftest.run() if not c.passed}
     assert caught in bad
+    if observed is not None:
+        assert bad[caught] == observed
 
 
-def test_verify_all_exits_4_when_the_self_test_fails(monkeypatch, capsys):
-    monkeypatch.setattr(runner, "_FLAGGED", (VIOLATED, INCONCLUSIVE, HYPOTHESES_NOT_MET, HOLDS))
+@pytest.mark.parametrize("weaken, caught, observed", WEAKENINGS, ids=_IDS)
+def test_verify_all_exits_4_when_the_self_test_fails(monkeypatch, capsys, weaken, caught, observed):
+    weaken(monkeypatch)
     assert main(["all", "--paper", "isometry", "--budget", "quick", "-q"]) == 4
     err = capsys.readouterr().err
-    assert "self-test FAILED" in err and "true-unresolved" in err
+    assert "self-test FAILED" in err and f"  {caught}: must give" in err
 
 
 _real_control = runner.perturbation_control
 _real_run_claim = runner.run_claim
+_real_run = runner._run
 
 
 def _either_sign_control(claim, ctx, debug, memo):
@@ -61,6 +107,44 @@ def _no_positive_control_needed(claim, ctx, **kw):
     if "no positive control" in v.summary:
         v.status = VIOLATED
     return v
+
+
+def _positive_control_not_consulted(claim, ctx, **kw):
+    v = _real_run_claim(claim, ctx, **kw)
+    if v.positive_control is not None and v.positive_control.status != ERROR:
+        v.status = VIOLATED     # the positive control was run, its verdict not looked at
+    return v
+
+
+def _inconclusive_structural_control_flags(fn, claim, ctx, debug, perturbation, memo):
+    v, consumed = _real_run(fn, claim, ctx, debug, perturbation, memo)
+    if fn is claim.negative_control and claim.depends_on and v.status == INCONCLUSIVE:
+        v.status = VIOLATED     # "could not decide" counted as "flagged"
+    return v, consumed
+
+
+def _structural_control_ignored(fn, claim, ctx, debug, perturbation, memo):
+    v, consumed = _real_run(fn, claim, ctx, debug, perturbation, memo)
+    if fn is claim.negative_control and claim.depends_on:
+        v.status = VIOLATED
+    return v, consumed
+
+
+def _nothing_judged_holds(rows):
+    judged = [r.passed for r in rows if r.passed is not None]
+    return HOLDS if all(judged) else VIOLATED
+
+
+def _half_delta(name, value):
+    d = Q.delta(name)
+    return value if d == 0.0 else value * (1 + d / 2)
+
+
+def _unguarded_memo(key, compute):
+    state = Q._STATE.get()
+    if key not in state.memo:
+        state.memo[key] = compute()
+    return state.memo[key]
 
 
 class _WideT:
@@ -89,3 +173,14 @@ def _ratio_wrong_mean(x, y):
 def _rate_without_width(layers, values, confidence=0.95):
     r, _ = _true_rate(layers, values, confidence)
     return r, (r, r)
+
+
+def _rate_twice_as_wide(layers, values, confidence=0.95):
+    r, (a, b) = _true_rate(layers, values, confidence)
+    return r, (r - 2 * (r - a), r + 2 * (b - r))
+
+
+def _ratio_unpaired(x, y):
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    r = float(np.mean(x) / np.mean(y))
+    return r, float(np.std(x - r * y, ddof=1) / (np.sqrt(x.size) * abs(np.mean(y)))), x.size

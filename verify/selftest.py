@@ -8,11 +8,23 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
 1. a true statement whose check resolves 5%: ``holds``, its ±5% control ``violated`` on both signs, resolution 5%;
 2. a true statement whose check cannot resolve 5% (a 50% tolerance): ``inconclusive`` — the control was not flagged;
    and a one-sided bound, flagged by −5% only: ``inconclusive`` — a control must be flagged on both signs;
-3. a false statement with a positive control: ``violated``, the positive control ``holds``;
+3. a false statement with a positive control: ``violated``, the positive control ``holds``; with a positive control
+   that does not hold (it checks the same false statement): ``inconclusive``, the positive control ``violated``;
 4. a false statement without a positive control: ``inconclusive``;
 5. hypotheses: a declared hypothesis check that fails gives ``hypotheses-not-met``, an undeclared one ``inconclusive``,
    a crash ``error``;
-6. statistics: Student-t and normal intervals, the delta-method ratio, a fitted log-rate, against tabulated values.
+6. controls that crash or are not flagged: a check that crashes only when its constant is perturbed gives
+   ``inconclusive`` (a crash is not a detection), and a claim with declared quantities *and* a structural control
+   is ``inconclusive`` when the structural control comes out ``inconclusive`` or ``holds``, ``holds`` when it is
+   ``violated``;
+7. the perturbation itself: a check at the resolution edge (8 standard errors: ±5% is 11 away and flagged, ±2.5% is
+   5.6 away and would not be) ``holds`` with its control ``violated``, and the constants its three runs consumed are
+   exactly 1, 1.05, 0.95; a printed constant obtained through :func:`verify.quantities.memo` is perturbed all the
+   same (a memoised value that consumed a quantity is never served to another perturbation): ``holds``, control
+   ``violated``;
+8. a verdict none of whose rows is judged (all informational): ``inconclusive``, never ``holds``;
+9. statistics: Student-t and normal intervals, the delta-method ratio (and its refusal of unpaired samples), a fitted
+   log-rate, against tabulated values.
 
 The statement is E z² = 1 for z ~ N(0, 1), checked by Monte Carlo (10⁵ samples, seed 0, 4 standard errors, a 5%
 error is 11 standard errors away). Any canary that does not come out as stated makes ``verify all`` exit 4
@@ -24,6 +36,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from theory.errors import QuadratureError
 
 from . import quantities as Q
 from .core import (ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Context, Evidence, HypothesisCheck,
@@ -61,8 +75,9 @@ class Canary:
     passed: bool
 
 
-def _second_moment(ctx: Context, printed: float, tolerance_se: float, cid: str) -> Verdict:
-    z = Q.memo(("selftest-z", _N), lambda: np.random.default_rng(0).standard_normal(_N))
+def _second_moment(ctx: Context, printed: float, tolerance_se: float, cid: str, scale: float = 1.0) -> Verdict:
+    """E (scale·z)² = printed to ``tolerance_se`` standard errors (scale ≠ 1: a structurally wrong sample)."""
+    z = scale * Q.memo(("selftest-z", _N), lambda: np.random.default_rng(0).standard_normal(_N))
     m = float(np.mean(z * z))
     se = float(np.std(z * z, ddof=1) / math.sqrt(_N))
     stat = abs(m - printed) / se
@@ -79,6 +94,13 @@ def _upper_bound(ctx: Context, printed: float, cid: str) -> Verdict:
     row = Evidence("E z² (Monte Carlo) ≤ the statement's bound", theory=printed, numeric=m, bound=printed + 4 * se,
                    observed=m, samples=_N, passed=m <= printed + 4 * se)
     return Verdict(cid, status_from_rows([row]), f"E z² = {m:.4f} vs bound {printed + 4 * se:.4f}", [row])
+
+
+def _reported_only(ctx: Context, cid: str) -> Verdict:
+    """E z² reported in an informational row (``passed=None``): nothing is judged, so nothing can hold."""
+    z = Q.memo(("selftest-z", _N), lambda: np.random.default_rng(0).standard_normal(_N))
+    row = Evidence("E z² (Monte Carlo), reported only", numeric=float(np.mean(z * z)), samples=_N)
+    return Verdict(cid, status_from_rows([row]), "E z² reported, not compared with anything", [row])
 
 
 def _claims() -> list[tuple[Claim, str, dict]]:
@@ -123,6 +145,63 @@ def _claims() -> list[tuple[Claim, str, dict]]:
         (Claim("selftest", "undeclared-hypothesis", "t", "s", check=undeclared, hypothesis_checks=(hyp,)),
          INCONCLUSIVE, {}),
         (Claim("selftest", "crash", "t", "s", check=crash), ERROR, {}),
+    ] + _control_claims()
+
+
+def _control_claims() -> list[tuple[Claim, str, dict]]:
+    """Canaries 3 (a positive control that fails), 6, 7 and 8 of the module docstring."""
+    cid = "selftest:{}".format
+    false_pc_fails = Claim("selftest", "positive-control-fails", "E z² = 1.2", "E z² = 1.2",
+                           check=lambda c: _second_moment(c, 1.2, 4.0, cid("positive-control-fails")),
+                           positive_control=lambda c: _second_moment(c, 1.2, 4.0, cid("positive-control-fails")),
+                           positive_control_description="the same check of the same false E z² = 1.2")
+
+    def crashes_when_perturbed(c):
+        printed = Q.scaled(_M2, 1.0)
+        if printed != 1.0:
+            raise RuntimeError("the check crashes when its constant is perturbed (by construction)")
+        return _second_moment(c, printed, 4.0, cid("crashing-control"))
+
+    crashing = Claim("selftest", "crashing-control", "E z² = 1", "E z² = 1", check=crashes_when_perturbed,
+                     depends_on=(_M2,))
+
+    def structural(name, control, what):
+        return Claim("selftest", name, "E z² = 1", "E z² = 1", depends_on=(_M2,),
+                     check=lambda c: _second_moment(c, Q.scaled(_M2, 1.0), 4.0, cid(name)),
+                     negative_control=control, control_description=what)
+
+    def undecided(c):
+        raise QuadratureError("the structural control cannot decide (by construction)")
+
+    seen: list = []   # the constant each run of the resolution-edge check consumed (main, +δ, −δ)
+
+    def at_edge(c):
+        seen.append(Q.scaled(_M2, 1.0))
+        return _second_moment(c, seen[-1], 8.0, cid("resolution-edge"))
+
+    memoised = Claim("selftest", "memoised-constant", "E z² = 1", "E z² = 1", depends_on=(_M2,),
+                     check=lambda c: _second_moment(c, Q.memo(("selftest-printed",), lambda: Q.scaled(_M2, 1.0)),
+                                                    4.0, cid("memoised-constant")))
+    return [
+        (false_pc_fails, INCONCLUSIVE, {"positive_control": VIOLATED}),
+        (crashing, INCONCLUSIVE, {"negative_control": HOLDS}),
+        (structural("structural-inconclusive", undecided, "a structural control that cannot decide"),
+         INCONCLUSIVE, {"negative_control": HOLDS}),
+        (structural("structural-holds", lambda c: _second_moment(c, 1.0, 4.0, cid("structural-holds")),
+                    "a structural control that holds (the unperturbed check again)"),
+         INCONCLUSIVE, {"negative_control": HOLDS}),
+        (structural("structural-violated",
+                    lambda c: _second_moment(c, 1.0, 4.0, cid("structural-violated"), scale=1.1),
+                    "the same check on 1.1·z, whose E (1.1z)² = 1.21"),
+         HOLDS, {"negative_control": VIOLATED, "resolution": {_M2: 0.05}}),
+        # 1·(1 + 0.05) and 1·(1 − 0.05): what a ±5% control must feed the check (a δ/2 would give 1.025, 0.975,
+        # which at 8 standard errors are not flagged: 5.5 and 5.6 standard errors)
+        (Claim("selftest", "resolution-edge", "E z² = 1, resolved to 5% and no finer than 3.6%", "E z² = 1",
+               check=at_edge, depends_on=(_M2,)),
+         HOLDS, {"negative_control": VIOLATED, "consumed_values": (seen, (1.0, 1.05, 0.95))}),
+        (memoised, HOLDS, {"negative_control": VIOLATED}),
+        (Claim("selftest", "nothing-judged", "E z² is reported", "E z² is reported",
+               check=lambda c: _reported_only(c, cid("nothing-judged"))), INCONCLUSIVE, {}),
     ]
 
 
@@ -146,6 +225,12 @@ def _statistics() -> list[Canary]:
     r, se, n = stats.ratio_of_means([2.0, 3.0, 9.0], [1.0, 2.0, 4.0])
     out.append(Canary("ratio_of_means([2,3,9], [1,2,4])", "R = 2, se = √3/7", f"R = {r:.15g}, se = {se:.15g}",
                       abs(r - 2) < 1e-15 and abs(se - math.sqrt(3) / 7) < 1e-15))
+    # unpaired samples are refused: a length-1 denominator would broadcast silently (R = 1, a made-up error)
+    try:
+        got = "R = {:.15g}, se = {:.15g}".format(*stats.ratio_of_means([1.0, 2.0, 3.0], [2.0])[:2])
+    except ValueError as exc:
+        got = f"ValueError: {exc}"
+    out.append(Canary("ratio_of_means([1,2,3], [2])", "ValueError (unpaired)", got, got.startswith("ValueError")))
     layers = np.arange(10.0)
     rate, (a, b) = stats.fit_log_rate(layers, np.exp(1.0 - 0.3 * layers))
     out.append(Canary("fit_log_rate of e^(1 − 0.3ℓ)", "0.3, zero width", f"{rate:.15g} [{a:.3g}, {b:.3g}]",
@@ -166,7 +251,7 @@ def run() -> list[Canary]:
     Returns
     -------
     list of Canary
-        The verdict canaries (1–5 of the module docstring), then the statistics canaries (6).
+        The verdict canaries (1–8 of the module docstring), then the statistics canaries (9).
 
     Examples
     --------
@@ -175,28 +260,34 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 14 of 14 canaries as known
+    self-test: 23 of 23 canaries as known
     """
     from .runner import run_claim
-    out = []
-    for claim, expected, details in _claims():
-        v = run_claim(claim, Context(budget="quick", seed=0))
-        ok = v.status == expected
-        got = [f"{v.status}"]
-        if "negative_control" in details:
-            nc = v.negative_control.status if v.negative_control else "none"
-            ok &= nc == details["negative_control"]
-            got.append(f"negative control {nc}")
-        if "positive_control" in details:
-            pc = v.positive_control.status if v.positive_control else "none"
-            ok &= pc == details["positive_control"]
-            got.append(f"positive control {pc}")
-        if "resolution" in details:
-            ok &= v.resolution == details["resolution"]
-            got.append(f"resolution {v.resolution}")
-        want = ", ".join([expected] + [f"{k.replace('_', ' ')} {val}" for k, val in details.items()])
-        out.append(Canary(claim.name, want, ", ".join(got), ok))
+    out = [_judge(claim, run_claim(claim, Context(budget="quick", seed=0)), expected, details)
+           for claim, expected, details in _claims()]
     return out + _statistics()
+
+
+def _judge(claim: Claim, v: Verdict, expected: str, details: dict) -> Canary:
+    """The canary of one claim's verdict against what it must give."""
+    ok = v.status == expected
+    got, want = [f"{v.status}"], [expected]
+    for key, attr in (("negative_control", v.negative_control), ("positive_control", v.positive_control)):
+        if key in details:
+            st = attr.status if attr else "none"
+            ok &= st == details[key]
+            got.append(f"{key.replace('_', ' ')} {st}")
+            want.append(f"{key.replace('_', ' ')} {details[key]}")
+    if "resolution" in details:
+        ok &= v.resolution == details["resolution"]
+        got.append(f"resolution {v.resolution}")
+        want.append(f"resolution {details['resolution']}")
+    if "consumed_values" in details:
+        seen, values = details["consumed_values"]
+        ok &= len(seen) == len(values) and all(abs(a - b) <= 1e-15 for a, b in zip(seen, values))
+        got.append(f"consumed {', '.join(f'{x!r}' for x in seen)}")
+        want.append(f"consumed {', '.join(f'{x:g}' for x in values)}")
+    return Canary(claim.name, ", ".join(want), ", ".join(got), bool(ok))
 
 
 def failures() -> list[Canary]:
