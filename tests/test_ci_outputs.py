@@ -62,7 +62,7 @@ def test_findings_are_told_apart_and_the_docs_count_them_from_the_file():
             in text and f"{n['undecided']} statement the quick budget cannot decide" in text)
     out = E.render(E.compare([Verdict("isometry:figure7", "violated", ""), Verdict("isometry:figure6", "violated", "")],
                              exp))
-    assert "1 known errata reproduced; 1 experiments not reproduced in a substitute setting, as expected" in out
+    assert "1 known erratum reproduced; 1 experiment not reproduced in a substitute setting, as expected" in out
 
 
 def test_comparison_outcomes_and_exit_codes():
@@ -95,7 +95,7 @@ def test_expect_passes_on_the_known_erratum_and_fails_on_a_perturbed_constant(tm
                  "--expect", "shipped", "--json", str(path)])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "3 of 3 claims as expected (1 known errata reproduced)" in out
+    assert "3 of 3 claims as expected (1 known erratum reproduced)" in out
     doc = json.loads(path.read_text())
     jsonschema.validate(doc, SCHEMA, cls=jsonschema.Draft202012Validator)
     prov = doc["provenance"]
@@ -114,6 +114,17 @@ def test_perturb_is_validated(capsys):
     assert main(["isometry:theorem1", "--perturb", "nonsense=0.1"]) == 2
     assert main(["isometry:theorem1", "--perturb", "beta=abc"]) == 2
     assert main(["isometry:theorem1", "--perturb", "beta=-5"]) == 2
+    # a shared built-in quantity may be named through a paper whose claims declare it, and only through such a paper
+    assert main(["isometry:theorem1", "--perturb", "isometry:b*=0.05"]) == 2
+    assert "paper:quantity" in capsys.readouterr().err
+
+
+def test_perturb_names_a_builtin_quantity_through_its_paper():
+    from verify.cli import _parse_perturbation
+    assert _parse_perturbation(["isometry:beta=0.05"]) == {"beta": 0.05}
+    assert _parse_perturbation(["bn-finite-width:c*=-0.05"]) == {"c*": -0.05}
+    assert _parse_perturbation(["bn-mean-field:q*=0.05"]) == {"b*": 0.05}     # the paper's own name of b*
+    assert _parse_perturbation(["covariance-sde:nu=0.1", "beta=0.2"]) == {"nu": 0.1, "beta": 0.2}
 
 
 def test_pytest_plugin_gives_one_junit_case_per_claim_and_strict_xfail_for_errata(tmp_path):
@@ -135,6 +146,12 @@ def test_pytest_plugin_gives_one_junit_case_per_claim_and_strict_xfail_for_errat
                        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=600)
     out = r.stdout + r.stderr
     assert r.returncode == 1 and ("XPASS(strict)" in out or "1 failed" in out), out
+    # among a repository's own tests (here a passing and a failing one), --verify-only runs the claims alone
+    (tmp_path / "test_own.py").write_text("def test_ok():\n    pass\n\ndef test_broken():\n    assert False\n")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--verify-only",
+                        "--verify-claims=isometry:theorem1", "--verify-budget=quick", "test_own.py"],
+                       cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "1 passed, 2 deselected" in r.stdout, r.stdout + r.stderr
 
 
 def test_a_local_theory_py_gives_a_clear_error(tmp_path):

@@ -34,6 +34,15 @@ def test_unknown_claim_exit_2_with_near_matches():
     assert code == 2 and "near matches" in err and "isometry:theorem4" in err
     code, _, err = run("nopaper:x")
     assert code == 2 and "unknown paper" in err
+    code, _, err = run("isometri:theorem1")
+    assert code == 2 and "did you mean 'isometry'?" in err
+    # near matches name claims as `list` shows them: theorem-a5 and tableb1 are aliases of theorem4 and table-b1
+    code, _, err = run("isometry:theorm1")
+    near = err.split("near matches: ", 1)[1].split(". ", 1)[0].split(", ")
+    assert code == 2 and near[0] == "isometry:theorem1" and len(near) == len(set(near))
+    assert "isometry:theorem-a5" not in near and "isometry:tableb1" not in near
+    code, out, _ = run("list", "-v")
+    assert "(learning rate (default 0.01 for SGD, 1e-3 for RMSProp))" in out and "; default )" not in out
 
 
 def test_usage_errors_exit_2():

@@ -73,7 +73,7 @@ def test_every_command_of_the_guide_gives_the_outcome_it_states(installed):
     assert "mypaper2025:eq1" in listed and "mypaper2025:eq2" in listed
     run = outcomes["-m verify mypaper2025:eq1 --budget"].stdout
     assert "holds" in run and "violated" in run   # the verdict and its flagged control
-    assert "2 of 2 claims as expected (1 known errata reproduced)" in outcomes["-m verify all --paper"].stdout
+    assert "2 of 2 claims as expected (1 known erratum reproduced)" in outcomes["-m verify all --paper"].stdout
     assert "contract: " in outcomes["-m verify contract mypaper2025"].stdout
     assert "1 passed, 1 xfailed" in outcomes["-m pytest --verify-claims=mypaper2025 --verify-budget=quick"].stdout
     assert 'classname="deepinit-verify.mypaper2025"' in (tmp / "claims.xml").read_text()

@@ -216,6 +216,9 @@ def test_a_plugin_gets_its_docs_page_and_render_refuses_unknown_claims(plugin_en
     text = page.read_text()
     assert "Tester — a minimal paper (2024)" in text and "the plugin `mini_plugin`" in text
     assert "| eq (1) | `mini2024:second-moment` |" in text
+    # the misprint is violated and records no itemised erratum: the page still lists it as a finding
+    errata = text.split("## Errata found", 1)[1].split("## Claims in detail", 1)[0]
+    assert "`mini2024:misprint`, violated" in errata and "None." not in errata
     report = tmp / "r.json"
     assert _verify(env, "mini2024:second-moment", "--budget", "quick", "-q", "--json", str(report)).returncode == 0
     plain = {**env, "PYTHONPATH": ROOT}   # the plugin is not installed here
@@ -247,6 +250,11 @@ def test_the_contract_checker_passes_a_sound_plugin_and_names_what_a_sloppy_one_
     r = _verify(env, "contract", "mini2024", "-q")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "contract: 9 of 9 rules kept" in r.stdout
+    r = _verify(env, "contract", "mini2024")
+    # the misprint declares no quantity and no structural control: the rule is not applied to a violated claim, and
+    # the report says so rather than implying a control was flagged
+    assert "(not applied: the claim itself is violated; a violated claim shows its power by its positive control)" \
+        in r.stdout, r.stdout
     # a check that declares m2 but compares with the bare printed value: never perturbed, so never flagged
     init = site / "mini_plugin" / "__init__.py"
     init.write_text(init.read_text().replace("moment.scaled(PRINTED)", "PRINTED"))

@@ -228,7 +228,8 @@ def _list(paper: str | None, verbose: bool, filters: list[str] = ()) -> int:
             for h in c.hypothesis_checks:
                 print(f"{'':40s}   hypothesis check {h.name}: {h.description}")
             for prm in c.parameters:
-                print(f"{'':40s}   --param {prm.name}=… ({prm.help}; default {prm.default})")
+                default = "" if "default" in prm.help else f"; default {prm.default}"  # a help that says it
+                print(f"{'':40s}   --param {prm.name}=… ({prm.help}{default})")
             if c.pending_reason:
                 print(f"{'':40s}   {c.pending_reason}")
     # every numbered item of the papers that no claim checks (verify/coverage.py), with its reason
@@ -332,10 +333,11 @@ def main(argv=None) -> int:
 def _parse_perturbation(items: list[str]) -> dict[str, float]:
     out = {}
     for it in items:
-        name, sep, value = it.partition("=")
-        name = Q.canonical(name.strip())
-        if not sep or name not in Q.QUANTITIES:
-            raise UsageError(f"--perturb takes QUANTITY=DELTA with QUANTITY one of {', '.join(Q.QUANTITIES)}; got {it!r}")
+        text, sep, value = it.partition("=")
+        name = _perturbable(text.strip())
+        if not sep or name is None:
+            raise UsageError(f"--perturb takes QUANTITY=DELTA with QUANTITY one of {', '.join(Q.QUANTITIES)} "
+                             f"(or paper:quantity for a quantity a paper's claims declare); got {it!r}")
         try:
             d = float(value)
         except ValueError:
@@ -344,6 +346,22 @@ def _parse_perturbation(items: list[str]) -> dict[str, float]:
             raise UsageError(f"--perturb {it!r}: DELTA must be in [-0.9, 10]")
         out[name] = d
     return out
+
+
+def _perturbable(text: str) -> str | None:
+    """The registered name of a perturbable quantity: a registered name or alias (``beta``, ``bn-mean-field:q*``,
+    ``mypaper:half``), or ``paper:quantity`` for a shared built-in quantity that a claim of ``paper`` declares
+    (``isometry:beta`` → ``beta``); None for anything else."""
+    name = Q.canonical(text)
+    if name in Q.QUANTITIES:
+        return name
+    paper, sep, bare = text.partition(":")
+    bare = Q.canonical(bare)
+    if not sep or bare not in Q.BUILTIN:
+        return None
+    from .registry import all_claims
+    declared = {Q.canonical(q) for c in all_claims() if c.paper == paper for q in c.depends_on}
+    return bare if bare in declared else None
 
 
 def _settings(args, ctx: Context) -> dict:

@@ -119,7 +119,9 @@ def check_claim(claim: Claim, budget: str = "quick", seed: int = 0) -> tuple[lis
         nc = full.negative_control
         ok = plain.status != HOLDS or (nc is not None and nc.status == VIOLATED)
         rows.append(ContractRow(claim.id, "a negative control is flagged", ok,
-                                f"structural control: {nc.status if nc else 'none declared'}"))
+                                f"structural control: {nc.status if nc else 'none declared'}"
+                                + ("" if plain.status == HOLDS else f" (not applied: the claim itself is {plain.status};"
+                                   " a violated claim shows its power by its positive control)")))
     if plain.status == VIOLATED:
         pc = full.positive_control
         rows.append(ContractRow(claim.id, "a violated claim's positive control holds",

@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from .core import Context
+from .core import VIOLATED, Context
 from .registry import all_claims, paper as declared_paper, paper_keys
 from .coverage import items as coverage_items
 from .report import fmt, resolution_text, write_atomic
@@ -121,12 +121,18 @@ def render_paper_page(paper: str, verdicts: dict, budget: str, page_dir: str | N
     lines += coverage_section(paper)
     errata = [(c, e) for c in claims if c.id in verdicts for e in verdicts[c.id].errata
               if kinds.get(c.id) != "not reproduced"]
+    # a violated claim that records no itemised erratum is a finding all the same (unless it is a substitute
+    # experiment that was not reproduced)
+    bare = [c for c in claims if c.id in verdicts and verdicts[c.id].status == VIOLATED
+            and not verdicts[c.id].errata and kinds.get(c.id) != "not reproduced"]
     lines += ["## Errata found", ""]
-    if not errata:
+    if not errata and not bare:
         lines.append("None.")
     for c, e in errata:
         lines.append(f"- **{e.location}** ({e.severity}; `{c.id}`): printed “{_md(e.printed)}”; found "
                      f"“{_md(e.found)}”. Evidence: {_md(e.evidence)}")
+    for c in bare:
+        lines.append(f"- **{_md(c.title)}** (`{c.id}`, violated): {_md(verdicts[c.id].summary)}")
     lines += ["", "## Claims in detail", ""]
     for c in claims:
         v = verdicts.get(c.id)
@@ -135,8 +141,11 @@ def render_paper_page(paper: str, verdicts: dict, budget: str, page_dir: str | N
         lines += [f"### `{c.id}` — {c.title}", "", f"*Statement.* {c.statement}", ""]
         if c.hypotheses:
             lines += [f"*Hypotheses.* {c.hypotheses}", ""]
-        lines += [f"*How it is checked.* {c.how}", "", f"*Uses.* {', '.join(f'`{u}`' for u in c.uses)}", "",
-                  f"*Verdict ({budget} budget, seed 0, {v.seconds:.1f} s): {v.status}.* {v.summary}", ""]
+        if c.how:
+            lines += [f"*How it is checked.* {c.how}", ""]
+        if c.uses:
+            lines += [f"*Uses.* {', '.join(f'`{u}`' for u in c.uses)}", ""]
+        lines += [f"*Verdict ({budget} budget, seed 0, {v.seconds:.1f} s): {v.status}.* {v.summary}", ""]
         lines += _figure_lines(v, page_dir)
         if v.evidence:
             lines += ["| quantity | theory | numeric | bound | observed | slack | CI | samples | ok |",

@@ -163,9 +163,11 @@ def counts(comparisons: list[Comparison]) -> dict[str, int]:
 def render(comparisons: list[Comparison]) -> str:
     bad = [c for c in comparisons if c.outcome != "match"]
     n = counts(comparisons)
-    parts = [f"{n['erratum']} known errata reproduced"] if n["erratum"] else []
+    parts = [f"{n['erratum']} known {'erratum' if n['erratum'] == 1 else 'errata'} reproduced"] if n["erratum"] else []
     if n["not reproduced"]:
-        parts.append(f"{n['not reproduced']} experiments not reproduced in a substitute setting, as expected")
+        k = n["not reproduced"]
+        parts.append(f"{k} {'experiment' if k == 1 else 'experiments'} not reproduced in a substitute setting, "
+                     "as expected")
     if n["undecided"]:
         parts.append(f"{n['undecided']} undecided at this budget, as expected")
     other = sum(1 for c in comparisons if c.outcome == "match" and c.expected != HOLDS and not c.kind)

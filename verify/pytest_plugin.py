@@ -22,6 +22,8 @@ def pytest_addoption(parser):
                     help="expected verdicts (TOML; repeat to compose, later files win per claim); default 'shipped': "
                          "the files shipped with the papers, the built-in one and each plugin's")
     group.addoption("--verify-no-control", action="store_true", help="skip the negative and positive controls")
+    group.addoption("--verify-only", action="store_true",
+                    help="run the claims alone: deselect the repository's own collected tests")
 
 
 def _select(spec: str):
@@ -101,6 +103,9 @@ def pytest_collection_modifyitems(session, config, items):
     try:
         expected = expectations.load_many(config.getoption("verify_expect") or ["shipped"])
         claims = _select(config.getoption("verify_claims"))
+        if config.getoption("verify_only") and items:
+            config.hook.pytest_deselected(items=list(items))
+            items.clear()
         for paper in dict.fromkeys(c.paper for c in claims):
             col = PaperCollector.from_parent(session, name=paper, nodeid=f"deepinit-verify::{paper}",
                                              claims=[c for c in claims if c.paper == paper], expected=expected)

@@ -327,8 +327,12 @@ def resolve(spec: str) -> Claim:
     if paper_key in _FAILURES:
         raise PluginLoadError(f"{spec!r}: paper {paper_key!r} could not be loaded: {_FAILURES[paper_key]}")
     if paper_key not in _PAPERS:
-        raise UsageError(f"unknown paper {paper_key!r} in {spec!r}; papers are: {', '.join(paper_keys())}")
-    near = difflib.get_close_matches(key, list(_CLAIMS) + list(_ALIASES), n=5, cutoff=0.6)
+        guess = difflib.get_close_matches(paper_key, list(_PAPERS), n=1, cutoff=0.6)
+        hint = f"; did you mean {guess[0]!r}?" if guess else ""
+        raise UsageError(f"unknown paper {paper_key!r} in {spec!r}{hint} Papers are: {', '.join(paper_keys())}")
+    # near matches name claims as `list` shows them: an alias stands for its claim
+    near = list(dict.fromkeys(_ALIASES.get(k, k) for k in
+                              difflib.get_close_matches(key, list(_CLAIMS) + list(_ALIASES), n=8, cutoff=0.6)))[:5]
     msg = f"unknown claim {spec!r}"
     if near:
         msg += "; near matches: " + ", ".join(near)

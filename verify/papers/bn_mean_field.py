@@ -62,7 +62,8 @@ def _batch_param(help: str) -> Parameter:
 
 
 def _act_param(default: str) -> Parameter:
-    return Parameter("activation", P.activation_name, default, "activation name or formula in x")
+    return Parameter("activation", P.activation_name, default, "activation name or formula in x"
+                     + ("" if default else " (default: the claim's own activations)"))
 
 
 def _rel(a, b) -> float:
@@ -751,7 +752,7 @@ DECLARATION.add(Claim(
     depends_on=('lambda_max',),
     uses=("theory.bn_meanfield.gradient_explosion_rate", "theory.bn_meanfield.theorem7_rate",
           "numerics.bn_meanfield.simulate_bn_gradients"),
-    parameters=(_act_param(""), _batch_param("batch size B with --param activation"))))
+    parameters=(_act_param(""), _batch_param("batch size B with --param activation (default 8)"))))
 
 
 # =============================================================================================
