@@ -266,3 +266,27 @@ def test_an_older_csv_without_metadata_is_read(tmp_path):
     panels, caption = F.read_figure_csv(str(tmp_path / "old.csv"))
     assert caption == "" and len(panels) == 2 and [len(p.series) for p in panels] == [2, 2]
     assert panels[0].series[1].lo is not None and panels[0].series[0].lo is None
+
+
+def test_a_legend_never_hides_a_reference_line():
+    """A vertical reference line (a Series with one x value, drawn as an axvline) counts as data when the legend is
+    placed: with the line through the upper left, where the legend would go, the legend does not cover it."""
+    x = np.linspace(-1, 1, 41)
+    y = 0.3 + 2.5 * np.clip(x, 0, None) ** 4
+    panels = [Panel("density", r"$\rho_T$", "density", [
+        Series("network: histogram", x, y, "simulation", "network", y - 0.05, y + 0.05, band="95% CI"),
+        Series("SDE: histogram", x, y * 1.01, "simulation", "SDE", y - 0.06, y + 0.06, band="95% CI"),
+        Series(r"ODE: $\rho_T$", [-0.6, -0.6], [0.0, 3.0], "theory", "ODE")])]
+    fig = make_figure(panels)
+    ax = fig.axes[0]
+    vline = [ln for ln in ax.get_lines() if np.allclose(ln.get_xdata(), -0.6)]
+    assert vline, "the reference line is drawn"
+    fig.canvas.draw()
+    x_disp = ax.transData.transform((-0.6, 0.0))[0]
+    for leg in [ax.get_legend()] + list(fig.legends):
+        if leg is None:
+            continue
+        bb = leg.get_window_extent()
+        ax_bb = ax.get_window_extent()
+        inside = bb.y1 > ax_bb.y0 and bb.y0 < ax_bb.y1          # a legend inside the panel's height
+        assert not (inside and bb.x0 <= x_disp <= bb.x1), "the legend covers the reference line"

@@ -801,16 +801,15 @@ def make_figure(panels: list[Panel], *, style: str | None = None):
 
 def _points_in_axes(ax) -> np.ndarray:
     """The drawn data of ``ax`` as points in axes fractions (lines densified, bands and error bars by their
-    vertices); lines drawn across the whole axes (axvline) are left out."""
+    vertices); a reference line drawn across the whole axes (axvline, axhline) counts too: a legend must not hide
+    it."""
     pts = []
     to_axes = ax.transAxes.inverted()
     for line in ax.get_lines():
-        if line.get_transform() != ax.transData:
-            continue
         xy = line.get_xydata()
         if len(xy) == 0:
             continue
-        xy = to_axes.transform(ax.transData.transform(xy))
+        xy = to_axes.transform(line.get_transform().transform(xy))
         if len(xy) > 1 and len(xy) < 400:
             t = np.linspace(0, len(xy) - 1, 8 * (len(xy) - 1) + 1)
             xy = np.column_stack([np.interp(t, np.arange(len(xy)), xy[:, 0]), np.interp(t, np.arange(len(xy)), xy[:, 1])])
