@@ -13,10 +13,10 @@ import subprocess
 
 import pytest
 
-from verify.cli import main
+from verify.cli import build_parser, main
 from verify.core import Verdict
-from verify.latex import (PACKAGES, activation_name, cell_latex, format_column, latex_table, render,
-                          sympy_latex, to_latex)
+from verify.latex import (MAX_DIGITS, OMITTED_NOTE, PACKAGES, PLAIN_DIGITS, activation_name, cell_latex,
+                          format_column, latex_table, render, sympy_latex, to_latex)
 from verify.registry import resolve
 
 TEX = bool(shutil.which("pdflatex") and shutil.which("pdftotext"))
@@ -155,8 +155,9 @@ def test_every_number_is_in_an_S_column_in_one_notation(out, name):
             exps = {re.search(r"e(-?\d+)$", c).group(1) if "e" in c else None for c in nums}
             # all plain, or all ×10^k (a shared k, unless the column spans more than three decades)
             assert exps == {None} or None not in exps, (kind, cells)
-            # digits from the error or --digits (6): never a 15-digit number
-            assert all(len(re.sub(r"\D", "", c.split("(")[0].split("e")[0]).lstrip("0")) <= 6 for c in nums), cells
+            # digits from the error, at most MAX_DIGITS significant digits: never a 15-digit number
+            assert all(len(re.sub(r"\D", "", c.split("(")[0].split("e")[0]).lstrip("0")) <= MAX_DIGITS
+                       for c in nums), cells
     assert n >= 2
 
 
@@ -228,15 +229,15 @@ def test_format_column_uncertainty_digits_zeros_and_notation():
     assert format_column([1.14756, 1.99996, 1.40845], [0.0023, 0.000066, 0.0064])[0] == \
         ["1.1476(23)", "1.99996(7)", "1.408(6)"]
     assert format_column([1.14756], [0.0023])[1] == "1.4(2)"
-    # --digits N: at most N significant digits (and no uncertainty below the last digit shown)
+    # --digits N: N significant digits (and no uncertainty below the last digit shown)
     assert format_column([1.14756, 2.0], [0.0023, None], digits=2)[0] == ["1.1", "2.0"]
-    assert format_column([0.123456789, 1.5], digits=8)[0] == ["0.1234568", "1.5000000"]
+    assert format_column([0.123456789, 1.5], digits=8)[0] == ["0.12345679", "1.5000000"]
     # exact zeros: below 1e-15 of the column's scale with an error covering 0 (or none)
     assert format_column([0.398942, 9.9e-18, -0.0814338], [0, 1e-14, 0])[0] == ["0.398942", "0", "-0.0814338"]
-    # ... and only then: 3e-16 ± 1e-18 is not zero (it rounds to 0.0 at the column's decimals), 1e-17 is
-    assert format_column([0.6, 3e-16, 1e-17], [None, 1e-18, None])[0] == ["0.6", "0.0", "0"]
-    # one notation per column: plain at the largest value's decimals, a shared ×10^k, or each its own
-    assert format_column([0.845897, -3.32476e-5])[0] == ["0.845897", "-0.000033"]
+    # ... and only then: 3e-16 ± 1e-18 is not zero, 1e-17 is; a value below 1e-5 sets the column in ×10^k per cell
+    assert format_column([0.6, 3e-16, 1e-17], [None, 1e-18, None])[0] == ["6.000e-1", "3.000(10)e-16", "0"]
+    # one notation per column: plain (each cell its own digits), a shared ×10^k, or each its own
+    assert format_column([0.845897, -3.32476e-5])[0] == ["0.845897", "-0.0000332476"]
     cells, fmt = format_column([3.3e-5, 1.2e-5, None, float("inf")])
     assert cells == ["3.3e-5", "1.2e-5", "{---}", "{$\\infty$}"] and fmt == "1.1e-1"
     assert format_column([1e-15, 3e-12])[0] == ["1e-15", "3e-12"]
@@ -275,3 +276,73 @@ def test_a_table_with_an_error_column_merges_it_and_a_long_table_continues_under
     long = latex_table("y", ["k", "v"], [[k, k / 7] for k in range(70)], "tab:b")
     assert long.count(r"\begin{table}") == 3 and long.count(r"\addtocounter{table}{-1}") == 2
     assert long.count(r"\label{tab:b}") == 1 and "(continued)" in long
+
+
+# --------------------------------------------------------------------------------------------
+# digits from the error (--digits auto), --digits N, and each cell its own significant digits
+# --------------------------------------------------------------------------------------------
+
+def test_a_certified_value_with_a_tiny_error_shows_the_capped_digits_and_the_caption_says_so():
+    assert MAX_DIGITS == 8 and PLAIN_DIGITS == 6
+    cells, fmt = format_column([0.570047881640764, 1.14763], [2e-15, 0.0023])
+    assert cells == ["0.57004788", "1.1476(23)"] and fmt == "1.8(2)"
+    tex = latex_table("Constants", ["name", "value", "err"], [["a", 0.570047881640764, 2e-15]], "tab:c",
+                      {"error": {1: 2}})
+    assert "0.57004788 \\\\" in tex and "Constants. " + OMITTED_NOTE + "}" in tex
+    # every error shown: no note; the same with --digits 4 and an error below the 4th digit: the note
+    tex = latex_table("Constants", ["name", "value", "err"], [["b", 1.14763, 0.0023]], "tab:c", {"error": {1: 2}})
+    assert "1.1476(23)" in tex and OMITTED_NOTE not in tex
+    tex = latex_table("Constants", ["name", "value", "err"], [["b", 1.14763, 0.0023]], "tab:c", {"error": {1: 2}},
+                      digits=4)
+    assert "& 1.148 \\\\" in tex and OMITTED_NOTE in tex
+
+
+def test_error_digits_one_or_two_and_values_without_or_with_zero_error():
+    # the error's first digit 1 or 2: two digits of it; 3 to 9: one
+    assert format_column([1.14763, 1.23456, 2.5], [0.0023, 0.0047, 0.31])[0] == ["1.1476(23)", "1.235(5)", "2.5(3)"]
+    assert format_column([0.912345], [0.0001])[0] == ["0.91234(10)"]
+    # no error: PLAIN_DIGITS significant digits; error 0 (exact): its own digits, at most PLAIN_DIGITS, no padding
+    assert format_column([2.718281828, 1.0000000000000102], [None, None])[0] == ["2.71828", "1.00000"]
+    assert format_column([0.5, 1.26652889653787, -2.0], [0, 0, 0])[0] == ["0.5", "1.26653", "-2"]
+
+
+def test_mixed_magnitudes_in_one_column_keep_their_own_significant_digits():
+    cells, fmt = format_column([123.456789, 0.00123456789, -4.5])
+    assert cells == ["123.457", "0.00123457", "-4.50000"] and fmt == "-3.8"
+    # a value without an error shows no more decimals than the column needs (0.5, not 0.500000)
+    assert format_column([0.5, 0.25, 2.0])[0] == ["0.50", "0.25", "2.00"]
+    assert format_column([0.0, 0.5, 1.0, 22.0, 22.5])[0] == ["0", "0.5", "1.0", "22.0", "22.5"]
+    # values with errors: each to its own error's place
+    assert format_column([64.0350891535, 0.0017585511878], [6.4e-11, 1.8e-13])[0] == ["64.035089", "0.0017585512"]
+
+
+def test_digits_n_overrides_every_value():
+    cells, fmt = format_column([0.570047881640764, 1.14763, 3.0], [2e-15, 0.023, None], digits=4)
+    assert cells == ["0.5700", "1.148(23)", "3.000"] and fmt == "1.4(2)"
+    assert format_column([123.456789, 0.00123456789], digits=4)[0] == ["123.5", "0.001235"]
+    # exact: at most N digits, no padding zeros (the zero of 1.910 is a digit of 1.90986 rounded, not padding)
+    assert format_column([0.125, 1.90986, 2.0], [0, 0, 0], digits=4)[0] == ["0.125", "1.910", "2"]
+
+
+def test_exact_zeros_integers_negatives_and_powers_of_ten():
+    # exact zeros: 0, and a value within its error of 0 far below the column's scale
+    assert format_column([0.0, 0.6057055096021633, 9.9e-18], [1e-14, 1e-14, 1e-14])[0] == ["0", "0.60570551", "0"]
+    # a column of integers (no errors): as they are
+    assert format_column([4, 8, 128]) == (["4", "8", "128"], "3.0")
+    # negative values: a minus sign, each its own digits
+    cells, fmt = format_column([-0.31624634800647183, -0.0073277646989897745], [3.2e-13, 1.3e-14])
+    assert cells == ["-0.31624635", "-0.0073277647"] and fmt == "-1.10"
+    # a shared ×10^k (largest below 1e-3, within three decades), each cell to its error's place
+    cells, fmt = format_column([1.2345e-5, 4.5678e-6], [2.1e-9, 3e-10])
+    assert cells == ["1.23450(21)e-5", "0.45678(3)e-5"] and fmt == "1.5(2)e-1"
+    assert format_column([25000000.5, 31000000.25])[0] == ["2.5e7", "3.1e7"]   # not integers: 6 digits
+    # more than three decades apart: each cell its own ×10^k
+    assert format_column([2.5e7, 3.1e11], [1e4, None])[0] == ["2.5000(10)e7", "3.1000e11"]
+
+
+def test_digits_default_is_auto_in_the_cli():
+    args = build_parser().parse_args(["isometry:table2"])
+    assert args.digits is None
+    assert build_parser().parse_args(["isometry:table2", "--digits", "4"]).digits == 4
+    helptext = build_parser().format_help()
+    assert "from the error" in " ".join(helptext.split())

@@ -23,6 +23,7 @@ from . import params as P
 from . import provenance
 from . import quantities as Q
 from .core import BUDGETS, FIGURE_STYLES, Context, Progress, Verdict, _clean, caused_by_interrupt
+from .latex import MAX_DIGITS, PLAIN_DIGITS
 from .registry import UsageError, all_claims, failures, paper_keys, resolve
 from .report import (OutputPathError, check_output_dir, check_output_path, render_json, render_latex, render_text,
                      resolution_text, write_atomic)
@@ -122,8 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --latex: a compilable document instead of a fragment to \\input")
     p.add_argument("--latex-prose", action="store_true",
                    help="with --latex: each claim's statement, verdict and evidence as well (default: only the tables)")
-    p.add_argument("--digits", type=_argtype(_digits), default=6, metavar="N",
-                   help="significant digits of the numbers in --latex tables (2 to 17; default 6)")
+    p.add_argument("--digits", type=_argtype(_digits), default=None, metavar="N",
+                   help="significant digits of the numbers in --latex tables (2 to 17). Default: from the error — "
+                        "a value with an error is quoted to its error's place, 1.2345(6), up to "
+                        f"{MAX_DIGITS} significant digits (a finer error is left out and the caption says so); a "
+                        f"value without an error has {PLAIN_DIGITS}. N: every value N digits, with its error in "
+                        "parentheses when the error reaches the N-th digit")
     p.add_argument("--csv", metavar="DIR", help="with 'render': every table and evidence list as CSV files in DIR")
     p.add_argument("--markdown", metavar="PATH", help="with 'render': the report as Markdown (one section per paper)")
     p.add_argument("--artefacts", metavar="DIR", help="write figure data and plots into DIR")
@@ -478,12 +483,13 @@ def _profile(args) -> int:
             profiles.append(PR.profile_activation(a, Bs))
         except DeepinitError as exc:
             raise UsageError(f"profile {a.name}: {exc}") from None
-    header, rows = PR.comparison_rows(profiles, args.digits)
+    text_digits = args.digits or PLAIN_DIGITS  # the terminal and the CSV: 6 digits unless --digits N
+    header, rows = PR.comparison_rows(profiles, text_digits)
     notes = PR.undefined_notes(profiles)
     if args.json == "-":
         sys.stdout.write(json.dumps(_profile_document(args, profiles), ensure_ascii=False, indent=1) + "\n")
     else:
-        _print_table(*PR.terminal_rows(profiles, args.digits))
+        _print_table(*PR.terminal_rows(profiles, text_digits))
         for nt in notes:
             print("  · " + nt)
         print(f"({', '.join(f'{p.activation} {p.seconds:.1f} s' for p in profiles)})")

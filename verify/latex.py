@@ -744,6 +744,17 @@ _SPECIAL = {"inf": r"{$\infty$}", "∞": r"{$\infty$}", "-inf": r"{$-\infty$}", 
 _MISSING = {"", "nan", "undefined", "—", "-", "n/a"}
 #: a value this far below its column's largest (relative), with an error that covers 0, is an exact zero
 ZERO_RELATIVE = 1e-15
+#: significant digits of a value without an error, and the most an exact value (error 0) shows
+PLAIN_DIGITS = 6
+#: the most significant digits a value quoted to its error shows (``--digits`` auto): a finer error is omitted and
+#: the caption says so (:data:`OMITTED_NOTE`). Measured: the widest table written (``profile``'s per-batch-size
+#: table, eight columns of numbers whose errors are ~1e-13) fits a paper's 5.5 in text width with 8 digits and is
+#: 18pt too wide with 9 (\scriptsize, 2pt column gaps); float64 would allow 15.
+MAX_DIGITS = 8
+#: the smallest magnitude a plain column (no ×10^k) shows; a smaller one sets the column in ×10^k per cell
+PLAIN_SMALLEST = 1e-5
+#: the caption's note when a value with an error is shown without it (the error is below its last digit)
+OMITTED_NOTE = "Uncertainties below the last digit shown are omitted."
 
 
 def _exp10(x: float) -> int:
@@ -758,9 +769,17 @@ def _exp10(x: float) -> int:
 
 
 def _error_place(e: float) -> int:
-    """The decimal place an uncertainty is quoted to: two digits when it starts with 1 or 2, else one."""
+    """The decimal place an uncertainty is quoted to: two digits when it starts with 1 or 2, else one (its first
+    digit read after rounding it to two digits: 2.9999999999999997e-05 is 3.0e-05, one digit)."""
+    e = float(f"{e:.1e}")
     k = _exp10(e)
     return k - 1 if e / 10.0 ** k < 3 else k
+
+
+def _sig_place(x: float, n: int) -> int:
+    """The decimal place of the ``n``-th significant digit of ``x`` after rounding to ``n`` digits
+    (0.99999999 to 6 digits is 1.00000: place -5)."""
+    return _exp10(float(f"{x:.{n - 1}e}")) - n + 1
 
 
 def _fixed(v: float, place: int) -> str:
@@ -789,20 +808,63 @@ def _numeric_column(cells: list) -> bool:
     return any(_is_number(c) for c in cells) and all(_is_number(c) or _special(c) is not None for c in cells)
 
 
-def format_column(values: list, errors: list | None = None, digits: int = 6) -> tuple[list[str], str]:
-    """The siunitx cells of one numeric column and its ``table-format``.
+def _notation(mags: list[float]) -> tuple[int, bool]:
+    """The column's notation from the magnitudes of its nonzero values: (shared exponent k, each cell its own
+    exponent). Plain (0, False) when the largest lies in [10⁻³, 10⁶) and the smallest is at least
+    :data:`PLAIN_SMALLEST`; else a shared ×10^k when they span at most three decades, else ×10^k per cell."""
+    big, small = max(mags), min(mags)
+    if 1e-3 <= big < 1e6 and small >= PLAIN_SMALLEST:
+        return 0, False
+    if big / small <= 1e3:
+        return _exp10(big), False
+    return 0, True
 
-    * a value with an error shows the error in parentheses (``1.1476(23)``: two digits of the error when it starts
-      with 1 or 2, else one) when the error reaches the ``digits``-th significant digit; otherwise it shows
-      ``digits`` significant digits — at the decimals of the column's largest value, so the column reads as one
-      (trailing zeros every such cell shares are dropped); an exact value (error 0) shows its own ``digits``
-      significant digits without padding zeros (−2, 1.75);
-    * a value below :data:`ZERO_RELATIVE` × the column's largest, with an error covering 0 (or none: float
-      round-off), is an exact zero and shows as ``0``;
-    * one notation per column: plain, or — when the largest value is below 10⁻³ or at least 10⁶ — a shared
-      ×10^k (every cell the same exponent), or each cell its own ×10^k when the values span more than three
-      decades.
-    """
+
+def _quoted(m: float, em: float | None, digits: int | None) -> tuple[str | None, bool]:
+    """The mantissa ``m`` (error ``em``, both in the cell's ×10^k) as cell text: ``value(error)`` when the error
+    reaches the last digit allowed (:data:`MAX_DIGITS`, or ``digits``), else the value to that many significant
+    digits; an exact value (error 0) to its own digits without padding zeros; ``None`` without an error (the
+    column's plain cells, :func:`_plain_cells`). Second: whether an error was left out."""
+    if em is None:
+        return None, False
+    if em == 0:  # exact: its own digits, no padding zeros (−2, 1.75, 1.90986)
+        c = _fixed(m, _sig_place(m, digits or PLAIN_DIGITS))
+        if "." in c and math.isclose(float(c), m, rel_tol=1e-12, abs_tol=1e-300):  # zeros past its last digit
+            c = c.rstrip("0").rstrip(".")
+        return c, False
+    n = digits or MAX_DIGITS
+    p = _error_place(em)
+    if p >= _sig_place(m, n):
+        return _fixed(m, p) + f"({_uncertainty(em, p)})", False
+    return _fixed(m, _sig_place(m, n)), True
+
+
+def _decimals(cell: str) -> int:
+    """Digits after the decimal marker of a cell's number (``1.1476(23)e-5`` → 4)."""
+    num = cell.split("(")[0].split("e")[0]
+    return len(num.split(".")[1]) if "." in num else 0
+
+
+def _plain_cells(mants: dict[int, float], digits: int | None, others: list[str]) -> dict[int, str]:
+    """Values without an error: each to its own ``digits`` (:data:`PLAIN_DIGITS` by default) significant digits,
+    but never more decimals than the column needs — the most any of them needs without its trailing zeros, or any
+    other cell of the column (``others``) shows: 0.5, 1.0, 22.0 — not 0.500000, 1.00000, 22.0000."""
+    n = digits or PLAIN_DIGITS
+    full = {i: _fixed(m, _sig_place(m, n)) for i, m in mants.items()}
+    need = max([_decimals(c.rstrip("0") if "." in c else c) for c in full.values()]
+               + [_decimals(c) for c in others], default=0)
+    out = {}
+    for i, c in full.items():
+        cut = _decimals(c) - need
+        if cut > 0:
+            c = c[:-cut].rstrip(".")
+        out[i] = c
+    return out
+
+
+def _column_cells(values: list, errors: list | None, digits: int | None) -> tuple[list[str], bool]:
+    """The cells of :func:`format_column`, and whether a value with an error is shown without it (the error is
+    below its last digit: the caption then says so)."""
     n = len(values)
     errors = list(errors) if errors is not None else [None] * n
     out: list = [None] * n
@@ -822,52 +884,46 @@ def format_column(values: list, errors: list | None = None, digits: int = 6) -> 
     if vals and all(v.is_integer() and abs(v) < 1e15 and not e for v, e in vals.values()):
         for i, (v, _) in vals.items():
             out[i] = str(int(v))
-        return out, _table_format(out)
+        return out, False
     if not vals:
-        return out, _table_format(out)
-    mags = [abs(v) for v, _ in vals.values()]
-    big, small = max(mags), min(mags)
-    shift, per_cell = 0, False
-    if big < 1e-3 or big >= 1e6:
-        if big / small <= 1e3:
-            shift = _exp10(big)
-        else:
-            per_cell = True
-    def place(x: float) -> int:
-        """The place of the last of ``digits`` significant digits of ``x`` (after rounding: 0.99999999 → 1.00000)."""
-        return _exp10(float(f"{x:.{digits - 1}e}")) - digits + 1
-
-    # the column's finest place: the largest value's last digit (each value's own in the ×10^k-per-cell notation)
-    floor = place(big / 10.0 ** shift)
-    plain: dict[int, tuple] = {}
+        return out, False
+    shift, per_cell = _notation([abs(v) for v, _ in vals.values()])
+    omitted, plain, exps = False, {}, {}
     for i, (v, e) in vals.items():
-        k = _exp10(v) if per_cell else shift
-        m, em = v / 10.0 ** k, (e / 10.0 ** k if e else None)
-        p_own = place(m)
-        if em and math.isfinite(em) and _error_place(em) >= max(p_own, p_own if per_cell else floor):
-            p = _error_place(em)
-            out[i] = _fixed(m, p) + f"({_uncertainty(em, p)})" + (f"e{k}" if k else "")
-        elif e == 0 and not per_cell:  # exact (error 0): its own digits, no padding zeros (−2, 1.75, 1.90986)
-            c = _fixed(m, p_own)
-            out[i] = (c.rstrip("0").rstrip(".") if "." in c else c) + (f"e{k}" if k else "")
+        n = digits or (MAX_DIGITS if e else PLAIN_DIGITS)
+        k = _exp10(float(f"{v:.{n - 1}e}")) if per_cell else shift  # after rounding: 9.9999999e-16 → 1.00000e-15
+        exps[i] = f"e{k}" if k else ""
+        m = v / 10.0 ** k
+        cell, left_out = _quoted(m, e / 10.0 ** k if e is not None else None, digits)
+        omitted = omitted or left_out
+        if cell is None:
+            plain[i] = m
         else:
-            plain[i] = ()
-    if plain:
-        if per_cell:
-            for i in plain:
-                v = vals[i][0]
-                k = _exp10(float(f"{v:.{digits - 1}e}"))
-                plain[i] = (_fixed(v / 10.0 ** k, -(digits - 1)), f"e{k}")
-        else:
-            p = place(max(abs(vals[i][0]) for i in plain) / 10.0 ** shift)
-            for i in plain:
-                plain[i] = (_fixed(vals[i][0] / 10.0 ** shift, p), f"e{shift}" if shift else "")
-        # drop the trailing zeros every cell shares (exact values: 0.5, not 0.500000)
-        mants = {i: m for i, (m, _) in plain.items()}
-        while mants and all("." in m and m.endswith("0") for m in mants.values()):
-            mants = {i: m[:-1].rstrip(".") if m[:-1].endswith(".") else m[:-1] for i, m in mants.items()}
-        for i, (_, ex) in plain.items():
-            out[i] = mants[i] + ex
+            out[i] = cell + exps[i]
+    others = [out[i][:len(out[i]) - len(exps[i])] for i in vals if i not in plain]
+    for i, c in _plain_cells(plain, digits, others).items():
+        out[i] = c + exps[i]
+    return out, omitted
+
+
+def format_column(values: list, errors: list | None = None, digits: int | None = None) -> tuple[list[str], str]:
+    """The siunitx cells of one numeric column and its ``table-format``.
+
+    * digits from the error (``digits=None``, the default): a value with an error is quoted to its error's place,
+      ``1.1476(23)`` (two digits of the error when it starts with 1 or 2, else one), up to :data:`MAX_DIGITS`
+      significant digits; with a finer error it shows :data:`MAX_DIGITS` significant digits and no parenthesis
+      (:func:`latex_table` then says so in the caption). A value without an error shows :data:`PLAIN_DIGITS`
+      significant digits; an exact value (error 0) its own digits, at most :data:`PLAIN_DIGITS`, without padding
+      zeros (−2, 1.75, 1.90986);
+    * ``digits=N``: every value ``N`` significant digits, with the error in parentheses when it reaches the ``N``-th
+      digit; an exact value at most ``N`` digits, without padding zeros;
+    * each cell has its own significant digits (siunitx aligns them on the decimal marker); a value without an
+      error shows no more decimals than the column needs (:func:`_plain_cells`: 0.5 and 22.0, not 0.500000);
+    * a value below :data:`ZERO_RELATIVE` × the column's largest, with an error covering 0 (or none: float
+      round-off), is an exact zero and shows as ``0``; a column of integers without errors shows them as they are;
+    * one notation per column (:func:`_notation`): plain, a shared ×10^k, or each cell its own ×10^k.
+    """
+    out, _ = _column_cells(values, errors, digits)
     return out, _table_format(out)
 
 
@@ -895,9 +951,11 @@ def _table_format(cells: list[str]) -> str:
     return fmt
 
 
-def _format_mixed(values: list, digits: int) -> tuple[list[str], str]:
-    """A column whose rows are different quantities (the evidence): each cell its own digits — all plain, or all
-    ×10^k when one of them needs it (one notation per column)."""
+def _format_mixed(values: list, digits: int | None) -> tuple[list[str], str]:
+    """A column whose rows are different quantities (the evidence): each cell its own ``digits`` significant digits
+    (:data:`PLAIN_DIGITS` by default) — all plain, or all ×10^k when one of them needs it (one notation per
+    column)."""
+    digits = digits or PLAIN_DIGITS
     nums = [float(v) for v in values if _is_number(v)]
     sci = any(v != 0 and (abs(v) < 1e-3 or abs(v) >= 1e5) and not float(v).is_integer() for v in nums) or \
         any(abs(v) >= 1e9 for v in nums)
@@ -953,29 +1011,24 @@ def table_options(t) -> dict:
     return {"math": list(o)}
 
 
-def latex_table(caption: str, header: list, rows: list[list], label: str, raw_cols=(), digits: int = 6,
-                strict: bool = False, max_rows: int = MAX_ROWS, heterogeneous: bool = False) -> str:
-    """One booktabs ``table`` (never a longtable: it aligns in one pdflatex pass): numeric columns as siunitx ``S``
-    (:func:`format_column`; a computed ``table-format``), formulas in math mode (:func:`cell_latex`), ``raw_cols``
-    — a list of math columns or a :func:`table_options` dict — as given; more than ``max_rows`` rows continue in
-    further tables of the same number (never truncated)."""
-    opts = raw_cols if isinstance(raw_cols, dict) else {"math": list(raw_cols or ())}
+def _table_columns(rows: list[list], cols: list[int], opts: dict, digits: int | None, strict: bool,
+                   heterogeneous: bool) -> tuple[list[list[str]], list[str], bool]:
+    """The printed columns ``cols`` of a table: its cells (rows × columns), the column specs (numeric columns as
+    siunitx ``S`` with a computed ``table-format``: :func:`format_column`) and whether a value with an error is shown
+    without it (its error below the value's last digit)."""
     math_cols = {int(c) for c in opts.get("math") or ()}
     errors = {int(k): int(v) for k, v in (opts.get("error") or {}).items()}
     wrap = {int(k): str(v) for k, v in (opts.get("wrap") or {}).items()}
-    group = opts.get("group")
-    ncol = len(header)
-    rows = [list(r) + [""] * (ncol - len(r)) for r in rows]
-    cols = [i for i in range(ncol) if i not in set(errors.values())]
     cells = [[""] * len(cols) for _ in rows]
-    spec = []
+    spec, omitted = [], False
     for j, i in enumerate(cols):
         column = [r[i] for r in rows]
         if i not in math_cols and _numeric_column(column):
             if heterogeneous:
                 out, tf = _format_mixed(column, digits)
             else:
-                out, tf = format_column(column, [r[errors[i]] for r in rows] if i in errors else None, digits)
+                out, left_out = _column_cells(column, [r[errors[i]] for r in rows] if i in errors else None, digits)
+                tf, omitted = _table_format(out), omitted or left_out
             spec.append(f"S[table-format={tf}]")
         else:
             out = []
@@ -983,7 +1036,7 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
                 if i in math_cols:
                     out.append(f"${brace_powers(str(c))}$" if c not in (None, "") else "")
                 elif _is_number(c):
-                    out.append(format_number(c, digits))
+                    out.append(format_number(c, digits or PLAIN_DIGITS))
                 else:
                     out.append(cell_latex(c, strict))
             short = all(str(c) in ("yes", "no", "ok", "FAIL", "info", "—", "✓", "✗") for c in column
@@ -994,6 +1047,24 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
             if c.startswith("["):  # after the previous row's \\ a '[' would be read as its optional argument
                 c = "{}" + c
             cells[k][j] = c
+    return cells, spec, omitted
+
+
+def latex_table(caption: str, header: list, rows: list[list], label: str, raw_cols=(), digits: int | None = None,
+                strict: bool = False, max_rows: int = MAX_ROWS, heterogeneous: bool = False) -> str:
+    """One booktabs ``table`` (never a longtable: it aligns in one pdflatex pass): numeric columns as siunitx ``S``
+    (:func:`format_column`; a computed ``table-format``; ``digits`` ``None``: digits from the error, and a caption
+    that says so where an error below a value's last digit is left out), formulas in math mode
+    (:func:`cell_latex`), ``raw_cols`` — a list of math columns or a :func:`table_options` dict — as given; more
+    than ``max_rows`` rows continue in further tables of the same number (never truncated)."""
+    opts = raw_cols if isinstance(raw_cols, dict) else {"math": list(raw_cols or ())}
+    errors = {int(k): int(v) for k, v in (opts.get("error") or {}).items()}
+    wrap = {int(k): str(v) for k, v in (opts.get("wrap") or {}).items()}
+    group = opts.get("group")
+    ncol = len(header)
+    rows = [list(r) + [""] * (ncol - len(r)) for r in rows]
+    cols = [i for i in range(ncol) if i not in set(errors.values())]
+    cells, spec, omitted = _table_columns(rows, cols, opts, digits, strict, heterogeneous)
     head = " & ".join(("{" + cell_latex(header[i], strict) + "}") if spec[j].startswith("S") else
                       cell_latex(header[i], strict) for j, i in enumerate(cols)) + r" \\"
     body, rows_by_line = [], []  # the table's lines, and the row each comes from (None: a rule)
@@ -1009,6 +1080,7 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
         body.append(" & ".join(r) + r" \\")
         rows_by_line.append(rows[k])
     cap = to_latex(_caption(caption), strict)
+    note = " " + OMITTED_NOTE if omitted else ""
     tall = any(r"\frac" in c for r in cells for c in r)  # fractions in a row: room above and below them
     if tall:
         max_rows = min(max_rows, 20)
@@ -1033,17 +1105,18 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
         first = n == 0
         # the table's own siunitx settings (a fragment does not rely on the document's): integer parts grouped
         # in threes (2 000 000), decimals never (0.398942)
-        lines += [r"\begin{table}[htbp]", r"\centering", r"\footnotesize" if len(cols) >= 8 else r"\small",
+        lines += [r"\begin{table}[htbp]", r"\centering", r"\scriptsize" if len(cols) >= 8 else r"\small",
                   r"\sisetup{group-digits=integer}"]
-        if len(cols) >= 7:  # a wide table: narrower gaps between its columns (a paper's text width is ~400pt)
-            lines.append(r"\setlength{\tabcolsep}{" + ("3.5pt" if len(cols) >= 8 else "4pt") + "}")
+        if len(cols) >= 7:  # a wide table: narrower gaps between its columns (a paper's text width is ~400pt; eight
+            # columns of numbers, each to its own significant digits, fit it only in \scriptsize with 2pt gaps)
+            lines.append(r"\setlength{\tabcolsep}{" + ("2pt" if len(cols) >= 8 else "4pt") + "}")
         if tall:
             lines.append(r"\renewcommand{\arraystretch}{1.35}")
         if first:
-            lines.append(r"\caption{" + cap + r"}\label{" + label + "}")
+            lines.append(r"\caption{" + cap + note + r"}\label{" + label + "}")
         else:  # the same table number, continued
             more = ", continued." if cap.rstrip(".").endswith(")") else " (continued)."
-            lines += [r"\addtocounter{table}{-1}", r"\caption{" + cap.rstrip(".") + more + "}"]
+            lines += [r"\addtocounter{table}{-1}", r"\caption{" + cap.rstrip(".") + more + note + "}"]
         if "X" in wrap.values():  # a long text column takes the width the others leave (tabularx)
             begin, end = r"\begin{tabularx}{\linewidth}{" + "".join(spec) + "}", r"\end{tabularx}"
         else:
@@ -1096,7 +1169,7 @@ def _evidence_value(v):
     return v if _is_number(v) else None  # a formula or a nested list: the quantity's name and note say it
 
 
-def evidence_table(v: Verdict, label: str, digits: int = 6, strict: bool = False) -> str:
+def evidence_table(v: Verdict, label: str, digits: int | None = None, strict: bool = False) -> str:
     """The evidence of a verdict (``--latex-prose``): one row per compared quantity, each column one meaning —
     predicted, measured, CI, bound, observed, test statistic, n, pass — and no column left empty. Its rows are
     different quantities: each number keeps its own digits (one notation per column all the same)."""
@@ -1124,7 +1197,7 @@ def evidence_table(v: Verdict, label: str, digits: int = 6, strict: bool = False
     return latex_table(f"Evidence for {v.claim_id}", header, rows, label, opts, digits, strict, heterogeneous=True)
 
 
-def render(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool = False, digits: int = 6,
+def render(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool = False, digits: int | None = None,
            strict: bool = False, evidence: bool = True, prose: bool = True) -> str:
     """The LaTeX of a report: each verdict's tables (what a paper ``\\input``s: ``table`` environments with
     booktabs rules, siunitx ``S`` columns, ``\\caption`` and ``\\label{tab:<paper>:<claim>:<k>}``); with ``prose``

@@ -440,9 +440,10 @@ def latex_tables(profiles: list[ActivationProfile]) -> list[tuple]:
     return tables
 
 
-def render_latex(profiles: list[ActivationProfile], digits: int = 6, standalone: bool = False) -> str:
-    """``profile --latex``: :func:`latex_tables` as booktabs tables (``verify.latex.latex_table``), the undefined
-    quantities and why in a note after them; a fragment to ``\\input`` or, with ``standalone``, a document."""
+def render_latex(profiles: list[ActivationProfile], digits: int | None = None, standalone: bool = False) -> str:
+    """``profile --latex``: :func:`latex_tables` as booktabs tables (``verify.latex.latex_table``; ``digits``
+    ``None``: each value to its error's place, ``verify.latex.format_column``), the undefined quantities and why in
+    a note after them; a fragment to ``\\input`` or, with ``standalone``, a document."""
     from .latex import activation_name, document, latex_table, to_latex
     body = [latex_table(cap, header, rows, f"tab:profile:{k}", opts, digits)
             for k, (cap, header, rows, opts) in enumerate(latex_tables(profiles), 1)]

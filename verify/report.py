@@ -235,8 +235,8 @@ def latex_escape(text: str, strict: bool = False) -> str:
     return to_latex(text, strict)
 
 
-def render_latex(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool = True, digits: int = 6,
-                 strict: bool = False, prose: bool = True) -> str:
+def render_latex(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool = True,
+                 digits: int | None = None, strict: bool = False, prose: bool = True) -> str:
     """The LaTeX of a report: :func:`verify.latex.render` (a fragment to ``\\input``, or a standalone document);
     ``prose``: each claim's statement, verdict and evidence besides its tables."""
     from .latex import render
