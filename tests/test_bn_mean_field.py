@@ -316,3 +316,12 @@ def test_the_restated_eq26_normaliser_has_the_wrong_sign_of_its_exponent():
         corrected = mp.mpf(B - 1) ** (-mp.mpf(B - 3) / 2) * gam * integral
         assert float(printed / mp.mpf(B - 1) ** (B - 3)) == pytest.approx(1.0, rel=1e-12)
         assert float(corrected) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_a_quadrature_whose_two_rules_agree_to_the_last_bit_is_not_reported_exact():
+    """ReLU's λ_max at B = 128: the two rule sizes agree exactly, yet the value is a float64 sum, not an exact
+    number — its error is 4 ulps, so tables quote it like its neighbours instead of as an exact value."""
+    from theory.bn_meanfield import gradient_explosion_rate
+    lam = gradient_explosion_rate("relu", 128)
+    assert lam.value == pytest.approx(1.4796812723225012, rel=1e-13)
+    assert lam.error == pytest.approx(4 * np.finfo(float).eps)

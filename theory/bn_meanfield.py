@@ -152,12 +152,16 @@ def _finite_dot(w, v, what: str) -> float:
 
 
 def _converged(compute, what: str, rtol: float = 1e-11):
-    """Run ``compute(nodes)`` at two rule sizes; raise QuadratureError if they disagree beyond ``rtol``."""
+    """Run ``compute(nodes)`` at two rule sizes; raise QuadratureError if they disagree beyond ``rtol``.
+
+    The error is their largest relative difference, never below 4 float64 ulps: two rules that happen to agree to
+    the last bit still carry the rounding of their sums, and an error of 0 would claim an exact value."""
     a = compute(_NODES)
     b = compute(_NODES // 2 + 17)
     va, vb = np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float))
     scale = np.maximum(np.abs(va), 1e-300)
-    err = float(np.max(np.abs(va - vb) / np.maximum(scale, np.max(np.abs(va)) * 1e-3)))
+    err = max(float(np.max(np.abs(va - vb) / np.maximum(scale, np.max(np.abs(va)) * 1e-3))),
+              4 * float(np.finfo(float).eps))
     if not err < rtol * 1e3:
         raise QuadratureError(f"{what}: quadrature did not converge (two rule sizes differ by {err:.2e} relative); "
                               "the activation is too rough or grows too fast for this batch size")
