@@ -118,14 +118,16 @@ def test_theorem1_hypotheses():
 
 def test_figure2_erratum_spread():
     v = run_claim(resolve("bn-finite-width:figure2"), Context(budget="quick"), with_control=False)
-    assert v.errata and all(e.observed > 5 * e.theory for e in v.evidence)
+    # KS distance to Marchenko–Pastur against its critical value: that of an exact Wishart bulk of the same size + 0.05
+    assert v.errata and all(e.statistic == "KS" and e.observed > 5 * (e.bound - 0.05) for e in v.evidence)
 
 
 def test_corollary8_erratum_numbers():
     v = run_claim(resolve("bn-finite-width:corollary8"), Context(budget="quick"), with_control=False)
     assert any("Section 6.1" in e.location for e in v.errata)
     row = [e for e in v.evidence if e.name.startswith("relu: eigenvalue along 1")][0]
-    assert abs(row.observed - row.theory) < 0.1 * row.theory and abs(row.observed - row.numeric) > 0.5
+    printed = theory.bsb1_constants("relu", 10).c * 10   # the printed λ_1* = c*·n
+    assert abs(row.numeric - row.theory) < 0.1 * row.theory and abs(row.numeric - printed) > 0.5
 
 
 @pytest.mark.parametrize("act,expected", [("relu", 1.0), ("tanh", math.tanh(1.0)),
@@ -149,7 +151,7 @@ def test_distortion_lower_bound_is_feasible():
 def test_corollary4_erratum():
     v = run_claim(resolve("bn-finite-width:corollary4"), Context(budget="quick"), with_control=False)
     assert any("transitory" in e.found for e in v.errata)
-    assert v.evidence[1].observed > 0.5  # O(1) at ℓ = 0, whatever the width
+    assert v.evidence[1].numeric > 0.5  # O(1) at ℓ = 0, whatever the width
 
 
 def test_lemma5_tv_lower_bound_does_not_shrink():
@@ -215,4 +217,4 @@ def test_lemma9_identity_resolution_and_errata():
     assert len(ident) == 2 and all(e.observed <= e.bound for e in ident)
     assert {e.severity for e in v.errata} == {"typo", "error"}
     ratio = [e for e in v.evidence if e.passed is None and e.name.startswith("tanh")][0]
-    assert ratio.numeric / ratio.theory > 1.5   # the printed non-symmetric Frobenius norm is larger than the proof's
+    assert ratio.numeric > 1.5   # the printed non-symmetric Frobenius norm is larger than the proof's (ratio of means)

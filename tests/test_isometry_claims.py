@@ -138,8 +138,8 @@ def test_figure_b4_degenerate_user_inputs_are_outside_the_hypotheses(tmp_path):
 def test_figure7_rank_statistic_and_positive_control():
     v = verdict("figure7")
     row = v.evidence[0]
-    assert row.samples == 9 and row.observed > 0          # Kendall τ of β_σ vs the training loss: positive on digits
-    assert v.positive_control.evidence[0].observed < -0.7  # β_σ orders the initial gaps (Theorem 4)
+    assert row.samples == 9 and row.numeric > 0          # Kendall τ of β_σ vs the training loss: positive on digits
+    assert v.positive_control.evidence[0].numeric < -0.7  # β_σ orders the initial gaps (Theorem 4)
 
 
 def test_rank_rows_leave_out_non_finite_values_and_do_not_judge_too_few():
@@ -149,7 +149,8 @@ def test_rank_rows_leave_out_non_finite_values_and_do_not_judge_too_few():
     from verify.papers.isometry.training import _kendall_row
     x = {"a": 1.0, "b": 1.1, "c": 1.2, "d": 1.3, "e": 1.4}
     r = _kendall_row("t", x, {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": math.inf})
-    assert r.samples == 4 and r.observed == pytest.approx(-1.0) and r.passed is True and "left out" in r.note
+    assert r.samples == 4 and r.numeric == pytest.approx(-1.0) and r.passed is True and "left out" in r.note
+    assert r.bound == 0.05 and r.observed == pytest.approx(1 / 24)   # the exact one-sided p of τ = −1 over 4 items
     assert "e" in r.note.split("left out")[1]
     r = _kendall_row("t", x, {"a": 5.0, "b": 4.0, "c": math.inf, "d": math.nan, "e": math.inf})
     assert r.passed is None and r.samples == 2

@@ -88,7 +88,8 @@ def test_numbers_and_table_structure():
 
 
 def _verdicts():
-    ev = [Evidence("β_σ of tanh vs He_1", theory=1.2, numeric=1.2000001, slack=3.0, samples=100, passed=True),
+    ev = [Evidence("β_σ of tanh vs He_1", theory=1.2, numeric=1.2000001, bound=3e-7, observed=1e-7, slack=3.0,
+                   samples=100, passed=True),
           Evidence("λ_max at B = 4 (informational)", theory=2.13, numeric=2.04, passed=None)]
     tab = ("Table 1: β_σ by activation", ["σ", "β_σ", "c_1²"], [["tanh", 1.1513, 0.36], ["relu", 1.466942, 0.25]])
     return [Verdict("isometry:table2", "holds", "β_σ ≥ 1 for every σ; q* = 1/2", ev, tables=[tab]),

@@ -44,7 +44,7 @@ def _judge(cid, ctx, printed):
     mean, se = float(z2.mean()), float(z2.std(ddof=1) / np.sqrt(n))
     zscore = (mean - printed) / se
     rows = [api.Evidence("E z² (Monte Carlo) vs printed", theory=printed, numeric=mean, observed=abs(zscore),
-                         bound=4.0, passed=abs(zscore) < 4.0, note=f"z = {zscore:.2f}, n = {n}")]
+                         bound=4.0, statistic="|z|", passed=abs(zscore) < 4.0, note=f"z = {zscore:.2f}, n = {n}")]
     return api.judged(cid, rows, f"E z² = {printed} within 4 SE", f"E z² ≠ {printed}: z = {zscore:.1f}")
 
 

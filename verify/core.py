@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field
 from typing import Any, Callable
 
 #: the verdict status of a claim whose statement the check confirmed (exit status 0)
@@ -50,15 +50,66 @@ def _clean(v: Any) -> Any:
     return str(v)
 
 
+#: what a control row's ``observed`` may hold instead of a number: the outcome of the perturbed or structural run
+CONTROL_OUTCOMES = STATUSES + ("not applicable", "not consumed")
+
+
+class EvidenceError(ValueError):
+    """An evidence row whose columns break the rule of :class:`Evidence` (a bug in the check that built it).
+
+    Raised when the row is built, so the claim's check crashes (status ``error``) at the offending row.
+
+    Examples
+    --------
+    >>> from verify.core import Evidence, EvidenceError
+    >>> try:
+    ...     Evidence("KS distance", observed=0.04, statistic="KS")
+    ... except EvidenceError as exc:
+    ...     print(exc)
+    evidence row 'KS distance': statistic 'KS' needs its critical value in bound and its value in observed, both numbers (bound None, observed 0.04)
+    """
+
+
+def _is_number(v: Any) -> bool:
+    """A real number: int or float (not bool), a numpy scalar of either, or the JSON form of a non-finite float."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, float)):
+        return True
+    if isinstance(v, str):
+        return v in ("inf", "-inf", "nan")
+    dtype = getattr(v, "dtype", None)
+    return dtype is not None and getattr(v, "ndim", 1) == 0 and dtype.kind in "iuf"
+
+
 @dataclass
 class Evidence:
     """One row of a verdict's evidence; each field means the same thing on every row.
 
-    ``theory``: the value the statement predicts (the reference); ``numeric``: the value measured or computed by the
-    independent route; ``bound`` and ``observed``: a bound the statement sets and the quantity it bounds — or, when
-    ``statistic`` names a test statistic (``"|z|"``, ``"KS"``, ``"t"``), the critical value and the statistic's
-    value; ``slack`` is bound/observed (> 1: room to spare) where that makes sense; ``ci`` an interval on ``numeric``
-    at ``confidence``; ``passed`` whether this row supports the claim (``None``: informational, not judged).
+    ``theory``: the value the statement predicts, printed or derived from it (the reference); ``numeric``: the same
+    quantity measured, or computed by an independent route; ``ci``: an interval on ``numeric`` at ``confidence``;
+    ``bound`` and ``observed``: a bound the statement (or the check's reading of it) sets and the quantity it bounds —
+    upper or lower, as the row's name or note says — or, when ``statistic`` names a test statistic (``"|z|"``,
+    ``"max |z|"``, ``"KS"``, ``"t"``), the critical value and the statistic's value; ``slack``: the room the bound
+    leaves, as a ratio (> 1: room to spare) — bound/observed for an upper bound, observed/bound for a lower one,
+    exp(observed − bound) for a bound on a logarithm; ``passed``: whether this row supports the claim (``None``:
+    informational, not judged).
+
+    A measured value that no bound applies to goes in ``numeric``, never in ``observed``; a value of another quantity
+    than the row's (a parameter, a second measurement) goes in the note. A test decided by its p-value has the level
+    in ``bound`` and the p-value in ``observed`` (no ``statistic``; the statistic itself, a KS distance or Kendall's τ,
+    is ``numeric``). A control row — the runner's reruns with a
+    declared quantity perturbed, or a structural control — records the outcome of those runs in ``observed`` as a
+    status string (``"+δ: violated, −δ: inconclusive"``, ``"violated"``, ``"not applicable"``) with no bound: the only
+    ``observed`` that is not a number.
+
+    :meth:`validate` (run when a row is built) rejects what can be seen from the fields alone, with
+    :class:`EvidenceError`: a ``statistic`` without a numeric ``bound`` and ``observed``; a numeric ``observed``
+    without a ``bound``; a ``bound`` that is not a number, or without an ``observed``; an ``observed`` that is neither
+    a number nor a control outcome (a string naming one of :data:`CONTROL_OUTCOMES`), or a control outcome with a
+    ``bound``; a ``slack`` without a numeric ``bound`` and ``observed``; a ``ci`` that is not a pair of numbers
+    low ≤ high, or without a ``numeric``. Rows read back from a JSON report (:meth:`Verdict.from_dict`) are not
+    checked, so reports written by earlier versions stay readable.
 
     Attributes
     ----------
@@ -67,17 +118,17 @@ class Evidence:
     theory : Any
         The value the statement predicts (the reference).
     numeric : Any
-        The value of the independent route.
+        The measured value, or the value of the independent route.
     bound : Any
         A bound the statement sets, or the critical value of ``statistic``.
     observed : Any
-        The quantity the bound applies to, or the statistic's value.
+        The quantity the bound applies to, or the statistic's value; on a control row, the outcome (a status string).
     slack : Any
-        bound/observed where that makes sense.
+        The room the bound leaves, as a ratio (bound/observed for an upper bound).
     ci : tuple or None
         An interval on ``numeric``.
     confidence : float or None
-        The confidence of ``ci``.
+        The confidence of ``ci`` (or the level of ``statistic``'s critical value).
     samples : int or None
         The sample size behind ``numeric``.
     passed : bool or None
@@ -93,6 +144,11 @@ class Evidence:
     >>> row = Evidence("q* (Theorem 5)", theory=0.5, numeric=0.5000000000000051, passed=True)
     >>> row.to_dict()["numeric"], row.passed
     (0.5000000000000051, True)
+    >>> Evidence("b* vs Monte Carlo", theory=0.5, numeric=0.4999, observed=0.53, bound=3.29, statistic="|z|").passed
+    >>> Evidence("b* vs Monte Carlo", theory=0.5, observed=0.4999)
+    Traceback (most recent call last):
+    ...
+    verify.core.EvidenceError: evidence row 'b* vs Monte Carlo': observed 0.4999 has no bound (a measured value without a bound goes in numeric)
     """
 
     name: str
@@ -107,6 +163,54 @@ class Evidence:
     passed: bool | None = None
     note: str = ""
     statistic: str = ""
+
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise :class:`EvidenceError` if the columns break the rule stated in the class docstring."""
+        problem = self._problem()
+        if problem:
+            raise EvidenceError(f"evidence row {self.name!r}: {problem}")
+
+    def _problem(self) -> str:
+        b, o = self.bound, self.observed
+        if self.statistic:
+            if not (_is_number(b) and _is_number(o)):
+                return (f"statistic {self.statistic!r} needs its critical value in bound and its value in observed, "
+                        f"both numbers (bound {b!r}, observed {o!r})")
+        if b is not None and not _is_number(b):
+            return f"bound {b!r} is not a number"
+        if b is not None and o is None:
+            return f"bound {b!r} has no observed (the quantity it bounds)"
+        if _is_number(o) and b is None:
+            return f"observed {o!r} has no bound (a measured value without a bound goes in numeric)"
+        if o is not None and not _is_number(o):
+            if not (isinstance(o, str) and any(s in o for s in CONTROL_OUTCOMES)):
+                return (f"observed {o!r} is neither a number nor a control row's outcome (a status string); a value "
+                        "without a bound goes in numeric")
+            if b is not None:
+                return f"observed {o!r} is a control row's outcome and cannot have a bound"
+        if self.slack is not None and not (_is_number(b) and _is_number(o)):
+            return f"slack {self.slack!r} needs a numeric bound and observed (it is the room the bound leaves)"
+        if self.ci is not None:
+            ci = self.ci
+            if not (isinstance(ci, (tuple, list)) and len(ci) == 2 and all(_is_number(v) for v in ci)):
+                return f"ci {ci!r} is not a pair of numbers"
+            lo, hi = (float(v) for v in ci)
+            if lo > hi:
+                return f"ci {ci!r} has its low end above its high end"
+            if self.numeric is None:
+                return f"ci {ci!r} has no numeric (the interval is on the measured value)"
+        return ""
+
+    @classmethod
+    def _unchecked(cls, **fields) -> "Evidence":
+        """A row as stored (a JSON report of any version), without :meth:`validate`."""
+        row = cls.__new__(cls)
+        for f in cls.__dataclass_fields__.values():
+            setattr(row, f.name, fields.get(f.name, None if f.default is MISSING else f.default))
+        return row
 
     def to_dict(self) -> dict:
         return _clean(asdict(self))
@@ -225,7 +329,7 @@ class Verdict:
         if not isinstance(d, dict) or not isinstance(d.get("claim"), str) or d.get("status") not in STATUSES:
             raise ValueError("not a verdict of a deepinit-verify JSON report")
         fields = set(Evidence.__dataclass_fields__)
-        ev = [Evidence(**{k: v for k, v in e.items() if k in fields}) for e in d.get("evidence") or []]
+        ev = [Evidence._unchecked(**{k: v for k, v in e.items() if k in fields}) for e in d.get("evidence") or []]
         er = [Erratum(**{k: v for k, v in e.items() if k in Erratum.__dataclass_fields__}) for e in d.get("errata") or []]
         nc, pc = d.get("negative_control"), d.get("positive_control")
         return cls(d["claim"], d["status"], str(d.get("summary", "")), ev, er, dict(d.get("artefacts") or {}),

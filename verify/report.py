@@ -48,7 +48,10 @@ def _row_cells(e: Evidence) -> list[str]:
     ok = {True: "ok", False: "FAIL", None: "info"}[e.passed]
     conf = f"{100 * e.confidence:g}%" if e.confidence else ""
     if e.statistic:  # a test statistic against its critical value: one cell, never the bound/observed columns
-        rel = "≤" if e.passed else ">" if e.passed is False else "vs"
+        try:          # the relation of the two numbers (a row may also be decided by more than this test)
+            rel = "≤" if float(e.observed) <= float(e.bound) else ">"
+        except (TypeError, ValueError):
+            rel = "vs"
         test, bound, observed = f"{e.statistic} = {fmt(e.observed, 4)} {rel} {fmt(e.bound, 4)}", "", ""
     else:
         test, bound, observed = "", fmt(e.bound, 5), fmt(e.observed, 5)
@@ -145,9 +148,8 @@ def render_text(verdict: Verdict, claim: Claim | None = None, verbose: bool = Tr
         lines.append(f"  negative control ({desc}): {_MARK[nc.status]} — {flag}")
         lines.append(f"    {nc.summary}")
         if verbose and claim is not None and claim.depends_on:
-            for e in nc.evidence:
-                lines.append(f"    · {e.name}" + (f" (δ = {fmt(e.theory)})" if e.theory is not None else "")
-                             + f": {e.observed}")
+            for e in nc.evidence:   # control rows: the perturbation in the name, the perturbed runs' outcome observed
+                lines.append(f"    · {e.name}: {e.observed}")
     pc = verdict.positive_control
     if pc is not None:
         desc = claim.positive_control_description if claim else ""

@@ -123,7 +123,7 @@ def perturbation_control(claim: Claim, ctx: Context, debug: bool, memo: dict) ->
             v, consumed = _run(claim.check, claim, ctx, debug, {q: sign * d}, memo)
             statuses[sign] = v.status if Q.canonical(q) in consumed else "not consumed"
         flagged = all(s in _FLAGGED for s in statuses.values())
-        rows.append(Evidence(f"{q} ×(1 ± δ)", theory=d,
+        rows.append(Evidence(f"{q} ×(1 ± {d:g})",
                              observed=f"+δ: {statuses[1]}, −δ: {statuses[-1]}", passed=not flagged,
                              note=Q.describe(q) + ("" if flagged else " — NOT flagged at this δ")))
     # a control row 'passes' when the claim's statement survives the perturbation: the control is violated iff

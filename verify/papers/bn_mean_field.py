@@ -162,7 +162,7 @@ def _rate_row(ctx: Context, act: str, B: int, factor: float = 1.0, method: str =
         # r² = ‖Gh‖² is s·χ²_{B−1}; the per-neuron backward factor r⁻² has E r⁻⁴ = ∞ for B − 1 ≤ 4, so the per-seed
         # log-slope has no finite-variance t-interval and is biased low by more than O(1/N) (decided from B alone)
         return Evidence(f"{label}{act}, B = {B}: λ_max vs N = {N} networks (informational: heavy-tailed at B ≤ 5)",
-                        theory=lam, numeric=lam_hat, ci=ci, confidence=CONF, samples=S, observed=dev, passed=None,
+                        theory=lam, numeric=lam_hat, ci=ci, confidence=CONF, samples=S, passed=None,
                         note=f"|log λ̂ − log λ| = {dev:.2e}; not judged: at B = {B} the backward factor r⁻² = "
                              f"‖Gh‖⁻² (r² ~ s·χ²_{B - 1}) has infinite variance, so the t-interval over seeds is "
                              "invalid and log λ̂ is biased low by a term decaying slower than 1/N (measured for tanh, "
@@ -775,8 +775,9 @@ def _theorem8_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:
     # the gap should fall like 1/B: B·gap roughly constant
     bg = [g * B for g, B in zip(gaps, (8, 32, 128, 512, 2048))]
     rows.append(Evidence("ReLU λ_max decreases in B towards π/(π−1) = 1.466942…", theory=lim, numeric=lams[-1],
-                         observed=gaps[-1], passed=mono and 0 < gaps[-1] < 1e-3 and abs(bg[-1] / bg[-2] - 1) < 0.05,
-                         note="λ_max − π/(π−1) at B = 8, 32, 128, 512, 2048: " + ", ".join(f"{g:.3e}" for g in gaps)
+                         bound=1e-3, observed=gaps[-1], passed=mono and 0 < gaps[-1] < 1e-3 and abs(bg[-1] / bg[-2] - 1) < 0.05,
+                         note="observed: λ_max − π/(π−1) at B = 2048, which must be in (0, 1e-3), decreasing in B "
+                              "like 1/B; at B = 8, 32, 128, 512, 2048: " + ", ".join(f"{g:.3e}" for g in gaps)
                               + f"; B·gap → {bg[-1]:.4f}"))
     lin = max(_rel(Q.gradient_explosion_rate("identity", B), (B - 2) / (B - 3)) for B in TABLE_B + (1024,))
     rows.append(Evidence("linear: λ_max = (B−2)/(B−3)", observed=lin, bound=1e-11, passed=lin < 1e-11))
@@ -841,19 +842,20 @@ def _theorem9_rows(ctx: Context, drop_sign: bool = False) -> list[Evidence]:
                          note=f"widest enclosure {widest[0]:.2e} relative ({widest[1]}; kinks converge slowly)"))
     if drop_sign:
         return rows
-    rows.append(Evidence("λ_max ≥ (B−2)/(B−3) > 1 for every non-constant registered activation", observed=len(below),
-                         passed=not below, note=", ".join(below) or "no exception"))
+    rows.append(Evidence("λ_max ≥ (B−2)/(B−3) > 1 for every non-constant registered activation: the exceptions",
+                         theory=0, numeric=len(below), passed=not below, note=", ".join(below) or "no exception"))
     ck = min(tbm.gegenbauer_c(B, k) for B in Bs for k in range(1, 60))
     ck_max = max(tbm.gegenbauer_c(B, k) for B in Bs for k in range(1, 60))
-    rows.append(Evidence("0 < c_k ≤ 2 for k = 1..59 (so every term is non-negative)", observed=(ck, ck_max),
-                         passed=ck > 0 and ck_max <= 2 + 1e-12))
+    rows.append(Evidence("0 < c_k ≤ 2 for k = 1..59 (so every term is non-negative)", bound=2.0, observed=ck_max,
+                         passed=ck > 0 and ck_max <= 2 + 1e-12, note=f"observed: the largest c_k; the smallest {ck:.6g}"))
     gap = max(_rel(Q.gradient_explosion_rate(a, B), (B - 2) / (B - 3)) for a in ("identity", "linear", "he1")
               for B in Bs)
     rows.append(Evidence("equality (B−2)/(B−3) for linear φ (identity, linear, he1)", observed=gap, bound=1e-11,
                          passed=gap < 1e-11))
-    near = min(Q.gradient_explosion_rate("x + 0.01*x**2", 8) / (6 / 5) - 1, 1.0)
-    rows.append(Evidence("strict: a small even part (φ = x + 0.01x², B = 8) raises λ_max above 6/5", observed=near,
-                         passed=near > 0))
+    lam_even = Q.gradient_explosion_rate("x + 0.01*x**2", 8)
+    near = min(lam_even / (6 / 5) - 1, 1.0)
+    rows.append(Evidence("strict: a small even part (φ = x + 0.01x², B = 8) raises λ_max above 6/5", bound=6 / 5,
+                         observed=lam_even, passed=near > 0, note="a lower bound: observed must exceed it"))
     return rows
 
 
@@ -934,15 +936,16 @@ def _eps_rows(ctx: Context, figure: dict | None = None) -> list[Evidence]:
             mono = all(a > b for a, b in zip(lams, lams[1:]))
             rows.append(Evidence(
                 f"{act}, B = {B}: λ_max(ε) decreases on 0 ≤ ε ≤ 0.9ε_c and stays > 1 (ameliorates, does not eliminate)",
-                theory=lams[0], numeric=lams[-1], observed=min(lams), bound=1.0, passed=mono and min(lams) > 1,
-                note="λ_max at ε = " + ", ".join(f"{e:.3g}: {l:.6f}" for e, l in zip(below, lams))
+                observed=min(lams), bound=1.0, passed=mono and min(lams) > 1,
+                note="observed: the smallest λ_max (a lower bound of 1: it must stay above); λ_max at ε = " + ", ".join(f"{e:.3g}: {l:.6f}" for e, l in zip(below, lams))
                      + f"; the typical ε = 1e-5 changes λ_max by {abs(lams[1] / lams[0] - 1):.1e} relative"))
             s_lo = tbm.bsb1_fixed_point(act, B, eps=0.98 * ec).s
             s_hi = tbm.bsb1_fixed_point(act, B, eps=1.02 * ec).s
             why = "(B − 1)s₀/B (ReLU is 1-homogeneous)" if act == "relu" else "φ′(0)² = 1 (F′(0) = 1/ε)"
             rows.append(Evidence(f"{act}, B = {B}: the batch collapses (s* = 0) exactly past ε_c = {why}",
-                                 theory=ec, observed=s_hi, numeric=s_lo, passed=s_lo > 0 and s_hi == 0.0,
-                                 note=f"s*(0.98 ε_c) = {s_lo:.4g} > 0, s*(1.02 ε_c) = {s_hi:.3g}"))
+                                 theory=0.0, numeric=s_hi, passed=s_lo > 0 and s_hi == 0.0,
+                                 note=f"predicted and measured: s* at 1.02 ε_c (ε_c = {ec:.6g}); s*(0.98 ε_c) = "
+                                      f"{s_lo:.4g} > 0, s*(1.02 ε_c) = {s_hi:.3g}"))
             lam_c = Q.gradient_explosion_rate(act, B, eps=collapsed)
             if act == "tanh":
                 dev = abs(lam_c * collapsed - 1)
@@ -961,7 +964,7 @@ def _eps_rows(ctx: Context, figure: dict | None = None) -> list[Evidence]:
             rows.append(Evidence(f"{act}, B = {B}, ε = {e_mid:.4g}: λ_max (radial × sphere quadrature) vs Monte Carlo "
                                  "of the backward map (autograd Jacobians)", theory=lam, numeric=lam_mc,
                                  ci=(lam_mc - 4 * lam_se, lam_mc + 4 * lam_se), samples=st["mc"], observed=z,
-                                 bound=4.0, passed=z <= 4.0,
+                                 bound=4.0, statistic="|z|", passed=z <= 4.0,
                                  note=f"|Δ| = {z:.2f} standard errors (se = {lam_se / lam_mc:.2%} relative; the "
                                       "diagonal standard errors summed: an upper bound on the trace's)"))
             for e in (0.1 * ec, collapsed):
@@ -1065,17 +1068,19 @@ def _figure1_rows(ctx: Context, factor: float = 1.0, mislabel: bool = False, fig
     # so the width-1000 rate is biased low; judged by its convergence in width instead
     for B in ctx.pick((), (4, 5, 6), (4, 5, 6)):
         lam = factor * Q.gradient_explosion_rate("relu", B)
-        devs = {}
+        devs, hats = {}, {}
         for N in (1000, 4000):
             run = _fw_run("relu", B, N, S, _fw_settings(ctx)["depth"], ctx.seed * 1000 + B, "exact", ctx.device)
             lam_hat, ci, _ = run.growth_rate(_fw_settings(ctx)["window"], CONF)
-            devs[N] = (lam_hat / lam - 1, ci)
+            devs[N], hats[N] = (lam_hat / lam - 1, ci), lam_hat
         d1, d4 = abs(devs[1000][0]), abs(devs[4000][0])
         rows.append(Evidence(f"(a) relu, B = {B}: relative deviation of the width-N rate at N = 1000 and 4000",
-                             theory=lam, numeric=(devs[1000][0], devs[4000][0]), observed=d4 / d1 if d1 else 0.0,
+                             theory=lam, numeric=hats[4000], ci=devs[4000][1], observed=d4 / d1 if d1 else 0.0,
                              bound=0.75, samples=S, confidence=CONF,
                              passed=d4 < 0.75 * d1 or devs[4000][1][0] <= lam <= devs[4000][1][1],
-                             note="finite-width bias must shrink with width (or the N = 4000 interval contain λ_max): "
+                             note="measured: the rate at N = 4000; observed: the ratio of the relative deviations at "
+                                  "N = 4000 and 1000 — the finite-width bias must shrink with width (or the N = 4000 "
+                                  "interval contain λ_max): "
                                   f"{100 * devs[1000][0]:+.2f}% → {100 * devs[4000][0]:+.2f}%"))
     # (b) gradient norm vs depth, dense weights, B = 32
     depth = ctx.pick(24, 40, 48)
@@ -1090,7 +1095,7 @@ def _figure1_rows(ctx: Context, factor: float = 1.0, mislabel: bool = False, fig
     allow = t * float(slopes.std(ddof=1)) / math.sqrt(len(slopes)) + 3 / 1000
     if figure is not None:
         figure.update(rates=[(int(r.name.split("B = ")[1].split(":")[0]), r.theory, r.numeric, r.ci)
-                             for r in rows if r.name.startswith("(a) relu, B = ") and r.ci],
+                             for r in rows if r.name.startswith("(a) relu, B = ") and ": λ_max" in r.name and r.ci],
                       logsq=np.log(run.sq_grad), window=(lo, hi), lam32=lam, S=S, depth=depth)
     rows.append(Evidence("(b) ReLU, B = 32, N = 1000, dense weights: log‖∂L/∂h^l‖² is linear in l with slope −log λ_max",
                          theory=lam, numeric=lam_hat, ci=ci, confidence=CONF, observed=dev, bound=allow,
@@ -1281,7 +1286,7 @@ def _constants_rows(ctx: Context, perturb: float = 0.0) -> tuple[list[Evidence],
                          passed=worst_rate < 1e-10))
     unstable = [f"{r[0]}@{B}" for B, t in zip(Bs, tables) for r in t[2] if r[-1] == "BSB1 unstable"]
     rows.append(Evidence("activations whose BSB1 point is unstable (their λ_max is not a gradient rate)",
-                         observed=len(unstable), passed=None, note=", ".join(unstable) or "none"))
+                         numeric=len(unstable), passed=None, note=", ".join(unstable) or "none"))
     return rows, tables
 
 

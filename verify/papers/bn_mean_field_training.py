@@ -103,8 +103,9 @@ def _fig2_rows(ctx: Context, scale: float = 1.0, figure: dict | None = None) -> 
             acc[m] = (L, a)
             div = sum(r.diverged for r in runs)
             rows.append(Evidence(f"B = {B}, depth {L} = {m:g}·16ξ: test accuracy after {st['steps']} {opt} steps",
-                                 theory=xi16, numeric=a, samples=st["seeds"], passed=None,
-                                 note=f"{'trainable' if a >= TRAINABLE else 'not trainable'} (threshold {TRAINABLE})"
+                                 numeric=a, samples=st["seeds"], passed=None,
+                                 note=f"{'trainable' if a >= TRAINABLE else 'not trainable'} (threshold {TRAINABLE}); "
+                                      f"16ξ = {xi16:.1f}"
                                       + (f"; {div} run(s) diverged (loss not finite)" if div else "")))
             if figure is not None:
                 figure.setdefault(B, []).append((L, a, xi16))
@@ -112,8 +113,9 @@ def _fig2_rows(ctx: Context, scale: float = 1.0, figure: dict | None = None) -> 
         L_out, a_out = acc[2.0]
         ok = a_in >= TRAINABLE and a_out < TRAINABLE
         rows.append(Evidence(f"B = {B}: trainable at ½·16ξ (depth {L_in}) and not at 2·16ξ (depth {L_out}), "
-                             f"16ξ = {xi16:.1f}", theory=xi16, numeric=a_in, observed=a_out, bound=TRAINABLE,
-                             passed=ok, note=f"accuracy {a_in:.3f} at depth {L_in}, {a_out:.3f} at depth {L_out}; "
+                             f"16ξ = {xi16:.1f}", numeric=a_in, observed=a_out, bound=TRAINABLE,
+                             passed=ok, note=f"accuracy {a_in:.3f} at depth {L_in} (measured: must reach the threshold), "
+                                             f"{a_out:.3f} at depth {L_out} (observed: must stay below it); "
                                              + SUBSTITUTE))
     return rows
 
@@ -345,9 +347,10 @@ def _fig4_rows(ctx: Context, scale: float = 1.0, figure: list | None = None) -> 
         a_out, d_out = _fig4_acc(ctx, act, eps, L_out)
         ok = a_in >= TRAINABLE and a_out < TRAINABLE
         rows.append(Evidence(f"Fig 4{panel} {act}, {label}, B = {FIG4_B}: trainable at ½·16ξ (depth {L_in}) and not at "
-                             f"2·16ξ (depth {L_out}), 16ξ = {xi16:.1f}", theory=xi16, numeric=a_in, observed=a_out,
+                             f"2·16ξ (depth {L_out}), 16ξ = {xi16:.1f}", numeric=a_in, observed=a_out,
                              bound=TRAINABLE, passed=ok,
-                             note=f"test accuracy {a_in:.3f} at depth {L_in}, {a_out:.3f} at depth {L_out} after "
+                             note=f"test accuracy {a_in:.3f} at depth {L_in} (measured: must reach the threshold), "
+                                  f"{a_out:.3f} at depth {L_out} (observed: must stay below it) after "
                                   f"{st['steps']} SGD steps (lr 0.01, {st['seeds']} seed(s))"
                                   + (f"; {d_in + d_out} run(s) diverged" if d_in + d_out else "")))
         if figure is not None:
@@ -361,9 +364,10 @@ def _fig4_rows(ctx: Context, scale: float = 1.0, figure: list | None = None) -> 
         a, dv = _fig4_acc(ctx, "tanh", eps, L)
         in_range = L <= 0.5 * xi
         rows.append(Evidence(f"Fig 4(c) tanh, B = {FIG4_B}, depth {L} = 2·16ξ(ε = 0): not trainable at ε = 0, trainable "
-                             f"at ε = {eps:g} (16ξ = {xi:.0f})", theory=xi, numeric=a, observed=a0, bound=TRAINABLE,
+                             f"at ε = {eps:g} (16ξ = {xi:.0f})", numeric=a, observed=a0, bound=TRAINABLE,
                              passed=(a0 < TRAINABLE and a >= TRAINABLE) if in_range else (a0 < TRAINABLE),
-                             note=f"test accuracy {a0:.3f} at ε = 0, {a:.3f} at ε = {eps:g}"
+                             note=f"test accuracy {a0:.3f} at ε = 0 (observed: must stay below the threshold), "
+                                  f"{a:.3f} at ε = {eps:g} (measured)"
                                   + ("" if in_range else f"; depth {L} is not within ½·16ξ(ε) = {0.5 * xi:.0f}, so only "
                                                          "the ε = 0 side is predicted")
                                   + (f"; {dv} run(s) diverged" if dv else "") + "; " + SUBSTITUTE))
@@ -485,7 +489,7 @@ def _a2_rows(ctx: Context, at_epoch: int | None = None, figure: dict | None = No
     s0 = np.mean([np.log10(r.relative_weight_grad[0]).max() - np.log10(r.relative_weight_grad[0]).min() for r in runs])
     rows.append(Evidence("at initialisation: the spread of the weights' relative gradient norms vs (L − 1)/2 · log10 "
                          "λ_max (Theorem 7's explosion)", theory=(A2_DEPTH - 1) / 2 * math.log10(lam),
-                         observed=float(s0), passed=None,
+                         numeric=float(s0), passed=None,
                          note="informational: Theorem 7 and Fig 3 check the rate; " + SUBSTITUTE))
     if figure is not None:
         figure.update(runs=runs, at=at)

@@ -185,7 +185,8 @@ def _trainability_rows(ctx: api.Context, constant: float, multiples=MULTIPLES) -
                 f"{'trains' if trains else 'does not train'}",
                 theory=f"depth {'<' if trains else '>'} {constant:g}ξ_c", numeric=acc, bound=0.5 if trains else 0.2,
                 observed=acc, samples=seeds, passed=acc >= 0.5 if trains else acc <= 0.2,
-                note=f"training accuracy after 300 SGD steps (lr 0.01, batch 64, width 96), mean of {seeds} seeds: "
+                note=f"{'a lower' if trains else 'an upper'} bound on the training accuracy after 300 SGD steps (lr "
+                     f"0.01, batch 64, width 96), mean of {seeds} seeds: "
                      + ", ".join(f"{a:.3f}" for a in accs)))
     return rows
 

@@ -155,8 +155,8 @@ def beta_rows(acts) -> list[Evidence]:
         b = Q.beta(nm)
         mp = float(Q.memo(("beta-mp", nm), lambda: isometry_strength_mp(nm, 40)))
         err = abs(b - mp) / abs(mp)
-        rows.append(Evidence(f"{nm}: β_σ used here vs 40-digit mpmath quadrature of 2 − c_1²/Var σ", theory=mp,
-                             numeric=b, observed=err, bound=BETA_RTOL, passed=err <= BETA_RTOL))
+        rows.append(Evidence(f"{nm}: β_σ used here vs 40-digit mpmath quadrature of 2 − c_1²/Var σ", theory=b,
+                             numeric=mp, observed=err, bound=BETA_RTOL, passed=err <= BETA_RTOL))
         icpt, npts = _contraction_intercept(nm)
         if icpt is None:
             rows.append(Evidence(f"{nm}: contraction of small correlations under the mean-field map vs 2 − β_σ",

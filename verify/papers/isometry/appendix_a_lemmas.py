@@ -56,12 +56,14 @@ def _lemma_a4_rows(upper_fn, ctx: Context, label: str) -> list[Evidence]:
             ok = ok and (1 - (n - 1) * m) ** n <= det
         exact_fail += 0 if ok else 1
     return [
-        Evidence(f"upper bound det G ≤ {label}: violations", theory=0, observed=upper_fail, slack=min_upper_slack,
-                 samples=trials, passed=upper_fail == 0, note="slack = min over trials of bound/det"),
+        Evidence(f"upper bound det G ≤ {label}: violations", theory=0, numeric=upper_fail,
+                 samples=trials, passed=upper_fail == 0,
+                 note=f"smallest bound/det over the trials {min_upper_slack:.4g}"),
         Evidence("lower bound (1 − (n−1) max|G_ij|)^n ≤ det G where (n−1) max|G_ij| ≤ 1: violations", theory=0,
-                 observed=lower_fail, slack=min_lower_slack, samples=lower_judged, passed=lower_fail == 0,
-                 note="includes matrices at the Gershgorin edge (n−1)m = 1 − 1e-6"),
-        Evidence("exact rational correlation matrices, n ≤ 5 (both bounds)", theory=0, observed=exact_fail,
+                 numeric=lower_fail, samples=lower_judged, passed=lower_fail == 0,
+                 note="includes matrices at the Gershgorin edge (n−1)m = 1 − 1e-6; smallest det/bound over the "
+                      f"trials {min_lower_slack:.4g}"),
+        Evidence("exact rational correlation matrices, n ≤ 5 (both bounds)", theory=0, numeric=exact_fail,
                  samples=exact_trials, passed=exact_fail == 0),
     ]
 
@@ -141,8 +143,9 @@ def _lemma_a6_rows(ctx: Context, square: bool = True) -> list[Evidence]:
         passed = worst == 0.0 and zmax < 4.5 and (agree is None or agree < 1e-10)
         rows.append(Evidence(
             f"{nm}: series Σ_k≤{K} c_k²ρ^k ± tail vs 2-D quadrature on {grid.size} ρ ∈ [−1, 1]",
-            theory=0.0, observed=worst, confidence=CONF, samples=N, passed=passed,
-            note=(f"closed form vs quadrature max diff {agree:.1e}; " if agree is not None else "")
+            bound=0.0, observed=worst, confidence=CONF, samples=N, passed=passed,
+            note="observed: the largest excess of |quadrature − series| over the tail bound (must be 0); "
+                 + (f"closed form vs quadrature max diff {agree:.1e}; " if agree is not None else "")
                  + f"tail bound at ρ = 1: {series.tail:.1e}; "
                  + (f"Monte Carlo max |z| = {zmax:.2f} at ρ ∈ {{−0.6, 0.3, 0.9}} (threshold 4.5: two-sided 1e-5, "
                     "Bonferroni over ≤ 90 tests)" if mc_points else
@@ -197,10 +200,11 @@ def _lemma_a7_rows(ctx: Context, beta_factor: float = 1.0, acts=None) -> list[Ev
             strict = bool(cert.strict)
         ok = cert.certified and jensen <= 1e-12 and strict is not False
         rows.append(Evidence(
-            f"{nm}: sup_{{0≤ρ<1}} R(ρ) ≤ 1/β", theory=cert.inverse_beta, bound=cert.inverse_beta,
+            f"{nm}: sup_{{0≤ρ<1}} R(ρ) ≤ 1/β", bound=cert.inverse_beta,
             observed=cert.max_ratio_bound, numeric=cert.max_ratio_sampled, slack=cert.slack, passed=ok,
             note=f"{'certified' if cert.certified else 'NOT certified'} on [0,1] by {cert.method} "
                  f"({cert.cells} cells); sampled max R = {cert.max_ratio_sampled:.6g} at ρ = {cert.argmax_sampled:.3g}"
+                 + "; observed: the certified upper bound on sup R (measured: the sampled maximum, a lower bound)"
                  + (f"; counterexample at ρ = {cert.counterexample:.6g}" if cert.counterexample is not None else "")
                  + f"; max(|σ̄(−ρ)| − σ̄(ρ)) = {jensen:.1e}"))
     return rows
@@ -287,18 +291,18 @@ def _lemma_a8_rows(ctx: Context, kernel: str = "mehler") -> list[Evidence]:
         mehler_worst = max(mehler_worst, abs(lhs - with_rho))
         printed_worst = max(printed_worst, abs(lhs - as_printed))
     rows = [
-        Evidence(f"exact sympy: E He_n(X)He_k(Y) − ρ^n δ_nk ≠ 0 for n, k ≤ {kmax}", theory=0, observed=bad,
+        Evidence(f"exact sympy: E He_n(X)He_k(Y) − ρ^n δ_nk ≠ 0 for n, k ≤ {kmax}", theory=0, numeric=bad,
                  samples=(kmax + 1) ** 2, passed=bad == 0),
         Evidence(f"2-D Gauss–Hermite, n, k ≤ {K}, ρ ∈ {{−0.8, −0.3, 0.5, 0.95}}: max |E He_n He_k − ρ^n δ_nk|",
-                 theory=0.0, observed=worst, passed=worst < 1e-9),
+                 bound=1e-9, observed=worst, passed=worst < 1e-9),
     ]
     if kernel == "mehler":
-        rows.append(Evidence("Mehler (57) = Σ_m ρ^m He_m(x)He_m(y): max abs. difference at 3 points", theory=0.0,
+        rows.append(Evidence("Mehler (57) = Σ_m ρ^m He_m(x)He_m(y): max abs. difference at 3 points", bound=1e-10,
                              observed=mehler_worst, passed=mehler_worst < 1e-10))
-        rows.append(Evidence("eq (58) as printed, Σ_m He_m(x)He_m(y) (60 terms): max abs. difference", theory=0.0,
+        rows.append(Evidence("eq (58) as printed, Σ_m He_m(x)He_m(y) (60 terms): max abs. difference", bound=1e-10,
                              observed=printed_worst, passed=None, note="not the claim; the printed kernel lacks ρ^m"))
     else:
-        rows.append(Evidence("eq (58) as printed, Σ_m He_m(x)He_m(y): max abs. difference from eq (57)", theory=0.0,
+        rows.append(Evidence("eq (58) as printed, Σ_m He_m(x)He_m(y): max abs. difference from eq (57)", bound=1e-10,
                              observed=printed_worst, passed=printed_worst < 1e-10))
     return rows
 

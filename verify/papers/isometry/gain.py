@@ -38,14 +38,14 @@ def _beta_gain_rows(ctx: Context, table=None, figure: dict | None = None) -> tup
                 figure.setdefault(nm, []).append((a, b, mc, se))
             latex.append([f"{nm}({a}x)", f"{b:.10f}", f"{mc:.5f} ± {1.96 * se:.5f}"])
         rows.append(Evidence(f"β of {nm}(αx), α ∈ {alphas}: quadrature vs Monte Carlo", observed=worst_z,
-                             numeric=vals[-1], confidence=CONF, passed=worst_z < 4.0,
+                             bound=4.0, statistic="max |z|", confidence=CONF, passed=worst_z < 4.0,
                              note="max |z| over gains (threshold 4); β(α) = " + ", ".join(f"{v:.4f}" for v in vals)))
     # Fig B.2: for ReLU the normalised dual — hence the whole mean-field trajectory — is independent of α
     G0 = numerics.equicorrelated_gram(10, 0.5)
     base = _mf_trajectory("relu", G0, 50).offdiag
     worst = max(float(np.max(np.abs(_mf_trajectory(theory.gain_family("relu", a), G0, 50).offdiag - base)))
                 for a in alphas)
-    rows.append(Evidence("Fig B.2: ReLU mean-field trajectory for max(αx, 0) vs α = 1 (50 layers)", theory=0.0,
+    rows.append(Evidence("Fig B.2: ReLU mean-field trajectory for max(αx, 0) vs α = 1 (50 layers)", bound=1e-12,
                          observed=worst, passed=worst < 1e-12,
                          note="positive homogeneity: σ̄ scales by α², and the normalised map is unchanged"))
     return rows, latex
@@ -78,7 +78,8 @@ def control_figure_b1(ctx: Context) -> Verdict:
     G0 = numerics.equicorrelated_gram(10, 0.5)
     worst = float(np.max(np.abs(_mf_trajectory("sin(2*x)", G0, 50).offdiag
                                 - _mf_trajectory("sin", G0, 50).offdiag)))
-    rows = [Evidence("gain independence claimed for sin(αx) (α = 2 vs 1)", theory=0.0, observed=worst, passed=worst < 1e-12)]
+    rows = [Evidence("gain independence claimed for sin(αx) (α = 2 vs 1)", bound=1e-12, observed=worst,
+                     passed=worst < 1e-12)]
     return _control("figure-b1", rows, "gain independence asserted for sin, which is not homogeneous")
 
 

@@ -38,14 +38,14 @@ def _definition3_rows(beta_fn, ctx: Context) -> list[Evidence]:
         affine = act.is_affine
         if affine != (abs(b - 1) < 1e-12):
             iff_bad.append((nm, b))
-    rows.append(Evidence("activations with β_σ ∉ [1, 2]", theory=0, observed=len(out_of_range), samples=len(names),
+    rows.append(Evidence("activations with β_σ ∉ [1, 2]", theory=0, numeric=len(out_of_range), samples=len(names),
                          passed=not out_of_range, note=", ".join(f"{n}: {v:.6g}" for n, v in out_of_range)))
-    rows.append(Evidence("activations violating 'β_σ = 1 iff affine'", theory=0, observed=len(iff_bad),
+    rows.append(Evidence("activations violating 'β_σ = 1 iff affine'", theory=0, numeric=len(iff_bad),
                          samples=len(names), passed=not iff_bad, note=", ".join(f"{n}: {v:.6g}" for n, v in iff_bad)))
     # β = 2 iff c_1 = 0 (even activations): a sharper statement of the upper end
     even = [n for n in names if theory.activation(n).parity == "even"]
     rows.append(Evidence("even activations have β_σ = 2 (c_1 = 0)", theory=2.0,
-                         observed=min((float(beta_fn(theory.activation(n))) for n in even), default=2.0),
+                         numeric=min((float(beta_fn(theory.activation(n))) for n in even), default=2.0),
                          samples=len(even), passed=all(abs(float(beta_fn(theory.activation(n))) - 2) < 1e-12 for n in even)))
     return rows
 
@@ -126,10 +126,10 @@ def _table_rows(table, ctx: Context, numeric_digits: float = 1e-15):
         mc, se = Q.memo(("beta_mc", str(act.expr), mc_n, ctx.seed + 17), lambda: _beta_mc(act, mc_n, ctx.seed + 17))
         z = abs(mc - printed_val) / se if se > 0 else (0.0 if mc == printed_val else math.inf)
         ok = exact_equal and rel < numeric_digits and z < 4.0
-        rows.append(Evidence(f"β for {label}", theory=printed_val, numeric=float(mp), observed=mc,
-                             ci=(mc - 1.96 * se, mc + 1.96 * se), confidence=CONF, samples=mc_n, passed=ok,
+        rows.append(Evidence(f"β for {label}", theory=printed_val, numeric=float(mp), observed=z, bound=4.0,
+                             statistic="|z|", confidence=CONF, samples=mc_n, passed=ok,
                              note=f"sympy proves equality: {exact_equal}; |quadrature − printed|/printed = {rel:.1e}; "
-                                  f"Monte Carlo z = {z:.2f}"))
+                                  f"Monte Carlo {mc:.6g} ± {1.96 * se:.2g} ({100 * CONF:g}%), z = {z:.2f}"))
         latex.append([label, TABLE2_PRINTED.get(printed) or sp.latex(printed, order="rev-lex"),
                       sympy_latex(b.exact) if b.exact is not None else "", float(mp), mc, se])
     return rows, latex
@@ -203,7 +203,7 @@ def check_table_b1(ctx: Context, table=None) -> Verdict:
             worst = max(worst, abs(mp - pv) / pv)
             ax = "x" if a == 1 else "−x" if a == -1 else f"{a:g}x"
             latex.append([f"{kind}({ax})" if kind != "relu" else f"max({ax}, 0)", pv, abs(mp / pv - 1)])
-        rows.append(Evidence(f"β(α) for the {kind} family: max rel. error, {len(alphas)} gains", theory=0.0,
+        rows.append(Evidence(f"β(α) for the {kind} family: max rel. error, {len(alphas)} gains", bound=1e-15,
                              observed=worst, passed=worst < 1e-15 and sym_ok is not False,
                              note=("sympy proves the printed closed form for symbolic α > 0"
                                    if sym_ok else "symbolic α not attempted (kink); numeric at each α, incl. α < 0")

@@ -64,18 +64,18 @@ def _lemma_a1_rows(iso, ctx: Context) -> list[Evidence]:
               and (val == 0) == (M.det() == 0) and _iso_power_exact(iso, Md) == 0)
         exact_bad += 0 if ok else 1
     rows = [
-        Evidence("scale invariance: max |𝓘(cM) − 𝓘(M)|/𝓘(M), c ∈ [1e-8, 1e8], cond(M) < 1e8", theory=0.0,
+        Evidence("scale invariance: max |𝓘(cM) − 𝓘(M)|/𝓘(M), c ∈ [1e-8, 1e8], cond(M) < 1e8", bound=1e-9,
                  observed=scale_err, samples=judged, passed=scale_err < 1e-9),
-        Evidence("range: trials with 𝓘 ∉ [0, 1]", theory=0, observed=range_bad, samples=trials,
+        Evidence("range: trials with 𝓘 ∉ [0, 1]", theory=0, numeric=range_bad, samples=trials,
                  passed=range_bad == 0, note="random, wild-norm, correlated, near-degenerate batches, n ≤ 12"),
-        Evidence("maximum: 𝓘(c I_n) for c ∈ {1, 2, 1e-6}", theory=1.0, observed=min(ident),
-                 passed=all(abs(v - 1) < 1e-12 for v in ident)),
-        Evidence("maximum only at multiples of I: trials with 𝓘 = 1 but M ≠ cI", theory=0, observed=not_max,
+        Evidence("maximum: 𝓘(c I_n) for c ∈ {1, 2, 1e-6}", theory=1.0, numeric=min(ident),
+                 passed=all(abs(v - 1) < 1e-12 for v in ident), note="measured: the smallest of the three"),
+        Evidence("maximum only at multiples of I: trials with 𝓘 = 1 but M ≠ cI", theory=0, numeric=not_max,
                  samples=judged, passed=not_max == 0),
         Evidence("minimum: duplicated sample, trials with 𝓘^n > 1e-12 (float rounding level)", theory=0,
-                 observed=zero_bad, samples=trials, passed=zero_bad == 0),
+                 numeric=zero_bad, samples=trials, passed=zero_bad == 0),
         Evidence("exact rationals (n ≤ 5, M = AᵀA integer, rational c): 𝓘^n ∈ [0,1], 𝓘(cM) = 𝓘(M), "
-                 "𝓘 = 0 ⇔ det M = 0, duplicated sample ⇒ 0", theory=0, observed=exact_bad, samples=exact_trials,
+                 "𝓘 = 0 ⇔ det M = 0, duplicated sample ⇒ 0", theory=0, numeric=exact_bad, samples=exact_trials,
                  passed=exact_bad == 0),
     ]
     return rows
@@ -159,7 +159,7 @@ def _theorem1_rows(normalise, ctx: Context, label: str) -> list[Evidence]:
                  passed=fails == 0,
                  note=f"{fails} violations; worst case kind {worst_kind!r}; {skipped} numerically singular batches "
                       "(cond > 1e10) left to the exact check"),
-        Evidence("exact rational check, n ≤ 5 (𝓘^n compared exactly)", theory=0, observed=exact_fails,
+        Evidence("exact rational check, n ≤ 5 (𝓘^n compared exactly)", theory=0, numeric=exact_fails,
                  samples=exact_trials, passed=exact_fails == 0 if label == "x/‖x‖" else None),
     ]
 
@@ -320,10 +320,10 @@ def _corollary3_rows(ctx: Context, reading: str) -> list[Evidence]:
         worst = min(worst, margin)
         if margin < -1e-9 * (1 + abs(rhs0)):
             fails += 1
-    return [Evidence(f"Corollary 3, {reading} reading: violations of the inequality", theory=0, observed=fails,
-                     slack=math.exp(worst) if math.isfinite(worst) else None, samples=trials - vacuous,
-                     passed=fails == 0,
-                     note=f"{vacuous} trials with d > n are vacuous (rank XXᵀ ≤ n < d so both sides are 0)")]
+    return [Evidence(f"Corollary 3, {reading} reading: violations of the inequality", theory=0, numeric=fails,
+                     samples=trials - vacuous, passed=fails == 0,
+                     note=f"{vacuous} trials with d > n are vacuous (rank XXᵀ ≤ n < d so both sides are 0)"
+                          + (f"; smallest ratio of the two sides {math.exp(worst):.6g}" if math.isfinite(worst) else ""))]
 
 
 def check_corollary3(ctx: Context) -> Verdict:
@@ -339,7 +339,7 @@ def check_corollary3(ctx: Context) -> Verdict:
     errata = [
         Erratum("Corollary 3", "C̃ := XXᵀ", "C̃ := X̃X̃ᵀ",
                 f"as printed C̃ = C and the claim reads 𝓘(C) ≥ 𝓘(C)(1 + …), false whenever the row norms differ: "
-                f"{printed.observed} of {printed.samples} random batches violate it.", "typo"),
+                f"{printed.numeric} of {printed.samples} random batches violate it.", "typo"),
         Erratum("Corollary 3", "ā := (1/n) Σ_{i=1}^d a_i", "ā := (1/d) Σ_{i=1}^d a_i (mean of the d row norms)",
                 "the corollary is Theorem 1 applied to the d feature rows X_i· ∈ ℝ^n; with the intended C̃ and ā "
                 f"it holds on all {rows[0].samples} non-vacuous trials.", "typo"),

@@ -103,11 +103,12 @@ def _section6_rows(ctx: Context, grows_for_all: bool = False) -> list[Evidence]:
     diverged = [nm for nm in _S6_ACTS if R[(nm, "no-normalisation")]["diverged"] is not None]
     return [
         Evidence("Fig 4: final gap, mean-field centering / layer centering (relu, tanh, sigmoid, exp)",
-                 theory=1.0, observed=max(ratios.values(), key=lambda v: abs(math.log(v))),
+                 theory=1.0, numeric=max(ratios.values(), key=lambda v: abs(math.log(v))),
                  passed=all(1 / 1.5 <= v <= 1.5 for v in ratios.values()),
-                 note=", ".join(f"{k}: {v:.3f}" for k, v in ratios.items()) + " (criterion: within [2/3, 3/2])"),
+                 note=", ".join(f"{k}: {v:.3f}" for k, v in ratios.items()) + " (criterion: within [2/3, 3/2]; "
+                      "measured: the ratio farthest from 1)"),
         Evidence("Fig 5: activations whose gap grows without normalisation (x = (a − c_0)/√d)",
-                 observed=sum(grows.values()), samples=len(grows),
+                 numeric=sum(grows.values()), samples=len(grows),
                  passed=(all(grows.values()) if grows_for_all else any(grows.values())) and all(decays_ln.values()),
                  note="grows: " + ", ".join(k for k, v in grows.items() if v)
                       + (f" (diverged: {', '.join(diverged)})" if diverged else "")
@@ -174,13 +175,13 @@ def _figure6_rows(ctx: Context, exp_effective: bool = False, acts=("tanh", "sigm
         r = R[(nm, "meanfield-normalisation")]
         ratio = _final(r) / _final(R[(nm, "layernorm")])
         rows.append(Evidence(f"Fig 6, {nm}: final gap with mean-field normalisation / with LN", theory=1.0,
-                             observed=ratio, passed=ratio <= 1.5,
+                             numeric=ratio, bound=1.5, observed=ratio, passed=ratio <= 1.5,
                              note=f"gap at layer 1 → last: {_first(r):.3g} → {_final(r):.3g} (LN: "
                                   f"{_final(R[(nm, 'layernorm')]):.3g}); criterion 'comparable': ratio ≤ 1.5"))
     e = R[("exp", "meanfield-normalisation")]
     ineffective = e["diverged"] is not None or _final(e) >= 0.5 * _first(e)
     rows.append(Evidence("Fig 6, exp: mean-field normalisation is not effective", passed=ineffective != exp_effective,
-                         observed=e["diverged"] if e["diverged"] is not None else _final(e),
+                         numeric=_final(e),
                          note=("diverged at layer " + str(e["diverged"])) if e["diverged"] is not None
                               else f"final gap {_final(e):.3g}"))
     return rows
@@ -242,14 +243,16 @@ def _figure8_rows(ctx: Context, wrong: bool = False) -> list[Evidence]:
     other = _final(R[("relu", "norm-then-activation")])
     ln = _final(R[("relu", "layernorm")])
     if wrong:  # the negative control: relu is self-normalising and the order does not matter
-        return [Evidence("relu self-normalising (ratio ≤ 1.5)", observed=sn["relu"], passed=sn["relu"] <= 1.5),
-                Evidence("relu: the other order keeps isometry (≤ 2× eq (1))", observed=other / ln, passed=other <= 2 * ln)]
+        return [Evidence("relu self-normalising (ratio ≤ 1.5)", bound=1.5, observed=sn["relu"], passed=sn["relu"] <= 1.5),
+                Evidence("relu: the other order keeps isometry (≤ 2× eq (1))", bound=2.0, observed=other / ln,
+                         passed=other <= 2 * ln)]
     return [
         Evidence("Fig 8a: offset+scale alone matches LN for selu and tanh (ratio ≤ 1.5), not for relu (≥ 3)",
-                 observed=sn["relu"], passed=sn["selu"] <= 1.5 and sn["tanh"] <= 1.5 and sn["relu"] >= 3,
-                 note=", ".join(f"{k}: {v:.3g}" for k, v in sn.items())),
+                 numeric=sn["relu"], passed=sn["selu"] <= 1.5 and sn["tanh"] <= 1.5 and sn["relu"] >= 3,
+                 note="measured: relu's ratio; " + ", ".join(f"{k}: {v:.3g}" for k, v in sn.items())),
         Evidence("Fig 8b: relu with the other order (normalise, then activate) keeps a gap ≥ 10× that of eq (1)",
-                 theory=ln, observed=other, passed=other >= 10 * ln),
+                 bound=10 * ln, observed=other, passed=other >= 10 * ln,
+                 note=f"a lower bound: 10× the final gap of eq (1) (layer norm after the activation), {ln:.3g}"),
     ]
 
 
@@ -298,15 +301,18 @@ def _figure9_rows(ctx: Context, wrong: bool = False) -> list[Evidence]:
     final = {v: mean_ci(e[:, L], CONF) for v, e in errs.items()}
     if wrong:
         return [Evidence("LN error grows as fast as with mean-field normalisation", observed=growth["layernorm"],
-                         theory=growth["meanfield-normalisation"],
-                         passed=growth["layernorm"] >= 0.8 * growth["meanfield-normalisation"])]
+                         bound=0.8 * growth["meanfield-normalisation"],
+                         passed=growth["layernorm"] >= 0.8 * growth["meanfield-normalisation"],
+                         note=f"a lower bound: 0.8× the growth with mean-field normalisation, "
+                              f"{growth['meanfield-normalisation']:.3g}")]
     return [Evidence("Fig 9 (relu): ‖G^ℓ − G_*^ℓ‖_F from ℓ = L/2 to L: growth with LN < 1.25 and the error with "
-                     "mean-field normalisation ≥ 2× LN's at ℓ = L", theory=growth["layernorm"],
-                     observed=growth["meanfield-normalisation"], samples=S["seeds"], confidence=CONF,
+                     "mean-field normalisation ≥ 2× LN's at ℓ = L", bound=1.25, observed=growth["layernorm"],
+                     numeric=final["meanfield-normalisation"][0], samples=S["seeds"], confidence=CONF,
                      ci=final["meanfield-normalisation"][1],
                      passed=growth["layernorm"] < 1.25 and final["meanfield-normalisation"][0] >= 2 * final["layernorm"][0],
-                     note=f"error at ℓ = {L}: LN {final['layernorm'][0]:.3g} {tuple(round(v, 3) for v in final['layernorm'][1])}, "
-                          f"mean-field normalisation {final['meanfield-normalisation'][0]:.3g}")]
+                     note=f"observed: the growth with LN (the bound 1.25); measured: the error at ℓ = {L} with mean-field "
+                          f"normalisation (growth {growth['meanfield-normalisation']:.3g}), which must be ≥ 2× LN's "
+                          f"{final['layernorm'][0]:.3g} {tuple(round(v, 3) for v in final['layernorm'][1])}")]
 
 
 def check_figure9(ctx: Context) -> Verdict:

@@ -49,8 +49,9 @@ def _theorem4_meanfield_rows(ctx: Context, acts, log_rate_fn, depth: int) -> lis
                 finite = margin[np.isfinite(margin)]
                 worst = min(worst, float(finite.min()) if finite.size else math.inf)
         rows.append(Evidence(f"{nm}: −log 𝓘(G_*^ℓ) ≤ exp(−ℓ·{log_rate:.4g} − n log 𝓘(G0) + log 4n) for all ℓ ≤ {depth}",
-                             theory=log_rate, observed=fails, slack=math.exp(min(worst, 700)), samples=total,
-                             passed=fails == 0, note="slack = min over layers and inputs of bound/gap (n = 10 and 100)"))
+                             theory=0, numeric=fails, samples=total, passed=fails == 0,
+                             note=f"inputs violating it (of {total}); smallest bound/gap over layers and inputs "
+                                  f"{math.exp(min(worst, 700)):.6g} (n = 10 and 100)"))
     return rows
 
 
@@ -70,9 +71,10 @@ def _threshold_evidence(nm: str, n: int, rho0: float, depth: int) -> tuple[Evide
     info = {"activation": nm, "n": n, "rho0": rho0, "beta": beta, "printed_threshold": printed,
             "corrected_threshold": corrected, "first_layer_gamma_below_1/(2n-2)": proof_layer,
             "bound_at_printed_threshold": bound_at_printed}
-    ev = Evidence(f"{nm}, n = {n}, ρ₀ = {rho0}: depth threshold of Theorem 4", theory=corrected, numeric=printed,
-                  observed=proof_layer, passed=None,
-                  note=f"printed β⁻¹(…) = {printed:.1f} layers, where the bound still equals {bound_at_printed:.3g} "
+    ev = Evidence(f"{nm}, n = {n}, ρ₀ = {rho0}: depth threshold of Theorem 4", theory=printed, numeric=proof_layer,
+                  passed=None,
+                  note=f"predicted: the printed threshold; measured: the first mean-field layer meeting the proof's "
+                       f"condition; printed β⁻¹(…) = {printed:.1f} layers, where the bound still equals {bound_at_printed:.3g} "
                        f"(vacuous: the gap is at most {float(theory.isometry_gap(G0)):.3g}); (log β)⁻¹(…) = {corrected:.1f}; "
                        f"mean field first meets the proof's condition γ < 1/(2n−2) at layer {proof_layer}")
     return ev, info
@@ -98,7 +100,7 @@ def check_theorem4(ctx: Context) -> Verdict:
         raise HypothesisNotMet(H_INPUT.name, "the input batch has a duplicated sample: G_*^0 is degenerate (𝓘(G0) = "
                                f"{float(theory.isometry(G0)):.3g}), so Theorem 4 does not apply; the duplicate stays "
                                "duplicated at every layer and the gap stays infinite",
-                               [Evidence("isometry of the input Gram", observed=float(theory.isometry(G0)), passed=None)])
+                               [Evidence("isometry of the input Gram", numeric=float(theory.isometry(G0)), passed=None)])
     # each activation is judged on its own: an affine one is outside the hypotheses, the others still decide
     affine = [nm for nm in requested if theory.activation(nm).is_affine]
     acts = [nm for nm in requested if nm not in affine]
@@ -120,9 +122,11 @@ def check_theorem4(ctx: Context) -> Verdict:
             # before it, 100·log β_σ ≥ 5 (decided from β_σ, before looking at the trajectory); else informational
             asymptotic = 100 * math.log(beta) >= ASYMPTOTIC_EFOLDS
             rows.append(Evidence(f"{nm}: fitted asymptotic decay rate of the mean-field gap (ℓ = 100..200)",
-                                 theory=-2 * math.log(2 - beta), numeric=math.log(beta), observed=rate, ci=ci,
-                                 confidence=CONF, passed=(ci[1] >= math.log(beta)) if asymptotic else None,
-                                 note="theory = −2 log(2 − β_σ) (linearisation at G = I); numeric = log β_σ, the bound's rate"
+                                 theory=-2 * math.log(2 - beta), numeric=rate, ci=ci, bound=math.log(beta),
+                                 observed=ci[1], confidence=CONF,
+                                 passed=(ci[1] >= math.log(beta)) if asymptotic else None,
+                                 note="predicted: −2 log(2 − β_σ) (linearisation at G = I); bound: log β_σ, the rate of "
+                                      "eq (12), which the CI's upper end (observed) must reach"
                                       + ("" if asymptotic else
                                          f"; informational: 100·log β_σ = {100 * math.log(beta):.3g} < "
                                          f"{ASYMPTOTIC_EFOLDS:g}, the window is not in the asymptotic regime, where "
@@ -220,11 +224,13 @@ def check_figure3(ctx: Context) -> Verdict:
     for nm, r in fw["runs"].items():
         rate, ci = fit_log_rate(np.arange(1, k + 1), r["mean"][1:k + 1])
         rates[nm] = (rate, ci, r["beta"])
-        rows.append(Evidence(f"{nm}: finite-width gap ≤ Theorem 4 bound at every layer", bound=float(r["bound"][-1]),
-                             observed=float(r["mean"][-1]), ci=tuple(r["ci"][-1]), confidence=CONF,
-                             slack=1 / r["max_ratio"], samples=fw["seeds"], passed=r["max_ratio"] <= 1))
+        at = int(np.argmax(r["mean"] / r["bound"]))   # the layer closest to the bound
+        rows.append(Evidence(f"{nm}: finite-width gap ≤ Theorem 4 bound at every layer", bound=float(r["bound"][at]),
+                             observed=float(r["mean"][at]), numeric=float(r["mean"][at]), ci=tuple(r["ci"][at]),
+                             confidence=CONF, slack=1 / r["max_ratio"], samples=fw["seeds"], passed=r["max_ratio"] <= 1,
+                             note=f"at the layer closest to the bound, ℓ = {at}"))
         rows.append(Evidence(f"{nm}: gap at depth {fw['depth']}, finite width vs mean field", theory=float(r["meanfield"][-1]),
-                             observed=float(r["mean"][-1]), ci=tuple(r["ci"][-1]), confidence=CONF, samples=fw["seeds"],
+                             numeric=float(r["mean"][-1]), ci=tuple(r["ci"][-1]), confidence=CONF, samples=fw["seeds"],
                              passed=None,
                              note=f"finite-width noise accumulates: linearised prediction of the stationary gap "
                                   f"n/(2d(1 − (2−β)²)) = {r['noise_floor_prediction']:.3g}"))
@@ -238,7 +244,7 @@ def check_figure3(ctx: Context) -> Verdict:
     order_beta = sorted(rates, key=lambda a: -rates[a][2])
     order_rate = sorted(rates, key=lambda a: -rates[a][0])
     rows.append(Evidence("β_σ orders the early decay rates (layers 1..8, fitted)", theory=", ".join(order_beta),
-                         observed=", ".join(order_rate), passed=order_beta == order_rate,
+                         numeric=", ".join(order_rate), passed=order_beta == order_rate,
                          note="; ".join(f"{a}: rate {v[0]:.3f} [{v[1][0]:.3f}, {v[1][1]:.3f}], log β = {math.log(v[2]):.3f}"
                                         for a, v in rates.items())))
     st = status_from_rows(rows)
@@ -325,8 +331,8 @@ def check_figure_a1(ctx: Context) -> Verdict:
         excess4 = float(np.max(np.maximum(mean4 - bound, 0)[above])) if above.any() else 0.0
         ok = excess == 0.0 or (excess4 > 0 and excess / excess4 <= 0.75)
         rows.append(Evidence(f"{nm}: excess of mean γ(G^ℓ) over γ(G^0)β^(−ℓ) where the bound ≥ 3× floor, width d vs d/4",
-                             theory=0.5, observed=excess / excess4 if excess4 > 0 else 0.0, samples=seeds,
-                             passed=ok,
+                             theory=0.5, numeric=excess / excess4 if excess4 > 0 else 0.0, bound=0.75,
+                             observed=excess / excess4 if excess4 > 0 else 0.0, samples=seeds, passed=ok,
                              note=f"max excess {excess:.3g} at d = {d}, {excess4:.3g} at d = {d // 4} (ratio 0.5 expected "
                                   f"for a d^(-1/2) finite-width effect; pass if ≤ 0.75 or zero); implied constant "
                                   f"excess·√d = {excess * math.sqrt(d):.3g} vs {excess4 * math.sqrt(d / 4):.3g}; "

@@ -128,9 +128,10 @@ def _kendall_row(name: str, x: dict, y: dict, *, expect_negative: bool = True, j
                            alternative="less" if expect_negative else "greater")
     tau, p = float(res.statistic), float(res.pvalue)
     order = ", ".join(f"{k} (β {x[k]:.3f}: {y[k]:.4g})" for k in sorted(keys, key=lambda k: x[k]))
-    return Evidence(name, observed=tau, bound=LEVEL, samples=len(keys), confidence=1 - LEVEL,
+    return Evidence(name, numeric=tau, bound=LEVEL, observed=p, samples=len(keys), confidence=1 - LEVEL,
                     passed=(p <= LEVEL) if judged else None,
-                    note=f"Kendall τ = {tau:.3f}, exact one-sided p = {p:.3g} (level {LEVEL:g}, {len(keys)} activations); "
+                    note=f"Kendall τ = {tau:.3f} (measured), exact one-sided p = {p:.3g} (observed, against the level "
+                         f"{LEVEL:g}; {len(keys)} activations); "
                          + order + (f"; {note}" if note else ""))
 
 
