@@ -316,3 +316,28 @@ def test_the_restated_eq26_normaliser_has_the_wrong_sign_of_its_exponent():
         corrected = mp.mpf(B - 1) ** (-mp.mpf(B - 3) / 2) * gam * integral
         assert float(printed / mp.mpf(B - 1) ** (B - 3)) == pytest.approx(1.0, rel=1e-12)
         assert float(corrected) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_growth_rate_standard_error_against_the_spread_of_replicates():
+    """growth_rate's interval, turned back into its SE, against the spread of 400 replicates of 3 networks."""
+    row = claims.growth_rate_se_row(Context(budget="quick", seed=0))
+    lo, hi = stats.f.ppf([0.0005, 0.9995], 399, 800)
+    assert row.statistic == "F" and row.samples == 400 and row.passed and row.bound == pytest.approx((lo, hi))
+    assert row.observed == pytest.approx(0.96453, abs=1e-4)
+
+
+def test_a_growth_rate_interval_sqrt2_too_wide_is_caught(monkeypatch):
+    """The t-interval of λ̂ with its SE ×√2: the rate rows (which recompute their SE from the slopes) still pass;
+    the calibration row must fail and the claim must not hold."""
+    real = nbm.BNGradientRun.growth_rate
+
+    def lenient(self, window=None, confidence=0.95):
+        lam, (lo, hi), slopes = real(self, window, confidence)
+        return lam, (lam * (lo / lam) ** math.sqrt(2), lam * (hi / lam) ** math.sqrt(2)), slopes
+
+    monkeypatch.setattr(nbm.BNGradientRun, "growth_rate", lenient)
+    v = run_claim(resolve("bn-mean-field:theorem8"), Context(budget="quick", seed=0))
+    assert v.status != HOLDS, v.summary
+    assert all(e.passed for e in v.evidence if "networks" in e.name)
+    row = next(e for e in v.evidence if e.name.startswith("standard error of λ̂"))
+    assert row.passed is False and row.observed == pytest.approx(0.96453 / 2, abs=1e-4)

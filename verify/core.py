@@ -56,9 +56,10 @@ class Evidence:
 
     ``theory``: the value the statement predicts (the reference); ``numeric``: the value measured or computed by the
     independent route; ``bound`` and ``observed``: a bound the statement sets and the quantity it bounds — or, when
-    ``statistic`` names a test statistic (``"|z|"``, ``"KS"``, ``"t"``), the critical value and the statistic's
-    value; ``slack`` is bound/observed (> 1: room to spare) where that makes sense; ``ci`` an interval on ``numeric``
-    at ``confidence``; ``passed`` whether this row supports the claim (``None``: informational, not judged).
+    ``statistic`` names a test statistic (``"|z|"``, ``"KS"``, ``"t"``), the critical value (for a two-sided test,
+    the pair (lo, hi) of critical values: the statistic must lie between them) and the statistic's value; ``slack``
+    is bound/observed (> 1: room to spare) where that makes sense; ``ci`` an interval on ``numeric`` at
+    ``confidence``; ``passed`` whether this row supports the claim (``None``: informational, not judged).
 
     Attributes
     ----------
@@ -69,7 +70,7 @@ class Evidence:
     numeric : Any
         The value of the independent route.
     bound : Any
-        A bound the statement sets, or the critical value of ``statistic``.
+        A bound the statement sets, or the critical value of ``statistic`` (a pair (lo, hi) for a two-sided test).
     observed : Any
         The quantity the bound applies to, or the statistic's value.
     slack : Any

@@ -49,6 +49,8 @@ def _row_cells(e: Evidence) -> list[str]:
     conf = f"{100 * e.confidence:g}%" if e.confidence else ""
     if e.statistic:  # a test statistic against its critical value: one cell, never the bound/observed columns
         rel = "≤" if e.passed else ">" if e.passed is False else "vs"
+        if isinstance(e.bound, (tuple, list)) and len(e.bound) == 2:  # a two-sided test: (lo, hi)
+            rel = "∈" if e.passed else "∉" if e.passed is False else "vs"
         test, bound, observed = f"{e.statistic} = {fmt(e.observed, 4)} {rel} {fmt(e.bound, 4)}", "", ""
     else:
         test, bound, observed = "", fmt(e.bound, 5), fmt(e.observed, 5)

@@ -36,6 +36,7 @@ from .. import params as P
 from ..figures import Panel, Series, mean_band, write_figure
 from ..core import INCONCLUSIVE, Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows
 from ..api import Paper
+from ..calibration import replicate_seeds, replicate_spread_row
 from ..coverage import COVERAGE
 from ..expectations import SHIPPED
 
@@ -174,6 +175,32 @@ def _rate_row(ctx: Context, act: str, B: int, factor: float = 1.0, method: str =
                     slack=allow / dev if dev > 0 else math.inf, passed=dev <= allow,
                     note=f"|log λ̂ − log λ| = {dev:.2e} vs t·SE + 3/N = {allow:.2e}; layers {st['window']} of "
                          f"{st['depth']}")
+
+
+def growth_rate_se_row(ctx: Context) -> Evidence:
+    """The interval BNGradientRun.growth_rate reports for λ̂, against the spread of replicates (λ̂ at finite width has
+    no closed form): one ensemble of K·S exact-in-law ReLU networks (B = 8, N = 32, 12 layers, the middle-half window)
+    split into K replicates of S = 3 seeds. Each replicate's t-interval exp(−(m ± t_{S−1}·SE)) gives back the SE it
+    used, SE_k = log(hi/lo)/(2 t_{S−1}); the variance of log λ̂_k over replicates against mean_k SE_k²:
+    F(K − 1, K(S − 1)) at 99.9% (:func:`verify.calibration.replicate_spread_row`). Consumes no theory quantity; the
+    ensemble is shared by the claims of a run (:func:`_fw_run`)."""
+    K, S, B, N, depth = ctx.pick(400, 800, 1600), 3, 8, 32, 12
+    window = (depth // 4, 3 * depth // 4)
+
+    def compute():
+        run = _fw_run("relu", B, N, K * S, depth, replicate_seeds(ctx.seed, 2, 1)[0], "exact", ctx.device)
+        t = float(stats.t.ppf(0.5 + CONF / 2, S - 1))
+        out = []
+        for k in range(K):
+            part = nbm.BNGradientRun(run.sq_grad[k * S:(k + 1) * S], run.cov[k * S:(k + 1) * S], N, B, run.method)
+            lam_hat, (lo, hi), _ = part.growth_rate(window, CONF)
+            out.append((math.log(lam_hat), math.log(hi / lo) / (2 * t)))
+        return np.array(out)
+
+    est = Q.memo(("growth_rate_se", K, S, B, N, depth, ctx.seed, ctx.device), compute)
+    return replicate_spread_row(f"standard error of λ̂ (growth_rate's {100 * CONF:g}% t-interval over seeds), relu, "
+                                f"B = {B}, N = {N}", est[:, 0], est[:, 1], se_dof=K * (S - 1),
+                                note=f"{S} networks per replicate, layers {window} of {depth}; log λ̂")
 
 
 # =============================================================================================
@@ -724,7 +751,7 @@ def _theorem7_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:
 
 
 def check_theorem7(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER}:theorem7", _theorem7_rows(ctx),
+    return Verdict.judged(f"{PAPER}:theorem7", _theorem7_rows(ctx) + [growth_rate_se_row(ctx)],
                           "eq (24) equals the exact backward-map integral and predicts the gradient growth of "
                           "finite-width networks (autograd)", "finite-width gradient growth contradicts eq (24)")
 
@@ -786,7 +813,7 @@ def _theorem8_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:
 
 
 def check_theorem8(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER}:theorem8", _theorem8_rows(ctx),
+    return Verdict.judged(f"{PAPER}:theorem8", _theorem8_rows(ctx) + [growth_rate_se_row(ctx)],
                           "eq (25) is exact for α-ReLU, decreases to π/(π−1), linear gives (B−2)/(B−3); networks agree",
                           "Theorem 8 not reproduced")
 
@@ -1007,7 +1034,7 @@ def _eps_plot(ctx: Context, fig: dict) -> dict:
 
 def check_epsilon(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
-    rows = _eps_rows(ctx, fig)
+    rows = _eps_rows(ctx, fig) + [growth_rate_se_row(ctx)]
     return Verdict.judged(f"{PAPER}:epsilon", rows,
                           "BN's ε lowers λ_max but leaves it above 1 until the batch collapses at a critical ε (ReLU: "
                           "(B−1)s₀/B; tanh: 1), past which gradients stop exploding; quadrature, Monte Carlo and "
@@ -1159,7 +1186,7 @@ def _figure1_plot(ctx: Context, fig: dict, trans: list) -> dict:
 
 def check_figure1(ctx: Context) -> Verdict:
     fig: dict = {}
-    rows = _figure1_rows(ctx, figure=fig)
+    rows = _figure1_rows(ctx, figure=fig) + [growth_rate_se_row(ctx)]
     trans = [(B, alpha_transition(B)) for B in (4, 5, 6, 8, 16, 32, 64)]
     return Verdict.judged(f"{PAPER}:figure1", rows,
                           "ReLU gradient growth matches λ_max(B) for B ≥ 6 at width 1000, log-linear in depth; α-ReLU "
