@@ -350,7 +350,8 @@ DECLARATION.add(Claim(
     "probability form corrected — see errata).",
     "Assumption 1 (geometric ergodicity; see bn-finite-width:assumption1), G* non-degenerate, d ≳ n²‖G*⁻¹‖",
     "G* from the BSB1 sphere integrals (Gauss–Jacobi), checked against Monte Carlo on the sphere (99.9% z-test) "
-    "before any hypothesis is decided from it. The mean-field limit: the stationary mean Gram, regressed on 1/d, "
+    "before any hypothesis is decided from it; the Monte Carlo standard errors checked on σ = step, where b*, b*c* "
+    "have a closed form (χ²/K, 99.9%). The mean-field limit: the stationary mean Gram, regressed on 1/d, "
     "must meet b* and b*c* (99.9% t-intervals). Exact-in-distribution networks at "
     "widths 4^k·max(1000, 4n²‖G*⁻¹‖), after an O(log(d/n)) burn-in: fitted width exponent of the stationary "
     "deviation (95% t-interval over seeds), exponent of the implied constant D/(ε ln 1/ε) in d (must not be "
@@ -600,7 +601,8 @@ DECLARATION.add(Claim(
     "only on σ; G* = b*((1 − c*)I + c*11ᵀ) (eq 16).",
     "G* well conditioned",
     "b*, c* by Gauss–Jacobi quadrature of the sphere integrals against Monte Carlo; simulated G_40 at three widths: "
-    "the bulk deviation divided by sqrt(n/d) must be width-stable; the eigenvalue along 1 compared with the printed one.",
+    "the bulk deviation divided by sqrt(n/d) must be width-stable; the eigenvalue along 1 compared with the printed "
+    "one; the Monte Carlo standard errors checked on σ = step, where b*, b*c* have a closed form (χ²/K, 99.9%).",
     check_corollary8, control_corollary8, "the printed λ_1* = c*·n must be rejected by the simulated spectrum",
     depends_on=("b*", "c*"),
     uses=("theory.bsb1_constants", "theory.bsb1_constants_mc", "numerics.simulate_bn_chain")))
@@ -995,7 +997,8 @@ for _name, _title, _stmt, _check in (
         PAPER, _name, _title, _stmt, "Assumption 1; G* non-degenerate (well conditioned for Corollaries 6, 7)",
         "As Theorem 1 with this norm: G* against Monte Carlo and the stationary mean Gram (99.9%), width exponent "
         "(95% t-interval, must vanish at least like d^(−0.35)), drift in depth, implied constant per width"
-        + (", with the distortion γ enclosed by a duality certificate" if _name == "theorem3" else ""),
+        + (", with the distortion γ enclosed by a duality certificate" if _name == "theorem3" else "")
+        + "; the Monte Carlo standard errors checked on σ = step, where b*, b*c* have a closed form (χ²/K, 99.9%)",
         _check, None, "",
         uses=("verify.quantities.gstar (theory.bsb1_fixed_point)", "theory.bsb1_constants_mc", "theory.distortion",
               "numerics.simulate_bn_chain"),

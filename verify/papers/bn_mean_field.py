@@ -773,7 +773,8 @@ DECLARATION.add(Claim(
     "B ≥ 4; φ continuous with φ′ having kinks only at 0; the network converges to BSB1",
     "Eq (24) against the reduction of the backward map E[(∂φ̃/∂h)ᵀΣ̃(∂φ̃/∂h)] (eigenvector G); then against "
     "finite-width networks: torch autograd through BN, per-seed slope of log‖∂L/∂h^l‖², t-interval over seeds, "
-    "allowance 3/N for the finite-width bias (exact-in-law Gaussian layers, and one dense-weight run).",
+    "allowance 3/N for the finite-width bias (exact-in-law Gaussian layers, and one dense-weight run); λ̂'s "
+    "t-interval checked against the spread of replicates (F, 99.9%).",
     check_theorem7, control_theorem7, "a rate one percent off must be rejected by the finite-width networks",
     hypothesis_checks=(H_BATCH, H_BSB1_STABLE, H_DIFFERENTIABLE),
     depends_on=('lambda_max',),
@@ -829,7 +830,8 @@ DECLARATION.add(Claim(
     "B ≥ 4, α > 1/2 (checked at α ∈ {1, 2, 2.5, 3}: for non-integer α < 2 the φ′(x₁)φ′(x₂) singularity on the kink "
     "rays defeats the 1e-8 convergence test of the quadrature, which then reports an error instead of a value)",
     "Eq (25) with J = the degree-α arccosine kernel (Gauss–Jacobi; J′ by Price's theorem) against "
-    "theory.gradient_explosion_rate; the limit by B up to 2048; ReLU networks.",
+    "theory.gradient_explosion_rate; the limit by B up to 2048; ReLU networks (λ̂'s t-interval checked against the "
+    "spread of replicates, F, 99.9%).",
     check_theorem8, control_theorem8, "eq (25) one percent too large must be rejected",
     depends_on=('lambda_max',),
     uses=("theory.bn_meanfield.theorem8_alpha_relu_rate", "theory.bn_meanfield.gradient_explosion_rate",
@@ -1055,7 +1057,8 @@ DECLARATION.add(Claim(
     "top of the sphere rules. Checked: λ_max(ε) monotone and > 1 below the collapse; the collapse point in closed "
     "form (ReLU by homogeneity, tanh by F′(0) = 1/ε); λ_max against Monte Carlo of the backward map with autograd "
     "Jacobians (4 standard errors); against the gradient growth of width-N networks with ε in their BN (t-interval + "
-    "3/N, as Theorem 7) at 0.1ε_c and in the collapsed regime. The training half of Fig 4(c, d) is not checked here.",
+    "3/N, as Theorem 7; λ̂'s t-interval checked against the spread of replicates) at 0.1ε_c and in the collapsed "
+    "regime. The training half of Fig 4(c, d) is not checked here.",
     check_epsilon, None, "",
     hypothesis_checks=(H_BATCH,),
     depends_on=('lambda_max',),
@@ -1201,7 +1204,8 @@ DECLARATION.add(Claim(
     "(a, b) For ReLU networks of width 1000 the squared gradient norm grows per layer by λ_max(B) (theory vs 200 "
     "networks); (c, d) α-ReLU networks converge to BSB1 below α_transition(B) and break symmetry (BSB2) above it.",
     "B ≥ 4",
-    "(a) exact-in-law networks with autograd, width 1000, per-seed slopes with t-intervals; (b) dense weights, "
+    "(a) exact-in-law networks with autograd, width 1000, per-seed slopes with t-intervals (checked against the "
+    "spread of replicates, F, 99.9%); (b) dense weights, "
     "linear fit of the seed-averaged log gradient norm; (c, d) α_transition(B) by root-finding on the forward "
     "eigenvalues, then the Laplace map iterated from a random covariance on both sides and classified.",
     check_figure1, None, "",
