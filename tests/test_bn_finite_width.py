@@ -218,3 +218,35 @@ def test_lemma9_identity_resolution_and_errata():
     assert {e.severity for e in v.errata} == {"typo", "error"}
     ratio = [e for e in v.evidence if e.passed is None and e.name.startswith("tanh")][0]
     assert ratio.numeric > 1.5   # the printed non-symmetric Frobenius norm is larger than the proof's (ratio of means)
+
+
+def test_gstar_mc_standard_errors_against_the_orthant_closed_form():
+    """The calibration rows of bsb1_constants_mc's standard errors: σ = step, where b* = 1/2 and
+    b*c* = 1/4 + arcsin(−1/(n−1))/(2π) (Sheppard) — the quadrature agrees, but the rows do not use it."""
+    from verify.papers.bn_finite_width import gstar_mc_se_rows
+    fp = theory.bsb1_constants("step", 10)
+    assert fp.b == pytest.approx(0.5, abs=1e-12)
+    assert fp.b * fp.c == pytest.approx(0.25 + math.asin(-1 / 9) / (2 * math.pi), abs=1e-12)
+    rows = gstar_mc_se_rows(Context(budget="quick", seed=0), 10)
+    lo, hi = stats.chi2.ppf([0.0005, 0.9995], 400) / 400
+    assert [r.statistic for r in rows] == ["χ²/K", "χ²/K"] and all(r.samples == 400 for r in rows)
+    assert all(r.passed and r.theory == 1.0 and r.bound == pytest.approx((lo, hi)) for r in rows)
+    assert [r.observed for r in rows] == pytest.approx([0.97464, 0.97195], abs=1e-4)
+
+
+def test_a_standard_error_of_b_star_c_star_sqrt2_too_large_is_caught(monkeypatch):
+    """bc_se ×√2 leaves the lenient quadrature-vs-Monte-Carlo rows passing; the calibration row must fail."""
+    real = theory.bsb1_constants_mc
+
+    def lenient(*args, **kwargs):
+        b, c, b_se, bc_se = real(*args, **kwargs)
+        return b, c, b_se, bc_se * math.sqrt(2)
+
+    monkeypatch.setattr(theory, "bsb1_constants_mc", lenient)
+    v = run_claim(resolve("bn-finite-width:corollary7"), Context(budget="quick", seed=0))
+    assert v.status != HOLDS, v.summary
+    assert all(e.passed for e in v.evidence if "quadrature vs Monte Carlo" in e.name)
+    cal = {e.name.split(" (")[0]: e for e in v.evidence if e.name.startswith("standard error of the Monte Carlo")}
+    assert cal["standard error of the Monte Carlo b*"].passed
+    bc = cal["standard error of the Monte Carlo b*c*"]
+    assert bc.passed is False and bc.observed == pytest.approx(0.97195 / 2, abs=1e-4)

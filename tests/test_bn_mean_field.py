@@ -325,3 +325,28 @@ def test_a_quadrature_whose_two_rules_agree_to_the_last_bit_is_not_reported_exac
     lam = gradient_explosion_rate("relu", 128)
     assert lam.value == pytest.approx(1.4796812723225012, rel=1e-13)
     assert lam.error == pytest.approx(4 * np.finfo(float).eps)
+
+
+def test_growth_rate_standard_error_against_the_spread_of_replicates():
+    """growth_rate's interval, turned back into its SE, against the spread of 400 replicates of 3 networks."""
+    row = claims.growth_rate_se_row(Context(budget="quick", seed=0))
+    lo, hi = stats.f.ppf([0.0005, 0.9995], 399, 800)
+    assert row.statistic == "F" and row.samples == 400 and row.passed and row.bound == pytest.approx((lo, hi))
+    assert row.observed == pytest.approx(0.96453, abs=1e-4)
+
+
+def test_a_growth_rate_interval_sqrt2_too_wide_is_caught(monkeypatch):
+    """The t-interval of λ̂ with its SE ×√2: the rate rows (which recompute their SE from the slopes) still pass;
+    the calibration row must fail and the claim must not hold."""
+    real = nbm.BNGradientRun.growth_rate
+
+    def lenient(self, window=None, confidence=0.95):
+        lam, (lo, hi), slopes = real(self, window, confidence)
+        return lam, (lam * (lo / lam) ** math.sqrt(2), lam * (hi / lam) ** math.sqrt(2)), slopes
+
+    monkeypatch.setattr(nbm.BNGradientRun, "growth_rate", lenient)
+    v = run_claim(resolve("bn-mean-field:theorem8"), Context(budget="quick", seed=0))
+    assert v.status != HOLDS, v.summary
+    assert all(e.passed for e in v.evidence if "networks" in e.name)
+    row = next(e for e in v.evidence if e.name.startswith("standard error of λ̂"))
+    assert row.passed is False and row.observed == pytest.approx(0.96453 / 2, abs=1e-4)

@@ -203,3 +203,13 @@ def test_ks_and_rank_rows_put_the_p_value_against_its_level():
     x = {"a": 1.0, "b": 1.1, "c": 1.2, "d": 1.3, "e": 1.4}
     k = _kendall_row("τ", x, {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": 1.0})
     assert k.numeric == pytest.approx(-1.0) and k.bound == LEVEL and k.observed == pytest.approx(1 / 120)
+
+
+def test_a_two_sided_test_has_a_pair_of_critical_values_and_a_statistic():
+    from verify.core import Evidence, EvidenceError
+    row = Evidence("calibration", theory=1.0, bound=(0.78, 1.25), observed=0.97, statistic="χ²/K", passed=True)
+    assert row.bound == (0.78, 1.25)
+    with pytest.raises(EvidenceError, match="needs a statistic"):
+        Evidence("no statistic", bound=(0.78, 1.25), observed=0.97, passed=True)
+    with pytest.raises(EvidenceError, match="lo ≤ hi"):
+        Evidence("reversed", bound=(1.25, 0.78), observed=0.97, statistic="F", passed=True)

@@ -44,3 +44,16 @@ def test_a_figure_claims_summary_states_the_runs_own_sample_sizes():
     assert "2¹³" not in c.title
     v = run_claim(c, Context(budget="quick"), with_control=False)
     assert "2048 networks and 2048 SDE paths" in v.summary
+
+
+def test_a_two_sided_test_shows_its_interval_of_critical_values():
+    """bound = (lo, hi): the statistic must lie between them (a standard error's calibration, verify.calibration)."""
+    from verify.latex import evidence_table
+    rows = [Evidence("SE calibration", theory=1.0, numeric=0.98, observed=0.98, bound=(0.7836, 1.2492),
+                     statistic="χ²/K", samples=400, passed=True),
+            Evidence("SE calibration, SE ×√2", theory=1.0, numeric=0.49, observed=0.49, bound=(0.7836, 1.2492),
+                     statistic="χ²/K", samples=400, passed=False)]
+    wide = "\n".join(_evidence_lines(rows, width=200))
+    assert "χ²/K = 0.98 ∈ [0.7836, 1.249]" in wide and "χ²/K = 0.49 ∉ [0.7836, 1.249]" in wide
+    tex = evidence_table(Verdict("p:c", "violated", "s", rows), "tab:x")
+    assert r"\in" in tex and r"\notin" in tex and "0.7836" in tex

@@ -183,3 +183,37 @@ def test_figure_b7_flags_the_depth_30_networks_at_quick():
     assert any(e.passed is False and e.observed > 2.0 for e in rows), [(e.name, e.observed, e.note) for e in rows]
     v = _b7_verdict(rows, "holds", "fails")
     assert isinstance(v, Verdict) and v.status == VIOLATED
+
+
+def test_meanfield_mc_standard_error_against_the_arccosine_closed_form():
+    import math
+
+    from scipy import stats
+
+    from verify.papers.isometry.meanfield import _meanfield_mc_se_row
+    row = _meanfield_mc_se_row(Context(budget="quick", seed=0))
+    lo, hi = stats.chi2.ppf([0.0005, 0.9995], 400) / 400
+    assert row.statistic == "χ²/K" and row.samples == 400 and row.passed and row.bound == pytest.approx((lo, hi))
+    assert row.observed == pytest.approx(0.98022, abs=1e-4)
+    k = (math.sqrt(0.75) + (math.pi - math.acos(0.5)) * 0.5) / (2 * math.pi)
+    assert f"exact value {(k - 1 / (2 * math.pi)) / (0.5 - 1 / (2 * math.pi)):.10g}" in row.note
+
+
+def test_a_meanfield_mc_standard_error_sqrt2_too_large_is_caught(monkeypatch):
+    """meanfield_map_mc's SE ×√2: the max-|z| row against the dual map still passes; the calibration row must fail
+    and theorem-a2 must not hold."""
+    import math
+
+    import numerics
+    real = numerics.meanfield_map_mc
+
+    def lenient(*args, **kwargs):
+        mean, se, n = real(*args, **kwargs)
+        return mean, se * math.sqrt(2), n
+
+    monkeypatch.setattr(numerics, "meanfield_map_mc", lenient)
+    v = run_claim(resolve("isometry:theorem-a2"), Context(budget="quick", seed=0))
+    assert v.status != HOLDS, v.summary
+    assert next(e for e in v.evidence if e.name.startswith("eq (10) by Monte Carlo")).passed
+    row = next(e for e in v.evidence if e.name.startswith("standard error of eq (10)"))
+    assert row.passed is False and row.observed == pytest.approx(0.98022 / 2, abs=1e-4)

@@ -90,7 +90,8 @@ class Evidence:
     quantity measured, or computed by an independent route; ``ci``: an interval on ``numeric`` at ``confidence``;
     ``bound`` and ``observed``: a bound the statement (or the check's reading of it) sets and the quantity it bounds —
     upper or lower, as the row's name or note says — or, when ``statistic`` names a test statistic (``"|z|"``,
-    ``"max |z|"``, ``"KS"``, ``"t"``), the critical value and the statistic's value; ``slack``: the room the bound
+    ``"max |z|"``, ``"KS"``, ``"t"``), the critical value and the statistic's value (for a two-sided test, the pair
+    (lo, hi) of critical values: the statistic must lie between them); ``slack``: the room the bound
     leaves, as a ratio (> 1: room to spare) — bound/observed for an upper bound, observed/bound for a lower one,
     exp(observed − bound) for a bound on a logarithm; ``passed``: whether this row supports the claim (``None``:
     informational, not judged).
@@ -104,7 +105,8 @@ class Evidence:
     ``observed`` that is not a number.
 
     :meth:`validate` (run when a row is built) rejects what can be seen from the fields alone, with
-    :class:`EvidenceError`: a ``statistic`` without a numeric ``bound`` and ``observed``; a numeric ``observed``
+    :class:`EvidenceError`: a ``statistic`` without a numeric ``bound`` (or a pair lo ≤ hi) and ``observed``; a pair
+    of critical values without a ``statistic``; a numeric ``observed``
     without a ``bound``; a ``bound`` that is not a number, or without an ``observed``; an ``observed`` that is neither
     a number nor a control outcome (a string naming one of :data:`CONTROL_OUTCOMES`), or a control outcome with a
     ``bound``; a ``slack`` without a numeric ``bound`` and ``observed``; a ``ci`` that is not a pair of numbers
@@ -120,7 +122,7 @@ class Evidence:
     numeric : Any
         The measured value, or the value of the independent route.
     bound : Any
-        A bound the statement sets, or the critical value of ``statistic``.
+        A bound the statement sets, or the critical value of ``statistic`` (a pair (lo, hi) for a two-sided test).
     observed : Any
         The quantity the bound applies to, or the statistic's value; on a control row, the outcome (a status string).
     slack : Any
@@ -175,11 +177,15 @@ class Evidence:
 
     def _problem(self) -> str:
         b, o = self.bound, self.observed
+        two_sided = isinstance(b, (tuple, list)) and len(b) == 2 and all(_is_number(v) for v in b)
+        if two_sided and not (self.statistic and float(b[0]) <= float(b[1])):
+            return (f"a pair of critical values {b!r} needs a statistic and lo ≤ hi (a two-sided test: the statistic "
+                    "must lie between them)")
         if self.statistic:
-            if not (_is_number(b) and _is_number(o)):
+            if not ((_is_number(b) or two_sided) and _is_number(o)):
                 return (f"statistic {self.statistic!r} needs its critical value in bound and its value in observed, "
                         f"both numbers (bound {b!r}, observed {o!r})")
-        if b is not None and not _is_number(b):
+        if b is not None and not (_is_number(b) or two_sided):
             return f"bound {b!r} is not a number"
         if b is not None and o is None:
             return f"bound {b!r} has no observed (the quantity it bounds)"

@@ -1185,6 +1185,11 @@ def evidence_table(v: Verdict, label: str, digits: int | None = None, strict: bo
         if stat and _is_number(e.observed) and _is_number(e.bound):
             rel = "≤" if float(e.observed) <= float(e.bound) else ">"
             test, bound, observed = f"{stat} = {_short(e.observed)} {rel} {_short(e.bound)}", None, None
+        elif stat and _is_number(e.observed) and isinstance(e.bound, (tuple, list)) and len(e.bound) == 2 \
+                and all(_is_number(b) for b in e.bound):  # a two-sided test: the statistic must lie in (lo, hi)
+            rel = "∈" if float(e.bound[0]) <= float(e.observed) <= float(e.bound[1]) else "∉"
+            test, bound, observed = (f"{stat} = {_short(e.observed)} {rel} [{_short(e.bound[0])}, "
+                                     f"{_short(e.bound[1])}]", None, None)
         rows.append([e.name, _evidence_value(e.theory), _evidence_value(e.numeric), ci,
                      bound if _is_number(bound) else None,
                      observed if _is_number(observed) else None, test,

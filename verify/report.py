@@ -49,7 +49,10 @@ def _row_cells(e: Evidence) -> list[str]:
     conf = f"{100 * e.confidence:g}%" if e.confidence else ""
     if e.statistic:  # a test statistic against its critical value: one cell, never the bound/observed columns
         try:          # the relation of the two numbers (a row may also be decided by more than this test)
-            rel = "≤" if float(e.observed) <= float(e.bound) else ">"
+            if isinstance(e.bound, (tuple, list)) and len(e.bound) == 2:   # a two-sided test: (lo, hi)
+                rel = "∈" if float(e.bound[0]) <= float(e.observed) <= float(e.bound[1]) else "∉"
+            else:
+                rel = "≤" if float(e.observed) <= float(e.bound) else ">"
         except (TypeError, ValueError):
             rel = "vs"
         test, bound, observed = f"{e.statistic} = {fmt(e.observed, 4)} {rel} {fmt(e.bound, 4)}", "", ""

@@ -28,6 +28,7 @@ from .. import quantities as Q
 from ..lazy import lazy_module as _lazy
 from ..figures import Panel, Series, mean_band, write_figure
 from ..stats import mean_ci
+from ..calibration import known_value_row, replicate_seeds
 from ..api import Paper
 from ..coverage import COVERAGE
 from ..expectations import SHIPPED
@@ -127,6 +128,24 @@ def gstar_mc_rows(ctx: Context, act: str, n: int, fp: BSB1, label: str = "") -> 
             Evidence(f"{label}{act}: b*c* by quadrature vs Monte Carlo on the sphere (n = {n})", theory=fp.b * fp.c,
                      numeric=b_mc * c_mc, observed=zc, bound=zcrit, statistic="|z|", confidence=MEAN_CONF, samples=samples,
                      passed=zc <= zcrit, note=f"|z| = {zc:.2f}; SE {bc_se:.2g}; c* = {fp.c:.10g} (MC {c_mc:.5g})")]
+
+
+def gstar_mc_se_rows(ctx: Context, n: int) -> list[Evidence]:
+    """The standard errors :func:`theory.bsb1_constants_mc` reports for b* and b*c*, against a closed form. For
+    σ = step (Heaviside), σ² = σ and the signs of x = √n Mz/‖Mz‖ are those of Mz ~ N(0, M), M = I − 11ᵀ/n, so
+    b* = P(x₁ > 0) = 1/2 and b*c* = P(x₁ > 0, x₂ > 0) = 1/4 + arcsin(ρ)/(2π) with ρ = M₁₂/M₁₁ = −1/(n − 1)
+    (Sheppard's orthant formula; no quadrature). K replicates of m sphere samples, each with its own seed; the
+    pooled χ²/K against χ²_K/K (:func:`verify.calibration.known_value_row`). Consumes no theory quantity."""
+    K, m = ctx.pick(400, 1000, 2000), 500
+    mc = Q.memo(("bsb1_mc_se", n, K, m, ctx.seed), lambda: np.array(
+        [theory.bsb1_constants_mc("step", n, m, s) for s in replicate_seeds(ctx.seed, 1, K)]))
+    b, bc = mc[:, 0], mc[:, 0] * mc[:, 1]
+    bc_exact = 0.25 + math.asin(-1 / (n - 1)) / (2 * math.pi)
+    setting = f"σ = step, n = {n}, {m} sphere samples per replicate"
+    return [known_value_row(f"standard error of the Monte Carlo b* (σ = step, n = {n}): b* = 1/2", b, mc[:, 2], 0.5,
+                            setting),
+            known_value_row(f"standard error of the Monte Carlo b*c* (σ = step, n = {n}): b*c* = 1/4 + "
+                            "arcsin(−1/(n−1))/(2π)", bc, mc[:, 3], bc_exact, setting)]
 
 
 def stationary_mean_rows(grams: dict, fp: BSB1, label: str = "") -> list[Evidence]:
@@ -299,6 +318,7 @@ def check_theorem1(ctx: Context) -> Verdict:
         else:
             judged.append(act)
         rows += act_rows
+    rows += gstar_mc_se_rows(ctx, n)  # the error bars of the Monte Carlo route, against a closed form
     if not judged and all(r.passed is not False for r in rows):
         first = next(iter(outside.values()))
         raise HypothesisNotMet(first[0], "; ".join(v[1] for v in outside.values()), rows)
@@ -330,7 +350,8 @@ DECLARATION.add(Claim(
     "probability form corrected — see errata).",
     "Assumption 1 (geometric ergodicity; see bn-finite-width:assumption1), G* non-degenerate, d ≳ n²‖G*⁻¹‖",
     "G* from the BSB1 sphere integrals (Gauss–Jacobi), checked against Monte Carlo on the sphere (99.9% z-test) "
-    "before any hypothesis is decided from it. The mean-field limit: the stationary mean Gram, regressed on 1/d, "
+    "before any hypothesis is decided from it; the Monte Carlo standard errors checked on σ = step, where b*, b*c* "
+    "have a closed form (χ²/K, 99.9%). The mean-field limit: the stationary mean Gram, regressed on 1/d, "
     "must meet b* and b*c* (99.9% t-intervals). Exact-in-distribution networks at "
     "widths 4^k·max(1000, 4n²‖G*⁻¹‖), after an O(log(d/n)) burn-in: fitted width exponent of the stationary "
     "deviation (95% t-interval over seeds), exponent of the implied constant D/(ε ln 1/ε) in d (must not be "
@@ -548,6 +569,7 @@ def check_corollary8(ctx: Context) -> Verdict:
                              numeric=ones_eig, passed=None,
                              note=f"measured: the simulated mean at the largest width; the printed c*·n = {fp.c * n:.6g}; "
                                   f"b*(1 + (n−1)c*) is the {'largest' if fp.eigenvalue_ones > fp.eigenvalue_bulk else 'smallest'} eigenvalue of G*"))
+    rows += gstar_mc_se_rows(ctx, n)
     errata.append(Erratum("Section 6.1 (before Corollary 8)", "λ_1* = c* n is the largest eigenvalue; λ_2* = … = λ_n* = b*(1 − c*)",
                           "the eigenvalue along 1 is b*(1 + (n − 1)c*); it is the largest only when c* > 0",
                           "G* = b*((1 − c*)I + c*11ᵀ) has G*1 = b*(1 + (n−1)c*)1. For relu, n = 10: b*(1+9c*) = "
@@ -583,7 +605,8 @@ DECLARATION.add(Claim(
     "only on σ; G* = b*((1 − c*)I + c*11ᵀ) (eq 16).",
     "G* well conditioned",
     "b*, c* by Gauss–Jacobi quadrature of the sphere integrals against Monte Carlo; simulated G_40 at three widths: "
-    "the bulk deviation divided by sqrt(n/d) must be width-stable; the eigenvalue along 1 compared with the printed one.",
+    "the bulk deviation divided by sqrt(n/d) must be width-stable; the eigenvalue along 1 compared with the printed "
+    "one; the Monte Carlo standard errors checked on σ = step, where b*, b*c* have a closed form (χ²/K, 99.9%).",
     check_corollary8, control_corollary8, "the printed λ_1* = c*·n must be rejected by the simulated spectrum",
     depends_on=("b*", "c*"),
     uses=("theory.bsb1_constants", "theory.bsb1_constants_mc", "numerics.simulate_bn_chain")))
@@ -955,6 +978,7 @@ def _norm_claim_check(name: str, ctx: Context) -> Verdict:
                                       "a grid (not a random search)"))
         rows += _theorem1_rows(ctx, act, n, fp, runs, label=f"{act}: ",
                                eps=lambda d, fp=fp, g=gam.upper: eps_of(fp, g, d))
+    rows += gstar_mc_se_rows(ctx, n)
     st = status_from_rows(rows)
     return Verdict(f"{PAPER}:{name}", st, f"G_ℓ converges to G* in mean (b*, c* within 99.9% intervals) and {norm} "
                    f"shrinks like d^(−1/2), is flat in depth and its implied constant is width-stable ({', '.join(acts)}; "
@@ -980,7 +1004,8 @@ for _name, _title, _stmt, _check in (
         PAPER, _name, _title, _stmt, "Assumption 1; G* non-degenerate (well conditioned for Corollaries 6, 7)",
         "As Theorem 1 with this norm: G* against Monte Carlo and the stationary mean Gram (99.9%), width exponent "
         "(95% t-interval, must vanish at least like d^(−0.35)), drift in depth, implied constant per width"
-        + (", with the distortion γ enclosed by a duality certificate" if _name == "theorem3" else ""),
+        + (", with the distortion γ enclosed by a duality certificate" if _name == "theorem3" else "")
+        + "; the Monte Carlo standard errors checked on σ = step, where b*, b*c* have a closed form (χ²/K, 99.9%)",
         _check, None, "",
         uses=("verify.quantities.gstar (theory.bsb1_fixed_point)", "theory.bsb1_constants_mc", "theory.distortion",
               "numerics.simulate_bn_chain"),

@@ -36,6 +36,7 @@ from .. import params as P
 from ..figures import Panel, Series, mean_band, write_figure
 from ..core import INCONCLUSIVE, Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows
 from ..api import Paper
+from ..calibration import replicate_seeds, replicate_spread_row
 from ..coverage import COVERAGE
 from ..expectations import SHIPPED
 
@@ -174,6 +175,32 @@ def _rate_row(ctx: Context, act: str, B: int, factor: float = 1.0, method: str =
                     slack=allow / dev if dev > 0 else math.inf, passed=dev <= allow,
                     note=f"|log λ̂ − log λ| = {dev:.2e} vs t·SE + 3/N = {allow:.2e}; layers {st['window']} of "
                          f"{st['depth']}")
+
+
+def growth_rate_se_row(ctx: Context) -> Evidence:
+    """The interval BNGradientRun.growth_rate reports for λ̂, against the spread of replicates (λ̂ at finite width has
+    no closed form): one ensemble of K·S exact-in-law ReLU networks (B = 8, N = 32, 12 layers, the middle-half window)
+    split into K replicates of S = 3 seeds. Each replicate's t-interval exp(−(m ± t_{S−1}·SE)) gives back the SE it
+    used, SE_k = log(hi/lo)/(2 t_{S−1}); the variance of log λ̂_k over replicates against mean_k SE_k²:
+    F(K − 1, K(S − 1)) at 99.9% (:func:`verify.calibration.replicate_spread_row`). Consumes no theory quantity; the
+    ensemble is shared by the claims of a run (:func:`_fw_run`)."""
+    K, S, B, N, depth = ctx.pick(400, 800, 1600), 3, 8, 32, 12
+    window = (depth // 4, 3 * depth // 4)
+
+    def compute():
+        run = _fw_run("relu", B, N, K * S, depth, replicate_seeds(ctx.seed, 2, 1)[0], "exact", ctx.device)
+        t = float(stats.t.ppf(0.5 + CONF / 2, S - 1))
+        out = []
+        for k in range(K):
+            part = nbm.BNGradientRun(run.sq_grad[k * S:(k + 1) * S], run.cov[k * S:(k + 1) * S], N, B, run.method)
+            lam_hat, (lo, hi), _ = part.growth_rate(window, CONF)
+            out.append((math.log(lam_hat), math.log(hi / lo) / (2 * t)))
+        return np.array(out)
+
+    est = Q.memo(("growth_rate_se", K, S, B, N, depth, ctx.seed, ctx.device), compute)
+    return replicate_spread_row(f"standard error of λ̂ (growth_rate's {100 * CONF:g}% t-interval over seeds), relu, "
+                                f"B = {B}, N = {N}", est[:, 0], est[:, 1], se_dof=K * (S - 1),
+                                note=f"{S} networks per replicate, layers {window} of {depth}; log λ̂")
 
 
 # =============================================================================================
@@ -724,7 +751,7 @@ def _theorem7_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:
 
 
 def check_theorem7(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER}:theorem7", _theorem7_rows(ctx),
+    return Verdict.judged(f"{PAPER}:theorem7", _theorem7_rows(ctx) + [growth_rate_se_row(ctx)],
                           "eq (24) equals the exact backward-map integral and predicts the gradient growth of "
                           "finite-width networks (autograd)", "finite-width gradient growth contradicts eq (24)")
 
@@ -746,7 +773,8 @@ DECLARATION.add(Claim(
     "B ≥ 4; φ continuous with φ′ having kinks only at 0; the network converges to BSB1",
     "Eq (24) against the reduction of the backward map E[(∂φ̃/∂h)ᵀΣ̃(∂φ̃/∂h)] (eigenvector G); then against "
     "finite-width networks: torch autograd through BN, per-seed slope of log‖∂L/∂h^l‖², t-interval over seeds, "
-    "allowance 3/N for the finite-width bias (exact-in-law Gaussian layers, and one dense-weight run).",
+    "allowance 3/N for the finite-width bias (exact-in-law Gaussian layers, and one dense-weight run); λ̂'s "
+    "t-interval checked against the spread of replicates (F, 99.9%).",
     check_theorem7, control_theorem7, "a rate one percent off must be rejected by the finite-width networks",
     hypothesis_checks=(H_BATCH, H_BSB1_STABLE, H_DIFFERENTIABLE),
     depends_on=('lambda_max',),
@@ -787,7 +815,7 @@ def _theorem8_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:
 
 
 def check_theorem8(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER}:theorem8", _theorem8_rows(ctx),
+    return Verdict.judged(f"{PAPER}:theorem8", _theorem8_rows(ctx) + [growth_rate_se_row(ctx)],
                           "eq (25) is exact for α-ReLU, decreases to π/(π−1), linear gives (B−2)/(B−3); networks agree",
                           "Theorem 8 not reproduced")
 
@@ -803,7 +831,8 @@ DECLARATION.add(Claim(
     "B ≥ 4, α > 1/2 (checked at α ∈ {1, 2, 2.5, 3}: for non-integer α < 2 the φ′(x₁)φ′(x₂) singularity on the kink "
     "rays defeats the 1e-8 convergence test of the quadrature, which then reports an error instead of a value)",
     "Eq (25) with J = the degree-α arccosine kernel (Gauss–Jacobi; J′ by Price's theorem) against "
-    "theory.gradient_explosion_rate; the limit by B up to 2048; ReLU networks.",
+    "theory.gradient_explosion_rate; the limit by B up to 2048; ReLU networks (λ̂'s t-interval checked against the "
+    "spread of replicates, F, 99.9%).",
     check_theorem8, control_theorem8, "eq (25) one percent too large must be rejected",
     depends_on=('lambda_max',),
     uses=("theory.bn_meanfield.theorem8_alpha_relu_rate", "theory.bn_meanfield.gradient_explosion_rate",
@@ -1010,7 +1039,7 @@ def _eps_plot(ctx: Context, fig: dict) -> dict:
 
 def check_epsilon(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
-    rows = _eps_rows(ctx, fig)
+    rows = _eps_rows(ctx, fig) + [growth_rate_se_row(ctx)]
     return Verdict.judged(f"{PAPER}:epsilon", rows,
                           "BN's ε lowers λ_max but leaves it above 1 until the batch collapses at a critical ε (ReLU: "
                           "(B−1)s₀/B; tanh: 1), past which gradients stop exploding; quadrature, Monte Carlo and "
@@ -1031,7 +1060,8 @@ DECLARATION.add(Claim(
     "top of the sphere rules. Checked: λ_max(ε) monotone and > 1 below the collapse; the collapse point in closed "
     "form (ReLU by homogeneity, tanh by F′(0) = 1/ε); λ_max against Monte Carlo of the backward map with autograd "
     "Jacobians (4 standard errors); against the gradient growth of width-N networks with ε in their BN (t-interval + "
-    "3/N, as Theorem 7) at 0.1ε_c and in the collapsed regime. The training half of Fig 4(c, d) is not checked here.",
+    "3/N, as Theorem 7; λ̂'s t-interval checked against the spread of replicates) at 0.1ε_c and in the collapsed "
+    "regime. The training half of Fig 4(c, d) is not checked here.",
     check_epsilon, None, "",
     hypothesis_checks=(H_BATCH,),
     depends_on=('lambda_max',),
@@ -1164,7 +1194,7 @@ def _figure1_plot(ctx: Context, fig: dict, trans: list) -> dict:
 
 def check_figure1(ctx: Context) -> Verdict:
     fig: dict = {}
-    rows = _figure1_rows(ctx, figure=fig)
+    rows = _figure1_rows(ctx, figure=fig) + [growth_rate_se_row(ctx)]
     trans = [(B, alpha_transition(B)) for B in (4, 5, 6, 8, 16, 32, 64)]
     return Verdict.judged(f"{PAPER}:figure1", rows,
                           "ReLU gradient growth matches λ_max(B) for B ≥ 6 at width 1000, log-linear in depth; α-ReLU "
@@ -1179,7 +1209,8 @@ DECLARATION.add(Claim(
     "(a, b) For ReLU networks of width 1000 the squared gradient norm grows per layer by λ_max(B) (theory vs 200 "
     "networks); (c, d) α-ReLU networks converge to BSB1 below α_transition(B) and break symmetry (BSB2) above it.",
     "B ≥ 4",
-    "(a) exact-in-law networks with autograd, width 1000, per-seed slopes with t-intervals; (b) dense weights, "
+    "(a) exact-in-law networks with autograd, width 1000, per-seed slopes with t-intervals (checked against the "
+    "spread of replicates, F, 99.9%); (b) dense weights, "
     "linear fit of the seed-averaged log gradient norm; (c, d) α_transition(B) by root-finding on the forward "
     "eigenvalues, then the Laplace map iterated from a random covariance on both sides and classified.",
     check_figure1, None, "",
