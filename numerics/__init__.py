@@ -4,6 +4,7 @@ Public surface:
 
 * :func:`simulate_isometry_mlp` — finite-width MLP of the isometry paper (eq 1 and Section 6
   variants), exact-in-distribution or dense, batched over seeds → Gram tensor [seeds, layers, n, n];
+  :func:`run_isometry_mlp` — the same with the configuration it ran (:class:`IsometryMLPRun`);
   :func:`embedded_input_gram` — G^0 of real inputs under eq (1)'s first embedding;
 * :func:`layernorm_meanfield_trajectory` — the mean-field Gram dynamics (eq 10) with layer norm;
 * :func:`meanfield_map_mc` — one step of eq (10) by Monte Carlo;
@@ -27,6 +28,7 @@ _WHERE = {
     "VARIANTS": "isometry_mlp", "SimulationDiverged": "isometry_mlp", "default_device": "isometry_mlp",
     "equicorrelated_gram": "isometry_mlp", "inputs_with_gram": "isometry_mlp", "psd_sqrt": "isometry_mlp",
     "simulate_isometry_mlp": "isometry_mlp", "embedded_input_gram": "isometry_mlp",
+    "run_isometry_mlp": "isometry_mlp", "IsometryMLPRun": "isometry_mlp",
     "DegenerateBatchError": "bn_chain", "simulate_bn_chain": "bn_chain",
     "bn_sphere_grams": "bn_chain",
     "BNGradientRun": "bn_meanfield", "bn_meanfield_map_laplace": "bn_meanfield", "bn_meanfield_map_mc": "bn_meanfield",
@@ -56,7 +58,8 @@ def __dir__():
 
 
 __all__ = ["VARIANTS", "SimulationDiverged", "default_device", "equicorrelated_gram", "inputs_with_gram", "psd_sqrt",
-           "simulate_isometry_mlp", "embedded_input_gram", "MeanFieldTrajectory", "layernorm_meanfield_trajectory",
+           "simulate_isometry_mlp", "run_isometry_mlp", "IsometryMLPRun", "embedded_input_gram",
+           "MeanFieldTrajectory", "layernorm_meanfield_trajectory",
            "meanfield_map_mc", "simulate_bn_chain", "bn_sphere_grams", "DegenerateBatchError", "BNGradientRun", "bn_meanfield_map_laplace",
            "bn_meanfield_map_mc", "classify_covariance", "iterate_bn_meanfield", "simulate_bn_gradients",
            "batch_norm", "bn_forward_map_mc", "bn_backward_map_mc", "bn_backward_operator_mc", "BackwardOperator",

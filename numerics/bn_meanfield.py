@@ -26,7 +26,7 @@ a random linear readout, torch autograd backpropagation, batched over seeds. Wei
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -493,13 +493,16 @@ class BNGradientRun:
         ``"dense"`` or ``"exact"``.
     grad_gram : numpy.ndarray or None
         ``[seeds, depth, B, B]``: Π^l (only with ``grad_gram=True``).
+    config : dict
+        What ran: activation, width, batch_size, batches, depth, seeds, method, eps, gamma, beta (the batch norm
+        γ (h − h̄)/sqrt(Var h + ε) + β the layers applied), dtype, device, seed.
 
     Examples
     --------
     >>> from numerics import simulate_bn_gradients
-    >>> run = simulate_bn_gradients("relu", 32, 4, 3, seeds=2, device="cpu")
-    >>> run.sq_grad.shape, run.cov.shape, run.grad_gram is None
-    ((2, 3), (2, 3, 4, 4), True)
+    >>> run = simulate_bn_gradients("relu", 32, 4, 3, seeds=2, device="cpu", gamma=2.0)
+    >>> run.sq_grad.shape, run.cov.shape, run.grad_gram is None, run.config["gamma"]
+    ((2, 3), (2, 3, 4, 4), True, 2.0)
     """
 
     sq_grad: np.ndarray
@@ -508,6 +511,7 @@ class BNGradientRun:
     batch_size: int
     method: str
     grad_gram: np.ndarray | None = None   # only with simulate_bn_gradients(grad_gram=True)
+    config: dict = field(default_factory=dict)
 
     def growth_rate(self, window: tuple[int, int] | None = None, confidence: float = 0.95):
         """λ̂ with a t-interval over seeds: per seed, the least-squares slope of log‖∂L/∂h^l‖² on l over the
@@ -575,7 +579,7 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
     Returns
     -------
     BNGradientRun
-        ``sq_grad``, ``cov`` (and ``grad_gram``).
+        ``sq_grad``, ``cov`` (and ``grad_gram``), and ``config``: what ran.
 
     Examples
     --------
@@ -629,7 +633,11 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
                 raise SimulationDiverged(exc.layer, exc.partial, [start + i for i in exc.seeds]) from None
     sq = np.concatenate([p[0] for p in parts])
     cov = np.concatenate([p[1] for p in parts])
-    return BNGradientRun(sq, cov, width, B, method, np.concatenate([p[2] for p in parts]) if grad_gram else None)
+    config = dict(activation=act.name, width=width, batch_size=B, batches=list(sizes), depth=depth, seeds=seeds,
+                  method=method, eps=eps, gamma=gamma, beta=beta, dtype=str(dtype).replace("torch.", ""),
+                  device=str(dev), seed=seed)
+    return BNGradientRun(sq, cov, width, B, method, np.concatenate([p[2] for p in parts]) if grad_gram else None,
+                         config)
 
 
 #: the most memory one chunk of seeds of :func:`simulate_bn_gradients` may hold for autograd (1 GiB)

@@ -20,11 +20,13 @@ Two simulators share one signature (``method=``):
   The next layer only depends on X through its Gram matrix, so the whole chain is simulated in
   O(d n²) per layer without ever forming a d×d matrix.
 
-Outputs are Gram matrices G^ℓ = X^ℓᵀX^ℓ (eq 2) as a tensor ``[seeds, layers, n, n]``.
+Outputs are Gram matrices G^ℓ = X^ℓᵀX^ℓ (eq 2) as a tensor ``[seeds, layers, n, n]``;
+:func:`run_isometry_mlp` returns them with the configuration the layer loop ran (:class:`IsometryMLPRun`).
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -159,6 +161,40 @@ def _layer_norm(a: torch.Tensor) -> torch.Tensor:
     return a / torch.sqrt(ms) / math.sqrt(d)
 
 
+@dataclass
+class IsometryMLPRun:
+    """The Gram matrices of one ensemble of MLPs (:func:`run_isometry_mlp`) and the configuration that ran.
+
+    Attributes
+    ----------
+    grams : torch.Tensor
+        G^ℓ = X^ℓᵀX^ℓ (eq 2), ``[seeds, len(layers), n, n]``.
+    config : dict
+        What the layer loop ran: activation, variant, method, ``post`` (the map a ↦ x^{ℓ+1} applied to
+        a = σ(h), in words), gain (the g of the xavier variant's g·a/√d, ``None`` for the other variants), c0 (the
+        constant c_0 subtracted by the mean-field variants, else ``None``), scale (sqrt(σ̄(1)) of
+        "meanfield-normalisation", else 1), widths (the width of each layer 1..depth as simulated), n, depth, seeds,
+        layers, dtype, device, seed.
+
+    Examples
+    --------
+    >>> from numerics import equicorrelated_gram, run_isometry_mlp
+    >>> run = run_isometry_mlp("relu", 64, equicorrelated_gram(3, 0.5), depth=2, variant="xavier", gain=1.5,
+    ...                        device="cpu")
+    >>> tuple(run.grams.shape), run.config["gain"], run.config["widths"], run.config["post"]
+    ((1, 3, 3, 3), 1.5, [64, 64], 'g·a/√d')
+    """
+
+    grams: torch.Tensor
+    config: dict = field(default_factory=dict)
+
+
+#: the map a = σ(h) ↦ x^{ℓ+1} of each variant, as recorded in :attr:`IsometryMLPRun.config` (``post``)
+_POST = {"layernorm": "LN(a − ā)/√d", "meanfield-centering": "LN(a − c_0)/√d", "no-normalisation": "(a − c_0)/√d",
+         "meanfield-normalisation": "(a − c_0)/sqrt(σ̄(1) d)", "norm-then-activation": "σ(LN(h − h̄))/√d",
+         "xavier": "g·a/√d"}
+
+
 def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, seeds: int = 1,
                           *, variant: str = "layernorm", method: str = "exact", seed: int = 0,
                           device: str | None = None, dtype=torch.float64,
@@ -212,6 +248,61 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
     >>> [round(float(v), 12) for v in G[0, 3].diagonal()]        # layer normalisation: unit diagonal
     [1.0, 1.0, 1.0]
     """
+    return run_isometry_mlp(act, width, input_gram, depth, seeds, variant=variant, method=method, seed=seed,
+                            device=device, dtype=dtype, layers=layers, gain=gain, widths=widths).grams
+
+
+def run_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, seeds: int = 1,
+                     *, variant: str = "layernorm", method: str = "exact", seed: int = 0,
+                     device: str | None = None, dtype=torch.float64,
+                     layers=None, gain: float = 1.0, widths=None) -> IsometryMLPRun:
+    """:func:`simulate_isometry_mlp` with the configuration it ran: the Gram matrices and ``config``.
+
+    The same networks, draws and Gram matrices as :func:`simulate_isometry_mlp` (which returns ``grams`` alone); the
+    configuration is recorded by the layer loop (the widths it drew, the gain and constants it applied), so a caller
+    can assert that what ran is what it asked for.
+
+    Parameters
+    ----------
+    act : str or Activation
+        Anything :func:`theory.activation` accepts.
+    width : int
+        d, the width of every layer.
+    input_gram : array_like
+        G^0, the n×n input Gram matrix (unit diagonal).
+    depth : int
+        The number of layers.
+    seeds : int
+        The number of independent networks.
+    variant : str
+        One of :data:`VARIANTS`.
+    method : {"exact", "dense"}
+        Exact in distribution or explicit weight matrices.
+    seed : int
+        The random seed.
+    device : str, optional
+        ``"cpu"``, ``"cuda"`` or ``None``/``"auto"``.
+    dtype : torch.dtype
+        float64 (default) or float32.
+    layers : sequence of int, optional
+        The layers to return (default 0..depth).
+    gain : float
+        The gain g of the ``"xavier"`` variant.
+    widths : sequence of int, optional
+        One width per layer 1..depth instead of ``width`` (``method="exact"``).
+
+    Returns
+    -------
+    IsometryMLPRun
+        ``grams`` ``[seeds, len(layers), n, n]`` and ``config``.
+
+    Examples
+    --------
+    >>> from numerics import equicorrelated_gram, run_isometry_mlp
+    >>> run = run_isometry_mlp("tanh", 32, equicorrelated_gram(3, 0.5), depth=2, widths=[16, 48], device="cpu")
+    >>> run.config["variant"], run.config["widths"], run.config["gain"], run.config["dtype"]
+    ('layernorm', [16, 48], None, 'float64')
+    """
     act = _activation(act)
     if variant not in VARIANTS:
         raise DeepinitError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
@@ -245,14 +336,20 @@ def simulate_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, s
     c0 = float_moments(act)[0]
     scale = math.sqrt(variance(act)) if variant == "meanfield-normalisation" else 1.0
 
+    config = dict(activation=act.name, variant=variant, method=method, post=_POST[variant],
+                  gain=float(gain) if variant == "xavier" else None,
+                  c0=c0 if variant in ("meanfield-centering", "no-normalisation", "meanfield-normalisation") else None,
+                  scale=scale, widths=[], n=n, depth=depth, seeds=seeds, layers=list(layers),
+                  dtype=str(dtype).replace("torch.", ""), device=str(dev), seed=int(seed))
     with intra_op_threads(seeds * width * n * (width if method == "dense" else 1)):
-        return _layers(act, sigma, G0, width, n, depth, seeds, layers, variant, method, gen, cpu_gen, c0, scale,
-                       gain, widths, dtype, dev)
+        grams = _layers(act, sigma, G0, width, n, depth, seeds, layers, variant, method, gen, cpu_gen, c0, scale,
+                        gain, widths, dtype, dev, config["widths"])
+    return IsometryMLPRun(grams, config)
 
 
 def _layers(act, sigma, G0, width, n, depth, seeds, layers, variant, method, gen, cpu_gen, c0, scale, gain,
-            widths, dtype, dev):
-    """The layer loop of :func:`simulate_isometry_mlp`."""
+            widths, dtype, dev, ran_widths: list):
+    """The layer loop of :func:`run_isometry_mlp`; appends each layer's simulated width to ``ran_widths``."""
     G = torch.as_tensor(G0, dtype=dtype, device=dev).expand(seeds, n, n).clone()
     X = None
     if method == "dense":
@@ -268,6 +365,7 @@ def _layers(act, sigma, G0, width, n, depth, seeds, layers, variant, method, gen
             d_l = widths[ell - 1] if widths is not None else width
             Z = torch.randn(seeds, d_l, n, generator=gen, dtype=dtype, device=dev)
             H = torch.bmm(Z, gram_factor(G)[0])  # any RᵀR = G gives the law; Cholesky where it succeeds
+        ran_widths.append(int(H.shape[-2]))
         if variant == "norm-then-activation":
             dl = H.shape[-2]
             Xn = sigma(_layer_norm(H - H.mean(dim=-2, keepdim=True)) * math.sqrt(dl)) / math.sqrt(dl)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import assert_controls
+from conftest import assert_controls, catalogued_mutant
 import torch
 from scipy import stats
 
@@ -13,7 +13,7 @@ import theory
 from numerics import bn_meanfield as nbm
 from theory import bn_meanfield as tbm
 from theory.errors import DeepinitError, QuadratureError, UndefinedQuantityError
-from verify.core import HOLDS, HYPOTHESES_NOT_MET, VIOLATED, Context
+from verify.core import HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Context
 from verify.papers import bn_mean_field as claims
 from verify.registry import resolve
 from verify.runner import run_claim
@@ -233,6 +233,19 @@ def test_network_bad_input():
         nbm.simulate_bn_gradients("relu", 100, 4, 3, 1, method="sparse")
 
 
+def test_bn_gradient_run_records_its_batch_norm():
+    """simulate_bn_gradients records the BN (ε, γ, β), batches and sizes it ran in ``config``."""
+    run = nbm.simulate_bn_gradients("tanh", 32, 6, 3, 2, method="exact", seed=2, eps=0.01, gamma=2.0, beta=0.5,
+                                    batches=(3, 3))
+    c = run.config
+    assert (c["activation"], c["eps"], c["gamma"], c["beta"], c["batches"]) == ("tanh", 0.01, 2.0, 0.5, [3, 3])
+    assert (c["width"], c["batch_size"], c["depth"], c["seeds"], c["method"], c["dtype"], c["seed"]) == \
+        (32, 6, 3, 2, "exact", "float64", 2)
+    plain = nbm.simulate_bn_gradients("relu", 32, 4, 2, 1).config
+    assert (plain["eps"], plain["gamma"], plain["beta"], plain["batches"], plain["method"]) == (0.0, 1.0, 0.0, [4],
+                                                                                               "dense")
+
+
 @pytest.mark.gpu
 def test_networks_on_cuda():
     if not torch.cuda.is_available():
@@ -270,6 +283,41 @@ def test_claim_errata_recorded():
     assert any("v*" in e.printed for e in v.errata)
     v = run_claim(resolve("bn-mean-field:theorem3"), Context(budget="quick"), with_control=False)
     assert any("⁻¹" in e.found for e in v.errata)
+
+
+def test_epsilon_affine_gamma_row_and_recorded_configuration():
+    """The ε claim's γ = 2, β = 0.5 case (tanh, B = 8, ε = 0.1): λ_max depends on γ there (1.6711 against 1.2382 at
+    γ = 1), and the networks, which recorded the batch norm they ran, agree within t·SE + 3/N."""
+    claims._eps_run.cache_clear()
+    ctx, ran = Context(budget="quick", seed=0), []
+    row, _ = claims._eps_network_row(ctx, "tanh", 8, 0.1, ran, **claims.AFFINE_CASE)
+    assert row.theory == pytest.approx(1.6710629311232679, rel=1e-9)
+    assert float(tbm.gradient_explosion_rate("tanh", 8, eps=0.1, beta=0.5)) == pytest.approx(1.2382253195860962,
+                                                                                              rel=1e-9)
+    assert row.passed and row.observed <= row.bound and row.observed < 5e-3 and row.samples == 24
+    assert "γ = 2, β = 0.5" in row.name and "at γ = 1 (same ε, β) λ_max = 1.238225" in row.note
+    assert ran == [(("tanh", 8, 0.1, 2.0, 0.5), ("tanh", 8, 0.1, 2.0, 0.5))]
+    assert claims._eps_config_row(ran).passed
+    wrong = claims._eps_config_row([(("tanh", 8, 0.1, 2.0, 0.5), ("tanh", 8, 0.1, 1.0, 0.5))])
+    assert wrong.passed is False and "ran ('tanh', 8, 0.1, 1.0, 0.5)" in wrong.note
+
+
+def test_epsilon_claim_kills_batch_norm_ignoring_gamma(monkeypatch):
+    """nu-batchnorm-gamma-ignored: with γ dropped from BN the γ = 2 networks grow like γ = 1 ones, so the ε claim
+    (which holds) turns inconclusive, on that row alone."""
+    from numerics import bn_kernels as nbk
+    monkeypatch.setattr(nbk, "batch_norm", catalogued_mutant("nu-batchnorm-gamma-ignored", nbk.batch_norm))
+    claims._eps_run.cache_clear()
+    claims._eps_mc_rate.cache_clear()
+    try:
+        v = run_claim(resolve("bn-mean-field:epsilon"), Context(budget="quick", seed=0))
+    finally:
+        claims._eps_run.cache_clear()
+        claims._eps_mc_rate.cache_clear()
+    assert v.status == INCONCLUSIVE, v.summary
+    failed = [r for r in v.evidence if r.passed is False]
+    assert [r.name.split(":")[0] for r in failed] == ["tanh, B = 8, ε = 0.1, γ = 2, β = 0.5"]
+    assert failed[0].numeric == pytest.approx(1.2364, rel=2e-3) and failed[0].observed > 30 * failed[0].bound
 
 
 @pytest.mark.parametrize("params", [{"activation": "relu", "batch_size": 3}, {"activation": "step", "batch_size": 8},

@@ -1,8 +1,10 @@
 """Every checked claim of the isometry paper: its verdict at the quick budget, and its negative
 control, which must come out violated. Values and errata are asserted, not just that code ran."""
+import numpy as np
 import pytest
 
-from conftest import assert_controls
+import theory
+from conftest import assert_controls, catalogued_mutant
 
 from verify.core import HOLDS, INCONCLUSIVE, VIOLATED, Context
 from verify.registry import all_claims, resolve
@@ -217,3 +219,67 @@ def test_a_meanfield_mc_standard_error_sqrt2_too_large_is_caught(monkeypatch):
     assert next(e for e in v.evidence if e.name.startswith("eq (10) by Monte Carlo")).passed
     row = next(e for e in v.evidence if e.name.startswith("standard error of eq (10)"))
     assert row.passed is False and row.observed == pytest.approx(0.98022 / 2, abs=1e-4)
+
+
+# ------------------------------------------------------------------ rows that kill catalogued mutants
+
+
+def test_theorem4_gap_series_row():
+    """The isometry gap near G = cI (the series branch |μ_i| < 1e-3 of theory.isometry_gap) against 50-digit mpmath of
+    eq (3): 13 matrices inside the branch (8 built, 5 of tanh's mean-field trajectory), to 1e-12 relative."""
+    row = next(r for r in verdict("theorem4").evidence if r.name.startswith("the isometry gap −log 𝓘(G) near G = cI"))
+    assert row.passed and row.samples == 13 and row.bound == 1e-12
+    assert 1e-14 < row.observed < 5e-13   # the series' truncation |μ|⁴/3 at |μ| = 9e-4 (2.2e-13)
+    assert row.theory == pytest.approx(4.5024016436807994e-08, rel=1e-12) and "I − 0.0009·equicorrelated" in row.note
+    from verify.papers.isometry.theorem4 import gap_reference
+    assert gap_reference(np.array([[1.0, 0.5], [0.5, 1.0]])) == pytest.approx(0.143841036226, abs=1e-12)
+
+
+def test_theorem4_kills_a_wrong_series_coefficient(monkeypatch):
+    """th-isogap-series: the μ³ coefficient 1/2 instead of 1/3 is a relative error ~|μ|/3 on the branch, which the
+    1e-12 row flags: the claim (which holds) turns inconclusive, on that row alone."""
+    import importlib
+    iso = importlib.import_module("theory.isometry")   # the module (theory.isometry is also the function 𝓘)
+    mutated = catalogued_mutant("th-isogap-series", iso.isometry_gap)
+    monkeypatch.setattr(iso, "isometry_gap", mutated)
+    monkeypatch.setattr(theory, "isometry_gap", mutated)
+    from verify.papers.isometry import theorem4
+    monkeypatch.setattr(theorem4, "_FIG3_CACHE", {})   # no mutated gaps left behind for the other tests
+    v = run_claim(resolve("isometry:theorem4"), Context(budget="quick", seed=0))
+    assert v.status == INCONCLUSIVE, v.summary
+    failed = [r for r in v.evidence if r.passed is False]
+    assert len(failed) == 1 and failed[0].name.startswith("the isometry gap") and failed[0].observed > 1e-4
+
+
+def test_figure_b3_run_configuration_and_first_layer_rows():
+    """Fig B.3 asserts what the simulator ran (variant, gain, widths, sizes) and Xavier's first-layer moment
+    E G¹_ii = g² E σ(z)² (E tanh(z)² = 0.39429449…, E relu(z)² = 1/2, E selu(z)² = 1), |z| ≤ 4."""
+    v = verdict("figure-b3")
+    config = [r for r in v.evidence if "each network ran the variant" in r.name]
+    moment = {r.name.split(",")[0]: r for r in v.evidence if "Xavier's first layer" in r.name}
+    assert len(config) == 5 and all(r.passed and r.numeric == r.theory == 2 for r in config)
+    assert set(moment) == {"relu", "leaky_relu", "tanh", "sigmoid", "selu"}
+    assert all(r.passed and r.observed <= 4.0 and r.samples == 6000 for r in moment.values())
+    assert moment["relu"].theory == pytest.approx(1.0, rel=1e-12)
+    assert moment["tanh"].theory == pytest.approx(25 / 9 * 0.394294490397, rel=1e-9)
+    assert moment["selu"].theory == pytest.approx(0.5625, rel=1e-6)
+    assert moment["relu"].numeric == pytest.approx(1.0129, abs=2e-3)
+    pos = {r.name.split(",")[0] for r in v.positive_control.evidence if "Xavier's first layer" in r.name}
+    assert pos == {"relu", "leaky_relu", "selu"}
+
+
+def test_figure_b3_kills_xavier_ignoring_its_gain(monkeypatch):
+    """nu-isomlp-xavier-gain: networks that drop the gain have the same isometry gaps for ReLU (homogeneous) but a
+    first-layer moment E σ(z)² instead of g² E σ(z)²: no verdict (inconclusive) instead of violated."""
+    from numerics import isometry_mlp as nim
+    from verify.papers.isometry import appendix_b
+    monkeypatch.setattr(nim, "_layers", catalogued_mutant("nu-isomlp-xavier-gain", nim._layers))
+    appendix_b._gaps.cache_clear()
+    try:
+        v = run_claim(resolve("isometry:figure-b3"), Context(budget="quick", seed=0))
+    finally:
+        appendix_b._gaps.cache_clear()
+    assert v.status == INCONCLUSIVE and "not the ones asked for" in v.summary, v.summary
+    flagged = {r.name.split(",")[0] for r in v.evidence if "Xavier's first layer" in r.name and r.passed is False}
+    assert flagged == {"relu", "leaky_relu", "tanh", "selu"}   # sigmoid's gain is 1
+    assert all(r.passed for r in v.evidence if "each network ran the variant" in r.name)   # recorded as asked

@@ -109,6 +109,26 @@ def test_xavier_variant_is_the_uncentred_gain_network():
         numerics.simulate_isometry_mlp("tanh", 30, G0, 1, 1, variant="xavier", gain=float("inf"))
 
 
+def test_run_isometry_mlp_records_the_configuration_it_ran():
+    """run_isometry_mlp returns simulate_isometry_mlp's Gram matrices (same draws) with the configuration the layer
+    loop ran: the variant's map, the xavier gain (None elsewhere), c_0 where it is subtracted, each layer's width."""
+    G0 = numerics.equicorrelated_gram(4, 0.5)
+    run = numerics.run_isometry_mlp("relu", 64, G0, 3, 2, variant="xavier", gain=1.5, seed=3, device="cpu")
+    assert torch.equal(run.grams, numerics.simulate_isometry_mlp("relu", 64, G0, 3, 2, variant="xavier", gain=1.5,
+                                                                 seed=3, device="cpu"))
+    c = run.config
+    assert (c["activation"], c["variant"], c["method"], c["post"], c["gain"], c["c0"]) == \
+        ("relu", "xavier", "exact", "g·a/√d", 1.5, None)
+    assert (c["widths"], c["n"], c["depth"], c["seeds"], c["layers"], c["dtype"], c["device"], c["seed"]) == \
+        ([64, 64, 64], 4, 3, 2, [0, 1, 2, 3], "float64", "cpu", 3)
+    mf = numerics.run_isometry_mlp("relu", 64, G0, 2, 1, variant="meanfield-normalisation", widths=[16, 32],
+                                   device="cpu").config
+    assert mf["gain"] is None and mf["c0"] == pytest.approx(1 / math.sqrt(2 * math.pi), rel=1e-12)
+    assert mf["scale"] == pytest.approx(math.sqrt(0.5 - 1 / (2 * math.pi)), rel=1e-10) and mf["widths"] == [16, 32]
+    dense = numerics.run_isometry_mlp("tanh", 16, G0, 2, 1, method="dense", dtype=torch.float32, device="cpu").config
+    assert (dense["method"], dense["widths"], dense["dtype"], dense["c0"]) == ("dense", [16, 16], "float32", None)
+
+
 def test_variable_widths_follow_the_width_of_each_layer():
     """widths=[…] (Fig B.4's variable-width MLPs): a constant list equals the fixed-width run with the same seed,
     a wrong length or the dense method is refused, and a growing profile changes the Gram matrices."""

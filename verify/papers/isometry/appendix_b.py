@@ -8,22 +8,26 @@ x^{ℓ+1} = g·σ(h)/√d (Xavier with torch's gain g: "xavier"); exact-in-law s
 draw the same Gaussian matrices, so their difference is compared pairwise.
 
 theory/ functions used: theory.isometry_gap, theory.dual.float_moments (c_0, σ̄(1) inside the simulator).
-numerics/ functions used: numerics.simulate_isometry_mlp, numerics.equicorrelated_gram.
+numerics/ functions used: numerics.run_isometry_mlp (simulate_isometry_mlp with its recorded configuration),
+numerics.equicorrelated_gram.
 """
 from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 import numerics
 import theory
 from theory.dual import float_moments, variance
+from theory.gaussian import float_expectation
 
 from ... import params as P
 from ... import quantities as Q
-from ...core import Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter, Verdict
+from ...core import (INCONCLUSIVE, Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter,
+                     Verdict)
 from ...figures import Panel, Series, mean_band, write_figure
 from ...lazy import lazy_module as _lazy
 from ._common import DECLARATION
@@ -44,13 +48,61 @@ def _settings(ctx: Context) -> dict:
                     dict(n=10, d=4000, depth=30, seeds=24))
 
 
+class _B3Run(NamedTuple):
+    """One ensemble of Fig B.3: the isometry gaps [seeds, layers], per seed the mean of G¹_ii over the n inputs,
+    and the configuration the simulator recorded (numerics.IsometryMLPRun.config)."""
+    gaps: np.ndarray
+    q1: np.ndarray
+    config: dict
+
+
 @functools.lru_cache(maxsize=64)
 def _gaps(act: str, variant: str, gain: float, n: int, d: int, depth: int, seeds: int, seed: int,
-          device: str) -> np.ndarray:
+          device: str) -> _B3Run:
     G0 = numerics.equicorrelated_gram(n, 0.5)
-    G = numerics.simulate_isometry_mlp(act, d, G0, depth, seeds, variant=variant, gain=gain, seed=seed,
-                                       device=device).cpu().numpy()
-    return theory.isometry_gap(G)   # [seeds, layers]
+    run = numerics.run_isometry_mlp(act, d, G0, depth, seeds, variant=variant, gain=gain, seed=seed, device=device)
+    G = run.grams.cpu().numpy()
+    q1 = np.diagonal(G[:, 1], axis1=-2, axis2=-1).mean(axis=-1)
+    return _B3Run(theory.isometry_gap(G), q1, run.config)
+
+
+#: |z| beyond which the first layer's second moment contradicts g² E σ(z)² (the standard error is an upper bound)
+MOMENT_Z = 4.0
+
+
+def _config_row(act: str, runs: list[tuple[str, float, _B3Run]], st: dict) -> Evidence:
+    """The configuration each simulation recorded is the one asked for: activation, variant, gain (xavier only),
+    width d at every layer, n, depth, seeds, float64, exact in law."""
+    wrong = []
+    for variant, gain, run in runs:
+        asked = dict(activation=act, variant=variant, gain=gain if variant == "xavier" else None,
+                     widths=[st["d"]] * st["depth"], n=st["n"], depth=st["depth"], seeds=st["seeds"],
+                     dtype="float64", method="exact")
+        wrong += [f"{variant} {k}: asked {v!r}, ran {run.config.get(k)!r}" for k, v in asked.items()
+                  if run.config.get(k) != v]
+    return Evidence(f"{act}, run configuration: each network ran the variant, gain and sizes asked for (recorded by "
+                    "numerics.run_isometry_mlp)", theory=len(runs), numeric=len(runs) - len({w.split()[0] for w in wrong}),
+                    passed=not wrong,
+                    note="; ".join(wrong) or "; ".join(f"{v}: {r.config['post']}, gain {r.config['gain']}, width "
+                                                       f"{st['d']} × {st['depth']} layers" for v, _, r in runs))
+
+
+def _first_layer_row(act: str, g: float, run: _B3Run, st: dict) -> Evidence:
+    """Xavier's first layer x¹ = g·σ(h)/√d with h ~ N(0, 1) per feature (G⁰ has unit diagonal), so
+    E G¹_ii = g² E σ(z)² (eq 2); the gap being scale invariant, this is where the gain shows. E σ², E σ⁴ by the
+    kink-split Gauss–Legendre rule of theory.gaussian; the standard error of the mean over d·S features uses
+    Var σ(z)² ≥ Var((1/n)Σ_i σ(h_i)²) (Cauchy–Schwarz: the n inputs of a feature are correlated), an upper bound."""
+    a = theory.activation(act)
+    m2 = float_expectation(a, g=lambda t: a.numpy(t), nodes_per_piece=600)
+    m4 = float_expectation(a, g=lambda t: a.numpy(t) ** 3, nodes_per_piece=600)
+    expected, mean = g * g * m2, float(run.q1.mean())
+    se = g * g * math.sqrt(max(m4 - m2 * m2, 0.0) / (st["d"] * len(run.q1)))
+    z = abs(mean - expected) / se if se > 0 else (0.0 if mean == expected else math.inf)
+    return Evidence(f"{act}, run configuration: Xavier's first layer, mean G¹_ii vs g² E σ(z)² (gain {g:.4g})",
+                    theory=expected, numeric=mean, ci=(mean - MOMENT_Z * se, mean + MOMENT_Z * se),
+                    samples=st["d"] * len(run.q1), observed=z, bound=MOMENT_Z, statistic="|z|", passed=z <= MOMENT_Z,
+                    note=f"|z| = {z:.2f} with se ≤ {se:.3g} (an upper bound); E σ(z)² = {m2:.6g}, so networks that "
+                         f"ignored the gain would give {m2:.4g}, |z| = {abs(mean / (g * g) - expected) / se:.0f}")
 
 
 def _compare(act: str, mf: np.ndarray, xa: np.ndarray, g: float, L: int, label: str) -> Evidence:
@@ -77,18 +129,25 @@ def _compare(act: str, mf: np.ndarray, xa: np.ndarray, g: float, L: int, label: 
                          f"{float(a.mean()):.4g}, {label} {float(b.mean()):.4g}")
 
 
-def _rows(ctx: Context, centre: bool = True, figure: dict | None = None, acts: tuple | None = None) -> list[Evidence]:
+def _rows(ctx: Context, centre: bool = True, figure: dict | None = None,
+          acts: tuple | None = None) -> tuple[list[Evidence], list[Evidence]]:
+    """The rows that decide Fig B.3, and the run-integrity rows (configuration, Xavier's first-layer moment)."""
     st = _settings(ctx)
     L = st["depth"]
-    rows, ratios = [], {}
+    rows, checks, ratios = [], [], {}
     for act in acts or tuple(XAVIER_GAIN):
         g = XAVIER_GAIN[act]
         if centre:
-            mf = _gaps(act, "meanfield-normalisation", 1.0, st["n"], st["d"], L, st["seeds"], ctx.seed, ctx.device)
+            mf_variant, mf_gain = "meanfield-normalisation", 1.0
         else:  # the control: the mean-field scale without the centring by c_0: σ/sqrt(E σ²)
             second = float(variance(act)) + float_moments(theory.activation(act))[0] ** 2   # E σ²
-            mf = _gaps(act, "xavier", 1.0 / math.sqrt(second), st["n"], st["d"], L, st["seeds"], ctx.seed, ctx.device)
-        xa = _gaps(act, "xavier", g, st["n"], st["d"], L, st["seeds"], ctx.seed, ctx.device)
+            mf_variant, mf_gain = "xavier", 1.0 / math.sqrt(second)
+        mf_run = _gaps(act, mf_variant, mf_gain, st["n"], st["d"], L, st["seeds"], ctx.seed, ctx.device)
+        xa_run = _gaps(act, "xavier", g, st["n"], st["d"], L, st["seeds"], ctx.seed, ctx.device)
+        checks.append(_config_row(act, [(mf_variant, mf_gain, mf_run), ("xavier", g, xa_run)], st))
+        checks += [_first_layer_row(act, gain, run, st) for variant, gain, run in
+                   ((mf_variant, mf_gain, mf_run), ("xavier", g, xa_run)) if variant == "xavier"]
+        mf, xa = mf_run.gaps, xa_run.gaps
         rows.append(_compare(act, mf, xa, g, L, "mean-field" if centre else "the uncentred mean-field scale"))
         ratios[act] = float(np.mean(xa[:, L]) / np.mean(mf[:, L]))   # +∞ when Xavier's Gram collapsed
         if figure is not None:
@@ -100,7 +159,17 @@ def _rows(ctx: Context, centre: bool = True, figure: dict | None = None, acts: t
                          passed=top > rest,
                          note="ratios: " + ", ".join(f"{a} {fmt(r)}" for a, r in ratios.items())
                               + " — the paper's explanation: their offset c_0, which Xavier does not remove"))
-    return rows
+    return rows, checks
+
+
+def _judged(rows: list[Evidence], checks: list[Evidence], holds: str, fails: str, **extra) -> Verdict:
+    """Verdict.judged on the rows and the run-integrity rows, unless an integrity row failed: then the networks are
+    not the ones the claim asked for, which says nothing about the paper (inconclusive, not violated)."""
+    bad = [r.name for r in checks if r.passed is False]
+    if bad:
+        return Verdict(f"{PAPER}:figure-b3", INCONCLUSIVE, "no verdict: the simulated networks are not the ones asked "
+                       "for — " + "; ".join(bad), rows + checks, **extra)
+    return Verdict.judged(f"{PAPER}:figure-b3", rows + checks, holds, fails, **extra)
 
 
 def _plot(ctx: Context, fig: dict) -> dict:
@@ -120,7 +189,7 @@ def _plot(ctx: Context, fig: dict) -> dict:
 
 def check_figure_b3(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
-    rows = _rows(ctx, figure=fig)
+    rows, checks = _rows(ctx, figure=fig)
     st = _settings(ctx)
     errata = []
     tanh = next(r for r in rows if r.name.startswith("tanh:"))
@@ -132,23 +201,22 @@ def check_figure_b3(ctx: Context) -> Verdict:
             "Theorem 4's β_σ says)",
             f"n = {st['n']}, d = {st['d']}, depth {st['depth']}, {st['seeds']} paired seeds: {tanh.note}; the same order "
             "at d = 1000, 2000, 4000 (depths 15, 20, 30) in this package's runs"))
-    return Verdict.judged(f"{PAPER}:figure-b3", rows,
-                          "the mean-field centring and normalisation give a smaller isometry gap than Xavier's gain for "
-                          "every activation, most of all for ReLU and leaky ReLU",
-                          "the mean-field gains beat Xavier by far for ReLU and leaky ReLU (and sigmoid, whose Xavier "
-                          "Gram collapses), but not for tanh, where Xavier's gain 5/3 contracts faster (erratum)",
-                          errata=errata, artefacts=_plot(ctx, fig) if fig else {})
+    return _judged(rows, checks,
+                   "the mean-field centring and normalisation give a smaller isometry gap than Xavier's gain for "
+                   "every activation, most of all for ReLU and leaky ReLU",
+                   "the mean-field gains beat Xavier by far for ReLU and leaky ReLU (and sigmoid, whose Xavier "
+                   "Gram collapses), but not for tanh, where Xavier's gain 5/3 contracts faster (erratum)",
+                   errata=errata, artefacts=_plot(ctx, fig) if fig else {})
 
 
 def control_figure_b3(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER}:figure-b3", _rows(ctx, centre=False),
-                          "the mean-field scale without centring still beats Xavier as the claim says",
-                          "without the centring by c_0 the claimed advantage is not there")
+    return _judged(*_rows(ctx, centre=False), "the mean-field scale without centring still beats Xavier as the claim says",
+                   "without the centring by c_0 the claimed advantage is not there")
 
 
 def positive_figure_b3(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER}:figure-b3", _rows(ctx, acts=("relu", "leaky_relu", "selu")),
-                          "ReLU, leaky ReLU and SELU: the check holds", "not even for ReLU, leaky ReLU and SELU")
+    return _judged(*_rows(ctx, acts=("relu", "leaky_relu", "selu")), "ReLU, leaky ReLU and SELU: the check holds",
+                   "not even for ReLU, leaky ReLU and SELU")
 
 
 DECLARATION.add(Claim(
@@ -160,12 +228,16 @@ DECLARATION.add(Claim(
     "Exact-in-law MLPs with (σ − c_0)/sqrt(σ̄(1)) against g·σ (Xavier), same Gaussian draws per seed: per activation "
     "the paired difference of isometry gaps at the last layer must have its 99% t-interval above 0; the ratio of "
     "gaps must be largest for ReLU and leaky ReLU. Control: the mean-field scale without the centring by c_0 — the "
-    "paper's explanation — must lose the advantage.",
+    "paper's explanation — must lose the advantage. Each simulation's recorded configuration (variant, gain, widths, "
+    "sizes) must be the one asked for, and Xavier's first-layer mean G¹_ii must match g² E σ(z)² (|z| ≤ 4 with an "
+    "upper bound on the standard error; the gap is scale invariant, so this is where the gain shows); if either "
+    "fails the networks are not the claim's and there is no verdict.",
     check_figure_b3, control_figure_b3, "the mean-field scale without the centring by c_0 must lose the advantage",
     depends_on=(),
     positive_control=positive_figure_b3,
     positive_control_description="the same check on ReLU, leaky ReLU and SELU, where the mean-field gains do improve",
-    uses=("numerics.simulate_isometry_mlp", "theory.isometry_gap", "theory.dual.float_moments")))
+    uses=("numerics.run_isometry_mlp", "numerics.simulate_isometry_mlp", "theory.isometry_gap",
+          "theory.dual.float_moments", "theory.gaussian.float_expectation")))
 
 
 # =============================================================================================
