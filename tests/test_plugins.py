@@ -114,9 +114,17 @@ def test_the_builtin_papers_come_from_the_entry_points_through_the_public_api():
             if fn.endswith(".py") and fn not in ("api.py", "registry.py"):
                 text = open(os.path.join(dirpath, fn), encoding="utf-8").read()
                 assert "add_claim(" not in text and "add_paper(" not in text, fn
+    # the built-in papers take the calibration rows from verify.api, as a plugin does
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "verify", "papers")):
+        for fn in files:
+            if fn.endswith(".py"):
+                assert "calibration import" not in open(os.path.join(dirpath, fn), encoding="utf-8").read(), fn
 
 
 def test_declarations_are_checked():
+    assert api.check_api_version("1.0") is None and api.check_api_version("1.1") is None   # 1.1 only adds names
+    with pytest.raises(api.APIVersionError, match="needs deepinit-verify's claim API 1.2"):
+        api.check_api_version("1.2")
     with pytest.raises(api.APIVersionError, match="needs deepinit-verify's claim API 2.0"):
         api.Paper(key="future2030", title="t", citation="c", api_version="2.0", register=False)
     with pytest.raises(api.PaperDeclarationError, match="lower-case"):

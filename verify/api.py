@@ -27,7 +27,7 @@ Examples
 >>> api.check_api_version("2.0")
 Traceback (most recent call last):
 ...
-verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 2.0; the installed deepinit-verify 0.2.0 provides 1.0
+verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 2.0; the installed deepinit-verify 0.2.0 provides 1.1
 """
 from __future__ import annotations
 
@@ -37,12 +37,13 @@ from typing import Any, Callable, Sequence
 
 from . import __version__
 from . import quantities as _Q
+from .calibration import known_value_row, replicate_seeds, replicate_spread_row
 from .core import (ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Context, Erratum, Evidence,
-                   HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows)
+                   EvidenceError, HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows)
 from .coverage import Item
 
 #: the claim API's version, ``"MAJOR.MINOR"``: a minor release only adds names (see :func:`check_api_version`)
-API_VERSION = "1.0"
+API_VERSION = "1.1"
 #: the entry-point group in which a package names its :class:`Paper` (``pyproject.toml``)
 ENTRY_POINT_GROUP = "deepinit_verify.papers"
 
@@ -383,6 +384,6 @@ def run(claim: str, *, budget: str = "quick", seed: int = 0, controls: bool = Tr
 
 
 __all__ = ["API_VERSION", "APIVersionError", "Claim", "Context", "ENTRY_POINT_GROUP", "ERROR", "Erratum", "Evidence",
-           "HOLDS", "HYPOTHESES_NOT_MET", "HypothesisCheck", "HypothesisNotMet", "INCONCLUSIVE", "Item", "Paper",
-           "PaperDeclarationError", "Parameter", "QuantityHandle", "VIOLATED", "Verdict", "check_api_version",
-           "judged", "memo", "run", "status_from_rows"]
+           "EvidenceError", "HOLDS", "HYPOTHESES_NOT_MET", "HypothesisCheck", "HypothesisNotMet", "INCONCLUSIVE", "Item",
+           "Paper", "PaperDeclarationError", "Parameter", "QuantityHandle", "VIOLATED", "Verdict", "check_api_version",
+           "judged", "known_value_row", "memo", "replicate_seeds", "replicate_spread_row", "run", "status_from_rows"]

@@ -28,8 +28,7 @@ from .. import quantities as Q
 from ..lazy import lazy_module as _lazy
 from ..figures import Panel, Series, mean_band, write_figure
 from ..stats import mean_ci
-from ..calibration import known_value_row, replicate_seeds
-from ..api import Paper
+from ..api import Paper, known_value_row, replicate_seeds
 from ..coverage import COVERAGE
 from ..expectations import SHIPPED
 

@@ -35,8 +35,7 @@ from ..lazy import lazy_module as _lazy
 from .. import params as P
 from ..figures import Panel, Series, mean_band, write_figure
 from ..core import INCONCLUSIVE, Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows
-from ..api import Paper
-from ..calibration import replicate_seeds, replicate_spread_row
+from ..api import Paper, replicate_seeds, replicate_spread_row
 from ..coverage import COVERAGE
 from ..expectations import SHIPPED
 

@@ -10,7 +10,7 @@ import theory
 
 from ...core import HOLDS, Claim, Context, Evidence, Verdict, status_from_rows
 from ... import quantities as Q
-from ...calibration import known_value_row, replicate_seeds
+from ...api import known_value_row, replicate_seeds
 from ._common import DECLARATION
 from ._common import CORR_KINDS, PAPER, TIGHT_ACTIVATION, _control, _mf_trajectory, _rng, beta_rows, random_correlation
 
