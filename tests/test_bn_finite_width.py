@@ -250,3 +250,19 @@ def test_a_standard_error_of_b_star_c_star_sqrt2_too_large_is_caught(monkeypatch
     assert cal["standard error of the Monte Carlo b*"].passed
     bc = cal["standard error of the Monte Carlo b*c*"]
     assert bc.passed is False and bc.observed == pytest.approx(0.97195 / 2, abs=1e-4)
+
+
+@pytest.mark.parametrize("z, passes", [(3.0, True), (3.2, True), (3.4, False), (4.0, False)])
+def test_gstar_mc_rows_decide_at_the_papers_level(monkeypatch, z, passes):
+    """The per-row level of bn-finite-width is 99.9% (two-sided |z| ≤ 3.2905): a Monte Carlo b* and b*c* placed z
+    standard errors from the quadrature must pass below that and fail above it. A looser level (99.9999%,
+    |z| ≤ 4.89) would pass z = 3.4 and 4.0; no verdict that already holds could show it."""
+    from verify.papers import bn_finite_width as P
+    fp = theory.bsb1_constants("relu", 4)
+    b_se, bc_se = 1e-3, 2e-3
+    c_mc = (fp.b * fp.c + z * bc_se) / (fp.b + z * b_se)
+    monkeypatch.setattr(theory, "bsb1_constants_mc", lambda *a, **k: (fp.b + z * b_se, c_mc, b_se, bc_se))
+    rows = P.gstar_mc_rows(Context(budget="quick", seed=7919 + int(10 * z)), "relu", 4, fp)
+    assert [r.observed for r in rows] == pytest.approx([z, z], rel=1e-9)
+    assert [r.bound for r in rows] == pytest.approx([3.2905267, 3.2905267], abs=1e-6)
+    assert [bool(r.passed) for r in rows] == [passes, passes]

@@ -257,3 +257,16 @@ def test_claim_standard_budget(name):
     v = run_claim(resolve(f"covariance-sde:{name}"), Context(budget="standard", seed=0))
     assert v.status == EXPECTED[name], v.summary
     assert_controls(v)
+
+
+@pytest.mark.parametrize("shift, p_range, same", [(0.14, (2e-3, 6e-3), True), (0.17, (1e-4, 3e-4), False),
+                                                  (0.20, (3e-6, 8e-6), False)])
+def test_ks_rows_decide_at_the_papers_level(shift, p_range, same):
+    """covariance-sde's KS rows test at α = 0.001: two samples whose two-sample KS p-value lies above α count as the
+    same law, below it as different. The pairs (n = 2000 normal quantiles against the same shifted) have p ≈ 4e-3,
+    2e-4 and 5e-6: a looser level (α = 1e-6) would call the last two the same law."""
+    from verify.papers.covariance_sde import _ks_row
+    a = stats.norm.ppf((np.arange(2000) + 0.5) / 2000)
+    same_law, different = _ks_row("same", a, a + shift), _ks_row("different", a, a + shift, expect_same=False)
+    assert p_range[0] < same_law.observed < p_range[1]
+    assert bool(same_law.passed) is same and bool(different.passed) is (not same)
