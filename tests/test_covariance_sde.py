@@ -270,3 +270,33 @@ def test_ks_rows_decide_at_the_papers_level(shift, p_range, same):
     same_law, different = _ks_row("same", a, a + shift), _ks_row("different", a, a + shift, expect_same=False)
     assert p_range[0] < same_law.observed < p_range[1]
     assert bool(same_law.passed) is same and bool(different.passed) is (not same)
+
+
+def test_relu_moments_closed_form_against_quadrature_row(monkeypatch):
+    """eq2-10's row: every closed-form moment E relu(x)^p relu(y)^q the derivations of (2.10) and (3.2) use agrees
+    with nested quadrature to ~1e-14; a moment with a wrong radial factor (2^{k/2}Γ(k/2) for 2^{k/2}Γ(k/2 + 1), i.e.
+    off by k/2) fails it."""
+    from verify.papers.covariance_sde import relu_moment_rows
+    row, = relu_moment_rows()
+    assert row.passed and row.observed < 1e-12 and row.bound == 1e-10
+    real = tcs.relu_bivariate_moment
+    monkeypatch.setattr(tcs, "relu_bivariate_moment",
+                        lambda p, q: real(p, q) * (sp.Integer(2) / (p + q) if (p, q) == (3, 1) else 1))
+    bad, = relu_moment_rows()
+    assert bad.passed is False and bad.observed == pytest.approx(1.0, rel=1e-9)   # |½m − m|/(½m)
+
+
+def test_shaped_network_simulators_agree_in_law_and_a_dense_bug_is_caught(monkeypatch):
+    """theorem3-2's simulator-variant rows: the exact-in-law and explicit-weight simulators of the same finite network
+    (n = d = 30) agree in KS at seed 0; with c dropped from the explicit-weight pre-activations (a catalogued mutant)
+    V^{11} fails and the claim no longer holds."""
+    from conftest import catalogued_mutant
+    from verify.papers.covariance_sde import simulator_variant_rows
+    rows = simulator_variant_rows(Context(budget="quick", seed=0))
+    assert [r.passed for r in rows] == [True, True]
+    assert [r.observed for r in rows] == pytest.approx([0.0667, 0.443], abs=5e-4)
+    monkeypatch.setattr(ncs, "_shaped_layers", catalogued_mutant("nu-shaped-dense-c-dropped", ncs._shaped_layers))
+    bad = simulator_variant_rows(Context(budget="quick", seed=0))
+    assert bool(bad[0].passed) is False and bad[0].observed < 1e-20
+    v = run_claim(resolve("covariance-sde:theorem3-2"), Context(budget="quick", seed=0), with_control=False)
+    assert v.status != HOLDS
