@@ -266,3 +266,21 @@ def test_gstar_mc_rows_decide_at_the_papers_level(monkeypatch, z, passes):
     assert [r.observed for r in rows] == pytest.approx([z, z], rel=1e-9)
     assert [r.bound for r in rows] == pytest.approx([3.2905267, 3.2905267], abs=1e-6)
     assert [bool(r.passed) for r in rows] == [passes, passes]
+
+
+def test_bn_chain_simulators_agree_in_law_and_a_dense_bug_is_caught(monkeypatch):
+    """theorem1's simulator-variant rows: the exact-in-law and explicit-weight BN chains agree in KS at seed 0
+    (p = 0.864, 0.281); with the dense path's batch variance over n − 1 (catalogued mutant nu-bnchain-dense-n1) the
+    diagonal entry fails and the claim no longer holds."""
+    from conftest import catalogued_mutant
+    from numerics import bn_chain
+    from verify.papers.bn_finite_width import chain_variant_rows
+    rows = chain_variant_rows(Context(budget="quick", seed=0))
+    assert [r.passed for r in rows] == [True, True]
+    assert [r.observed for r in rows] == pytest.approx([0.864, 0.281], abs=2e-3)
+    monkeypatch.setattr(bn_chain, "_normalise_centred",
+                        catalogued_mutant("nu-bnchain-dense-n1", bn_chain._normalise_centred))
+    bad = chain_variant_rows(Context(budget="quick", seed=0))
+    assert bad[0].passed is False and bad[0].observed < 1e-10
+    v = run_claim(resolve("bn-finite-width:theorem1"), Context(budget="quick", seed=0), with_control=False)
+    assert v.status != HOLDS
