@@ -137,16 +137,21 @@ def inputs_with_gram(G0: np.ndarray, width: int, generator: torch.Generator | No
     >>> tuple(X.shape), torch.allclose(X.T @ X, torch.tensor(equicorrelated_gram(3, 0.5)))
     ((8, 3), True)
     """
+    return _inputs_with_gram_batch(G0, width, 1, generator, dtype)[0].to(device)
+
+
+def _inputs_with_gram_batch(G0, width: int, seeds: int, generator, dtype) -> torch.Tensor:
+    """``seeds`` independent :func:`inputs_with_gram` draws, [seeds, width, n]: the same per-seed random numbers
+    (drawn one seed after another from ``generator``) and one batched QR instead of ``seeds`` tiny ones (each a
+    thread-pool round trip inside the simulation's threaded region)."""
     G0 = np.asarray(G0, dtype=float)
     n = G0.shape[0]
     if width < n + 1:
         raise ValueError(f"width d = {width} must exceed the batch size n = {n}")
-    g = torch.randn(width, n + 1, generator=generator, dtype=dtype, device="cpu")
-    g[:, 0] = 1.0
+    g = torch.stack([torch.randn(width, n + 1, generator=generator, dtype=dtype, device="cpu") for _ in range(seeds)])
+    g[:, :, 0] = 1.0
     q, _ = torch.linalg.qr(g)
-    Q = q[:, 1:]
-    R = torch.as_tensor(_psd_sqrt_np(G0), dtype=dtype)
-    return (Q @ R).to(device)
+    return q[:, :, 1:] @ torch.as_tensor(_psd_sqrt_np(G0), dtype=dtype)
 
 
 def _psd_sqrt_np(G):
@@ -353,7 +358,7 @@ def _layers(act, sigma, G0, width, n, depth, seeds, layers, variant, method, gen
     G = torch.as_tensor(G0, dtype=dtype, device=dev).expand(seeds, n, n).clone()
     X = None
     if method == "dense":
-        X = torch.stack([inputs_with_gram(G0, width, cpu_gen, dtype) for _ in range(seeds)]).to(dev)
+        X = _inputs_with_gram_batch(G0, width, seeds, cpu_gen, dtype).to(dev)
     out = []
     if 0 in layers:
         out.append(G.clone())

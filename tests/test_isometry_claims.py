@@ -283,3 +283,20 @@ def test_figure_b3_kills_xavier_ignoring_its_gain(monkeypatch):
     flagged = {r.name.split(",")[0] for r in v.evidence if "Xavier's first layer" in r.name and r.passed is False}
     assert flagged == {"relu", "leaky_relu", "tanh", "selu"}   # sigmoid's gain is 1
     assert all(r.passed for r in v.evidence if "each network ran the variant" in r.name)   # recorded as asked
+
+
+def test_isometry_mlp_simulators_agree_in_law_and_a_dense_bug_is_caught(monkeypatch):
+    """theorem4's simulator-variant rows: the exact-in-law and explicit-weight layer-norm MLPs agree in KS at seed 0
+    (p = 0.416, 0.281); when the explicit-weight path feeds every layer the input batch again (catalogued mutant
+    nu-isomlp-dense-stale-input) both rows fail and the claim no longer holds."""
+    from conftest import catalogued_mutant
+    from numerics import isometry_mlp
+    from verify.papers.isometry.theorem4 import simulator_variant_rows
+    rows = simulator_variant_rows(Context(budget="quick", seed=0))
+    assert [r.passed for r in rows] == [True, True]
+    assert [r.observed for r in rows] == pytest.approx([0.416, 0.281], abs=2e-3)
+    monkeypatch.setattr(isometry_mlp, "_layers", catalogued_mutant("nu-isomlp-dense-stale-input", isometry_mlp._layers))
+    bad = simulator_variant_rows(Context(budget="quick", seed=0))
+    assert [bool(r.passed) for r in bad] == [False, False]
+    v = run_claim(resolve("isometry:theorem4"), Context(budget="quick", seed=0), with_control=False)
+    assert v.status != HOLDS
