@@ -284,3 +284,17 @@ def test_bn_chain_simulators_agree_in_law_and_a_dense_bug_is_caught(monkeypatch)
     assert bad[0].passed is False and bad[0].observed < 1e-10
     v = run_claim(resolve("bn-finite-width:theorem1"), Context(budget="quick", seed=0), with_control=False)
     assert v.status != HOLDS
+
+
+def test_theorem3_distortion_upper_end_is_checked_by_a_random_search(monkeypatch):
+    """theorem3's γ row: relu's certified enclosure contains 1, which ±√n e₁ attains, so the search finds exactly 1;
+    a wrong enclosure [0.98, 0.99] (e.g. the grid without its Lipschitz allowance) fails the row and the claim."""
+    from dataclasses import replace
+    v = run_claim(resolve("bn-finite-width:theorem3"), Context(budget="quick", seed=0), with_control=False)
+    row = next(e for e in v.evidence if "random search" in e.name)
+    assert v.status == HOLDS and row.passed and row.observed == pytest.approx(1.0, abs=1e-12)
+    real = theory.distortion
+    monkeypatch.setattr(theory, "distortion", lambda act, n: replace(real(act, n), lower=0.98, upper=0.99))
+    bad = run_claim(resolve("bn-finite-width:theorem3"), Context(budget="quick", seed=0), with_control=False)
+    assert bad.status != HOLDS
+    assert next(e for e in bad.evidence if "random search" in e.name).passed is False

@@ -18,7 +18,7 @@ import numpy as np
 
 import numerics
 import theory
-from theory.batchnorm import BSB1
+from theory.batchnorm import BSB1, distortion_lower_bound
 
 from .. import params as P
 from ..core import (HOLDS, INCONCLUSIVE, VIOLATED, Claim, Context, Erratum, Evidence,
@@ -996,6 +996,12 @@ def _norm_claim_check(name: str, ctx: Context) -> Verdict:
                                  note="measured: the upper end, used in ε; interval: the certified enclosure — lower: a "
                                       "feasible point on the sphere; upper: weak duality with a Lipschitz allowance on "
                                       "a grid (not a random search)"))
+            lb = distortion_lower_bound(act, n, samples=20000, seed=ctx.seed + 10)
+            rows.append(Evidence(f"{act}: distortion γ, certified upper end vs a random search of the sphere "
+                                 f"‖x‖ = √n (20000 points and ±√n e₁, n = {n})", numeric=lb, bound=gam.upper,
+                                 observed=lb, passed=lb <= gam.upper * (1 + 1e-12),
+                                 note="observed: the largest ‖σ(x)‖/‖x‖ found, a lower bound on γ by another route, "
+                                      "which the certified upper end must not fall below"))
         rows += _theorem1_rows(ctx, act, n, fp, runs, label=f"{act}: ",
                                eps=lambda d, fp=fp, g=gam.upper: eps_of(fp, g, d))
     rows += gstar_mc_se_rows(ctx, n)
