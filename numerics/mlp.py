@@ -87,7 +87,8 @@ class MLPRun:
         return self.cov / (d[..., :, None] * d[..., None, :])
 
     def gradient_ratios(self) -> np.ndarray:
-        """|δ^l|²/|δ^{l+1}|² for l = 1..depth − 1, [seeds, depth − 1, n]: ≈ (N_{l+1}/N_l) χ₁/ρ (eq 16)."""
+        """|δ^l|²/|δ^{l+1}|² for l = 1..depth − 1, [seeds, depth − 1, n]: ≈ χ₁/ρ (eq 16). These are sums over the
+        units: per unit, E(δ^l)²/E(δ^{l+1})² = (|δ^l|²/N_l)/(|δ^{l+1}|²/N_{l+1}) ≈ (N_{l+1}/N_l) χ₁/ρ."""
         if self.grad_sq is None:
             raise DeepinitError("this run has no gradients: simulate_mlp(..., backprop=True)")
         return self.grad_sq[:, 1:-1] / self.grad_sq[:, 2:]

@@ -43,6 +43,27 @@ def q_star(sw2: float, sb2: float, keep: float = 1.0) -> float:
     raise ArithmeticError(f"length map did not converge at σ_w² = {sw2}, σ_b² = {sb2}")
 
 
+def q_root(sw2: float, sb2: float) -> float:
+    """q* as the root of L(q) − q by Brent's method on [1e-12, 10] (xtol 1e-300, rtol 1e-15): a second route to
+    :func:`q_star` that needs no contraction, for σ_b² = 0 near σ_w² = 1 where the iteration crawls; 0.0 when
+    L(q) < q already at q = 1e-12 (σ_b² = 0 and σ_w² ≤ 1: q* = 0, tanh² u < u²).
+
+    Parameters
+    ----------
+    sw2, sb2 : float
+        σ_w², σ_b².
+
+    Returns
+    -------
+    float
+        q*, to about 1e-15/(1 − L′(q*)) relative.
+    """
+    f = lambda q: length_map(q, sw2, sb2) - q  # noqa: E731
+    if f(1e-12) <= 0:
+        return 0.0
+    return brentq(f, 1e-12, 10.0, xtol=1e-300, rtol=1e-15)
+
+
 def chi1(sw2: float, sb2: float) -> float:
     """χ₁ = σ_w² E tanh′(√q* z)² (§ Forward maps)."""
     q = q_star(sw2, sb2)

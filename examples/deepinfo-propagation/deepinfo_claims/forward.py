@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from theory import meanfield_mlp as mf
+from theory import solve_fixed_point
 from verify import api
 
 from . import PAPER, _routes as R, chi1, cstar, xi_c, xi_q
@@ -52,6 +53,32 @@ def _rel(a: float, b: float) -> float:
 # edge-of-chaos
 # ---------------------------------------------------------------------------------------------------------------
 
+def _zero_bias_rows() -> list[api.Evidence]:
+    """The boundary at σ_b² = 0 (§ Forward maps): q* = 0 and χ₁ = σ_w² tanh′(0)² = σ_w² in the ordered phase, so
+    σ_w²,crit(0) = 1 exactly and q* leaves 0 there. The engine (its σ_b² = 0 routes: q* = 0 decided from L′(0⁺), the
+    positive root bracketed downwards from 2⁻⁸) against the closed form and the trapezoid-rule root of L(q) = q."""
+    est, qs = api.memo(("zero-bias",), lambda: (mf.critical_sigma_w2(ACT, 0.0), {
+        sw2: (mf.fixed_point_q(ACT, sw2, 0.0), R.q_root(sw2, 0.0)) for sw2 in (1 - 1e-3, 1 + 1e-3)}))
+    rows = [api.Evidence(
+        "σ_w²,crit(σ_b² = 0): engine vs the closed form 1 (q* = 0, χ₁ = σ_w² tanh′(0)²)", theory=1.0,
+        numeric=est.value, bound=1e-12, observed=abs(est.value - 1.0), passed=abs(est.value - 1.0) <= 1e-12,
+        note=f"engine: {est} — {est.method}")]
+    for sw2, side in ((1 - 1e-3, "ordered"), (1 + 1e-3, "chaotic")):
+        e, ref = qs[sw2]
+        if ref == 0.0:
+            ok, obs, bound = e.value == 0.0 and e.error == 0.0, e.value, 0.0
+            how = "the exact zero of theory.results required"
+        else:
+            obs, bound = _rel(e.value, ref), 1e-10
+            ok = obs <= bound
+            how = f"relative; the root's conditioning 1/(1 − L′(q*)) ≈ 1/{sw2 - 1:.0e} amplifies the map's 1e-16"
+        rows.append(api.Evidence(
+            f"σ_b² = 0, σ_w² = {sw2:g} ({side}): q* of the engine vs the trapezoid-rule root of L(q) = q",
+            theory=e.value, numeric=ref, bound=bound, observed=obs, passed=ok,
+            note=f"engine: {e} — {e.method}; {how}"))
+    return rows
+
+
 @PAPER.claim(
     "edge-of-chaos", title="The order-to-chaos boundary χ₁ = 1 of tanh networks",
     statement="For tanh the boundary χ₁ = σ_w² ∫Dz φ′(√q* z)² = 1 between the ordered (χ₁ < 1) and chaotic (χ₁ > 1) "
@@ -63,7 +90,9 @@ def _rel(a: float, b: float) -> float:
         "(trapezoid rule, Brent's method) to 1e-10; χ₁ at the engine's boundary (the statement's 1) against Monte "
         "Carlo (q* solved on the sample, delta-method standard error; 4 standard errors) and against the per-layer "
         "growth of forward perturbations in finite-width networks at σ_b² = 0.05 (N = 1000, 4 SE + 5/N); χ₁ − 1 by "
-        "Monte Carlo changes sign across σ_w²,crit(1 ± 2%); monotonicity in σ_b².",
+        "Monte Carlo changes sign across σ_w²,crit(1 ± 2%); at σ_b² = 0 the closed form σ_w²,crit = 1 and q* on "
+        "either side of it (σ_w² = 1 ± 1e-3: 0 exactly, and the trapezoid-rule root of L(q) = q to 1e-10); "
+        "monotonicity in σ_b².",
     control_description="χ₁ scaled by 1 ± 5% at the boundary must leave the Monte Carlo and network intervals")
 def edge_of_chaos(ctx: api.Context) -> api.Verdict:
     """σ_w²,crit(σ_b²) to 10 digits by two routes, and χ₁ = 1 there by Monte Carlo (§ Forward maps)."""
@@ -78,7 +107,7 @@ def edge_of_chaos(ctx: api.Context) -> api.Verdict:
         rows.append(api.Evidence(
             f"σ_w²,crit(σ_b² = {sb2}): engine vs trapezoid-rule root of χ₁ = 1", theory=sc, numeric=ref, bound=1e-10,
             observed=abs(sc - ref), passed=abs(sc - ref) <= 1e-10,
-            note=f"engine: {est.method} (error {est.error:.1g})"))
+            note=f"engine: {est} ({est.method})"))
         theory = chi1.scaled(float(mf.chi_1(ACT, sc, sb2)))
         mc, se = api.memo(("mc", sb2), lambda: R.chi1_monte_carlo(sc, sb2, samples, ctx.seed * 7919 + i))
         rows.append(api.Evidence(
@@ -103,9 +132,10 @@ def edge_of_chaos(ctx: api.Context) -> api.Verdict:
         "χ₁ at σ_w²,crit(0.05) vs finite-width networks' per-layer growth of a forward perturbation |t^{l+1}|²/|t^l|²",
         theory=theory, numeric=m, bound=bound, observed=abs(theory - m), samples=S, passed=abs(theory - m) <= bound,
         note=f"N = {N}, layers 1..{L}, {S} seeds (simulate_mlp 'exact', tangents); 4 SE + 5/N"))
-    vals = [crit[s] for s in SB2S]
-    rows += sides + [api.Evidence("σ_w²,crit increases with σ_b² (0.01, 0.05, 0.1, 0.3)", numeric=vals,
-                                  passed=bool(np.all(np.diff(vals) > 0)))]
+    zero = _zero_bias_rows()
+    vals = [zero[0].numeric] + [crit[s] for s in SB2S]
+    rows += sides + zero + [api.Evidence("σ_w²,crit increases with σ_b² (0, 0.01, 0.05, 0.1, 0.3)", numeric=vals,
+                                         passed=bool(np.all(np.diff(vals) > 0)))]
     return api.judged("schoenholz2017:edge-of-chaos", rows,
                       f"σ_w²,crit(0.05) = {crit[SB2]:.12f} by two routes; χ₁ = 1 there within the Monte Carlo "
                       "errors at every σ_b²; ordered below, chaotic above",
@@ -142,6 +172,43 @@ def _fd_xi_c(sw2: float, sb2: float, keep: float = 1.0) -> tuple[float, float]:
     return 1.0 - t, -1.0 / math.log(R.slope_at_fixed_point(q, t, sw2, sb2, keep))
 
 
+def _slope_rows() -> list[api.Evidence]:
+    """The engine's own two routes to the slopes behind ξ_c and to q*: C′(c*) by Price's theorem (χ_c, eq 9: the
+    bivariate expectation of φ′φ′) against finite differences of the correlation map (the bivariate expectation of
+    φφ; one-sided at c* = 1, central below; :func:`theory.meanfield_mlp.correlation_stability`), and q* by the
+    secant iteration of :func:`theory.solve_fixed_point` on the length map against :func:`fixed_point_q`'s bracketed
+    Illinois iteration. The criterion of each is the sum of the two routes' stated errors (for q*, plus the float64
+    floor of a root of the float-valued L(q) − q)."""
+    def compute():
+        stab = {sw2: mf.correlation_stability(ACT, sw2, SB2) for sw2 in (1.5, 3.0)}
+        sec = solve_fixed_point(lambda q: mf.length_map(ACT, q, 3.0, SB2), x0=1.0, method="q* by the secant iteration")
+        return stab, sec
+    stab, sec = api.memo(("slopes",), compute)
+    rows = []
+    for sw2, st in stab.items():
+        tol = st.slope.error + st.slope_fd.error
+        rows.append(api.Evidence(
+            f"C′(c*) at σ_w² = {sw2} ({st.branch}): Price's theorem (χ_c) vs finite differences of the engine's "
+            "correlation map", theory=st.slope.value, numeric=st.slope_fd.value, bound=tol, observed=st.difference,
+            passed=st.difference <= tol and st.stable,
+            note=f"Price: {st.slope}; {st.slope_fd.method}: {st.slope_fd}; c* = {st.fixed_point}; the bound is the sum "
+                 "of the two stated errors; |C′(c*)| < 1 required (c* attracting)"))
+    ds = _ds(3.0)
+    ill = ds.q_star
+    # the float64 floor of a root of the float-valued F(q) = L(q) − q: a few ulps of F over |F′| = 1 − L′(q*), with
+    # L′(q*) = e^{−1/ξ_q} (§ Depth scales); the secant's stated error (its last step) can sit below it
+    floor = 4 * np.finfo(float).eps * ill.value / (1 - math.exp(-1 / float(ds.xi_q)))
+    tol = sec.error + ill.error + floor
+    rows.append(api.Evidence(
+        "q* at σ_w² = 3.0: secant iteration on the engine's length map vs fixed_point_q (bracketed Illinois)",
+        theory=ill.value, numeric=sec.value, bound=tol, observed=abs(sec.value - ill.value),
+        passed=abs(sec.value - ill.value) <= tol,
+        note=f"secant: {sec} ({sec.method}, relative error {sec.relative_error:.1g}); Illinois: {ill:.17g} (error "
+             f"{ill.error:.1g}); the bound is the sum of the two stated errors and the float64 floor {floor:.1g} "
+             "(4ε q*/(1 − L′(q*)))"))
+    return rows
+
+
 @PAPER.claim(
     "depth-scales", title="Depth scales ξ_q, ξ_c; ξ_c diverges at the edge of chaos, ξ_q does not",
     statement="Near the fixed points |q^l − q*| ~ e^{−l/ξ_q} and |c^l − c*| ~ e^{−l/ξ_c} with ξ_q⁻¹ = −log[χ₁ + "
@@ -151,7 +218,9 @@ def _fd_xi_c(sw2: float, sb2: float, keep: float = 1.0) -> tuple[float, float]:
     how="σ_b² = 0.05. The closed forms (engine) against the rates fitted to log|q^l − q*| and log|c^l − c*| of the "
         "maps iterated by the trapezoid rule at σ_w² ∈ {1.2, 1.5, 2.2, 3.0} (relative tolerance 2e-3); near the "
         "boundary σ_w² = σ_w²,crit(1 ± ε) the closed-form ξ_c against finite differences of the map at c* and the "
-        "log–log slope of ξ_c against |σ_w² − σ_w²,crit| (−1 within 0.01), with ξ_q finite at the boundary.",
+        "log–log slope of ξ_c against |σ_w² − σ_w²,crit| (−1 within 0.01), with ξ_q finite at the boundary. The "
+        "slope C′(c*) = χ_c by Price's theorem against finite differences of the engine's correlation map (σ_w² = "
+        "1.5, 3.0) and q* by a second root finder (secant) at σ_w² = 3.0, each within the two stated errors.",
     control_description="ξ_q or ξ_c scaled by 1 ± 5% must leave the 2e-3 tolerance")
 def depth_scales(ctx: api.Context) -> api.Verdict:
     """Closed-form depth scales vs the iterated maps, and ξ_c's divergence (§ Depth scales)."""
@@ -188,6 +257,7 @@ def depth_scales(ctx: api.Context) -> api.Verdict:
     mq = api.memo(("iter-crit",), lambda: _iterated_xi(sc, SB2)[0])
     rows.append(api.Evidence("ξ_q at the boundary: finite, closed form vs iterated map", theory=th, numeric=mq,
                              bound=tol, observed=_rel(th, mq), passed=math.isfinite(mq) and _rel(th, mq) <= tol))
+    rows += _slope_rows()
     return api.judged("schoenholz2017:depth-scales", rows,
                       f"closed forms match the iterated maps to {tol:g}; ξ_c ∝ |σ_w² − σ_w²,crit|⁻¹ on both sides "
                       f"while ξ_q = {mq:.4g} at the boundary",

@@ -100,7 +100,7 @@ def test_backprop():
     import math
     for r in v.evidence:
         assert r.passed and r.bound < 0.03        # well below log(1.05) ≈ 0.049
-    (o,) = rows(v, "(ordered)")
+    (o,) = rows(v, "(ordered): log")
     assert abs(o.theory - math.log(0.8451664278)) < 1e-8
     assert v.negative_control.status == "violated"
 
@@ -146,3 +146,127 @@ def test_unknown_claim_is_a_usage_error(name):
     from verify.registry import UsageError
     with pytest.raises(UsageError):
         api.run(f"schoenholz2017:{name}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the engine's second routes: σ_b² = 0, Price's theorem vs finite differences, two root finders, the width factor
+# ---------------------------------------------------------------------------------------------------------------
+
+def _mutant(func, old: str, new: str):
+    """``func`` recompiled with ``old`` replaced by ``new`` in its source (exactly one occurrence), in its module's
+    globals: a realistic bug to monkeypatch in its place."""
+    import __future__
+    import inspect
+    import textwrap
+    source = textwrap.dedent(inspect.getsource(func))
+    assert source.count(old) == 1, f"{old!r} is not once in {func.__qualname__}"
+    namespace: dict = {}
+    exec(compile(source.replace(old, new), f"<mutant of {func.__name__}>", "exec",
+                 flags=__future__.annotations.compiler_flag, dont_inherit=True), func.__globals__, namespace)
+    return namespace[func.__name__]
+
+
+@pytest.fixture
+def fresh_engine():
+    """The engine's caches emptied before and after: a mutant's values must not outlive it."""
+    from theory import meanfield_mlp as mf
+
+    def clear():
+        for f in (mf._moment, mf._qstar, mf._cstar, mf._critical):
+            f.cache_clear()
+    clear()
+    yield mf
+    clear()
+
+
+def test_edge_of_chaos_at_zero_bias():
+    v = verdict("edge-of-chaos")
+    (c,) = rows(v, "σ_w²,crit(σ_b² = 0)")
+    assert c.numeric == 1.0 and c.passed and "(exact)" not in c.note and "e0" in c.note
+    (o,) = rows(v, "σ_w² = 0.999 (ordered)")
+    assert o.theory == 0.0 and o.numeric == 0.0 and o.passed and "0.0 (exact)" in o.note
+    (h,) = rows(v, "σ_w² = 1.001 (chaotic)")
+    assert abs(h.theory - 5.00208132260e-4) < 1e-14 and h.observed < 1e-12 and h.passed
+    (m,) = rows(v, "increases with σ_b²")
+    assert m.numeric[0] == 1.0 and m.passed
+
+
+def test_zero_bias_q_star_bug_is_caught(monkeypatch, fresh_engine):
+    mf = fresh_engine
+    # q* = 0 decided when either L′(0⁺) ≤ 1 or L(1) < 1 (instead of both): the chaotic side collapses to 0
+    monkeypatch.setattr(mf, "_qstar", mf.functools.lru_cache(maxsize=64)(
+        _mutant(mf._qstar.__wrapped__, "if s0 <= 1 and f1 < 0:", "if s0 <= 1 or f1 < 0:")))
+    v = api.run("schoenholz2017:edge-of-chaos", budget="quick", controls=False)
+    (h,) = rows(v, "σ_w² = 1.001 (chaotic)")
+    assert h.theory == 0.0 and not h.passed
+    assert v.status != "holds"
+
+
+def test_depth_scales_price_and_secant_rows():
+    v = verdict("depth-scales")
+    (a,) = rows(v, "C′(c*) at σ_w² = 1.5 (c* = 1)")
+    assert abs(a.theory - 0.93863626819885) < 1e-12 and a.observed < 1e-9 and a.bound < 1e-7 and a.passed
+    (b,) = rows(v, "C′(c*) at σ_w² = 3.0 (c* < 1)")
+    assert abs(b.theory - 0.89540471575876) < 1e-12 and b.observed < 1e-9 and b.passed
+    (s,) = rows(v, "secant iteration")
+    assert abs(s.theory - 1.4280084621964717) < 1e-15 and s.observed < 1e-14 and s.bound < 1e-9 and s.passed
+    assert "relative error" in s.note and "(exact)" in a.note     # c* = 1 printed as an exact Estimate
+
+
+def test_one_sided_difference_bug_is_caught(monkeypatch, fresh_engine):
+    from theory import fixed_points
+    # the one-sided stencil divided by h instead of 2h: every slope at c* = 1 doubles
+    monkeypatch.setattr(fixed_points, "slope", _mutant(
+        fixed_points.slope, "M(x - 2 * sgn * step)) / (2 * step)", "M(x - 2 * sgn * step)) / step"))
+    v = api.run("schoenholz2017:depth-scales", budget="quick", controls=False)
+    (a,) = rows(v, "C′(c*) at σ_w² = 1.5 (c* = 1)")
+    assert not a.passed and abs(a.numeric / a.theory - 2) < 1e-3
+    assert v.status != "holds"
+
+
+def test_stale_secant_bug_is_caught(monkeypatch, fresh_engine):
+    from theory import fixed_points
+    # the secant's previous value never updated: a chord iteration that stops on a small step far from the root
+    monkeypatch.setattr(fixed_points, "_secant", _mutant(
+        fixed_points._secant, "x0, f0, x1 = x1, f1, x2", "x0, f0, x1 = x1, f0, x2"))
+    v = api.run("schoenholz2017:depth-scales", budget="quick", controls=False)
+    assert v.status != "holds"
+    got = [e for e in v.evidence if "secant iteration" in e.name]
+    assert not got or not got[0].passed
+
+
+def test_backprop_width_factor_and_gradient_depth_scale():
+    import math
+    v = verdict("backprop")
+    (w,) = rows(v, "into a wider layer")
+    assert abs(w.theory - 2 * 0.8451664278006502) < 1e-12 and w.passed and w.samples == 128
+    (n,) = rows(v, "into a narrower layer")
+    assert abs(n.theory - 0.5 * 0.8451664278006502) < 1e-12 and n.passed
+    (o,) = rows(v, "ξ_∇ at σ_w² = 1.2")
+    assert abs(o.theory + 1 / math.log(0.8451664278006502)) < 1e-12 and o.observed < 1e-13
+    (c,) = rows(v, "ξ_∇ at σ_w² = 3.0")
+    assert c.theory < 0 and c.passed
+
+
+def test_ignored_width_ratio_is_caught(monkeypatch, fresh_engine):
+    mf = fresh_engine
+    monkeypatch.setattr(mf, "gradient_growth_rate", _mutant(mf.gradient_growth_rate, "f = r / rho", "f = 1.0 / rho"))
+    v = api.run("schoenholz2017:backprop", budget="quick", controls=False)
+    (w,) = rows(v, "into a wider layer")
+    assert not w.passed and v.status != "holds"
+
+
+def test_networks_ignoring_the_widths_are_caught(monkeypatch):
+    from numerics import mlp
+    monkeypatch.setattr(mlp, "_widths", _mutant(mlp._widths, "        return ws\n", "        return [ws[0]] * depth\n"))
+    v = api.run("schoenholz2017:backprop", budget="quick", controls=False)
+    (w,) = rows(v, "into a wider layer")
+    assert not w.passed and abs(w.numeric / w.theory - 0.5) < 0.05 and v.status != "holds"
+
+
+def test_gradient_depth_scale_sign_bug_is_caught(monkeypatch, fresh_engine):
+    mf = fresh_engine
+    monkeypatch.setattr(mf, "gradient_depth_scale", _mutant(
+        mf.gradient_depth_scale, "return Estimate(-1.0 / lg,", "return Estimate(1.0 / lg,"))
+    v = api.run("schoenholz2017:backprop", budget="quick", controls=False)
+    assert not any(e.passed for e in rows(v, "ξ_∇ at")) and v.status != "holds"
