@@ -300,3 +300,20 @@ def test_isometry_mlp_simulators_agree_in_law_and_a_dense_bug_is_caught(monkeypa
     assert [bool(r.passed) for r in bad] == [False, False]
     v = run_claim(resolve("isometry:theorem4"), Context(budget="quick", seed=0), with_control=False)
     assert v.status != HOLDS
+
+
+def test_dual_map_rows_and_the_series_branch_mutant(monkeypatch):
+    """theorem-a2's σ̄ rows: the evaluation the mean-field maps use agrees with the sympy closed form (relu, step, sin)
+    or 2-D quadrature (tanh) to ≤ 5e-14 at 13 points; with the Hermite series used on all of [−1, 1] (catalogued mutant
+    th-dual-series-everywhere) relu is off by 4.5e-5 and step by 1.3e-2 at the ends, and the claim no longer holds."""
+    from theory import dual
+    from verify.papers.isometry.meanfield import dual_map_rows
+    rows = dual_map_rows(Context(budget="quick", seed=0))
+    assert [r.name.split(":")[0] for r in rows] == ["relu", "step", "sin", "tanh"]
+    assert all(r.passed and r.observed < 1e-13 for r in rows)
+    monkeypatch.setattr(dual.NumericDual, "bar", catalogued_mutant("th-dual-series-everywhere", dual.NumericDual.bar))
+    bad = {r.name.split(":")[0]: r for r in dual_map_rows(Context(budget="quick", seed=0))}
+    assert bad["relu"].passed is False and bad["relu"].observed == pytest.approx(4.48e-5, rel=1e-2)
+    assert bad["step"].passed is False and bad["step"].observed == pytest.approx(1.297e-2, rel=1e-2)
+    v = run_claim(resolve("isometry:theorem-a2"), Context(budget="quick", seed=0), with_control=False)
+    assert v.status != HOLDS
