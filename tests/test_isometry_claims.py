@@ -317,3 +317,21 @@ def test_dual_map_rows_and_the_series_branch_mutant(monkeypatch):
     assert bad["step"].passed is False and bad["step"].observed == pytest.approx(1.297e-2, rel=1e-2)
     v = run_claim(resolve("isometry:theorem-a2"), Context(budget="quick", seed=0), with_control=False)
     assert v.status != HOLDS
+
+
+def test_lemma_a6_bracket_where_attained_and_mpmath_coefficients(monkeypatch):
+    """lemma-a6's extra rows: ρ^{K+1} lies in He_{K+1}'s K-term bracket (to rounding, 2.1e-14) and the float c_k of
+    tanh agree with mpmath to 4.4e-15; with the tail exponent K + 2 (catalogued mutant th-dual-tail-exponent) the
+    bracket misses ρ^{K+1} by up to ρ⁴(1 − |ρ|) = 0.08192 (K = 3, |ρ| = 0.8) and the claim no longer holds."""
+    from theory import dual
+    from verify.papers.isometry.appendix_a_lemmas import mp_coefficient_row, tail_bracket_extremal_row
+    row = tail_bracket_extremal_row()
+    assert row.passed and row.observed < 5e-14
+    mp = mp_coefficient_row(Context(budget="quick", seed=0))
+    assert mp.passed and mp.observed < 1e-14
+    monkeypatch.setattr(dual.DualSeries, "tail_bound", catalogued_mutant("th-dual-tail-exponent",
+                                                                         dual.DualSeries.tail_bound))
+    bad = tail_bracket_extremal_row()
+    assert bad.passed is False and bad.observed == pytest.approx(0.08192, abs=1e-9)
+    v = run_claim(resolve("isometry:lemma-a6"), Context(budget="quick", seed=0), with_control=False)
+    assert v.status != HOLDS
