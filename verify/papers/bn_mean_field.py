@@ -8,7 +8,7 @@ map (eq 10), Σ* = q*((1 − c*)I + c*11ᵀ) the BSB1 fixed point, λ_𝔾, λ_�
 theory/ functions used (theory.bn_meanfield): bsb1_fixed_point, theorem4_fixed_point, theorem5_relu_fixed_point,
 alpha_relu_fixed_point, bn_jacobian_eigenvalues, theorem6_relu_eigenvalues, forward_jacobian_linear,
 gradient_explosion_rate, theorem7_rate, theorem7_density_mass, theorem8_alpha_relu_rate, theorem9_gegenbauer_rate,
-gegenbauer_c, linear_rate, relu_rate_limit, depth_scale, backward_map_quadrature, backward_operator_quadrature.
+gegenbauer_c, relu_rate_limit, depth_scale, backward_map_quadrature, backward_operator_quadrature.
 numerics/ functions used (numerics.bn_meanfield): bn_meanfield_map_laplace, bn_meanfield_map_mc,
 bn_meanfield_map_fourier, iterate_bn_meanfield, classify_covariance, meanfield_jacobian_fd, meanfield_jacobian_mc,
 sym_basis, simulate_bn_gradients; (numerics.bn_kernels) bn_forward_map_mc, bn_backward_map_mc, bn_backward_operator_mc.
