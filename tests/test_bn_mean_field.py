@@ -398,3 +398,134 @@ def test_a_growth_rate_interval_sqrt2_too_wide_is_caught(monkeypatch):
     assert all(e.passed for e in v.evidence if "networks" in e.name)
     row = next(e for e in v.evidence if e.name.startswith("standard error of λ̂"))
     assert row.passed is False and row.observed == pytest.approx(0.96453 / 2, abs=1e-4)
+
+
+# ------------------------------------------------------------------ the backward operator and the forward map by
+# quadrature and Monte Carlo (theorem4, theorem7, epsilon): values at seed 0 and the bugs each row catches
+
+def _mutant(func, old: str, new: str):
+    """``func`` recompiled with ``old`` (which must occur once in its source) replaced by ``new``, in its module's
+    globals: a realistic bug to monkeypatch in place of ``func``."""
+    import __future__
+    import inspect
+    import textwrap
+    source = textwrap.dedent(inspect.getsource(func))
+    assert source.count(old) == 1, f"{old!r} is not (once) in {func.__qualname__}"
+    namespace: dict = {}
+    exec(compile(source.replace(old, new), f"<mutant of {func.__name__}>", "exec",
+                 flags=__future__.annotations.compiler_flag, dont_inherit=True), func.__globals__, namespace)
+    return namespace[func.__name__]
+
+
+def _rows(v, text):
+    return [r for r in v.evidence if text in r.name]
+
+
+def _clear_bn_caches():
+    tbm._affine_fixed_point_cached.cache_clear()
+    tbm._affine_rate_cached.cache_clear()
+    claims._eps_run.cache_clear()
+    claims._eps_mc_rate.cache_clear()
+
+
+def test_theorem4_forward_map_rows_at_seed_0():
+    """V_φ̃(Σ*) = Σ* (eq 10) by Monte Carlo of φ(BN h), h ~ N(0, Σ*) in ℝ^B, B = 8, 100 000 draws: max |z| over the 36
+    entries below the 99.9% Bonferroni value 4.19."""
+    v = run_claim(resolve("bn-mean-field:theorem4"), Context(budget="quick", seed=0), with_control=False)
+    rows = _rows(v, "(eq 10) by Monte Carlo")
+    assert [r.name.split(":")[0] for r in rows] == ["relu, B = 8", "tanh, B = 8", "sin, B = 8"]
+    assert [round(r.observed, 3) for r in rows] == [2.449, 1.667, 1.700]
+    assert all(r.passed and r.bound == pytest.approx(4.190959, rel=1e-6) and r.samples == 100_000 for r in rows)
+    assert rows[1].theory == pytest.approx(-0.0561556338, rel=1e-9) and rows[1].numeric == pytest.approx(-0.05614, abs=1e-4)
+
+
+def test_a_forward_map_that_averages_per_chunk_is_caught(monkeypatch):
+    """bn_forward_map_mc summing per-chunk means (outer.mean) where it must sum the draws: V is off by the chunk size,
+    the eq (10) rows fail and theorem4 no longer holds."""
+    from numerics import bn_kernels as nbk
+    monkeypatch.setattr(nbk, "bn_forward_map_mc", _mutant(nbk.bn_forward_map_mc, "s1 += outer.sum(dim=0)",
+                                                          "s1 += outer.mean(dim=0)"))
+    v = run_claim(resolve("bn-mean-field:theorem4"), Context(budget="quick", seed=0), with_control=False)
+    assert v.status != HOLDS
+    assert [r.passed for r in _rows(v, "(eq 10) by Monte Carlo")] == [False] * 3
+    assert all(r.passed for r in v.evidence if "(eq 10)" not in r.name)
+
+
+def test_theorem7_operator_row_at_seed_0():
+    """tanh, B = 4: eq (24)'s λ_max = 2.12925583842 is the top eigenvalue of the whole 10×10 backward operator at Σ*
+    by polar quadrature (to 1e-13; the next eigenvalue 1.624914, threefold)."""
+    from verify import quantities as Q
+    with Q.perturbed():
+        row = claims.operator_top_row("tanh", 4)
+    assert row.passed and row.theory == pytest.approx(2.1292558384204, rel=1e-12)
+    assert row.observed < 1e-12 and row.bound == pytest.approx(1e-9 * row.theory, rel=1e-3)
+    assert "the next eigenvalues 1.624914, 1.624914, 1.624914" in row.note
+
+
+def test_a_wrong_sphere_weight_in_the_backward_quadrature_is_caught(monkeypatch):
+    """_sphere_rule with the polar-angle weight (1 − x²)^{k/2} for (1 − x²)^{(k−1)/2} (the Jacobian of S^k off by one
+    power of sin θ): the operator's top eigenvalue leaves λ_max; the theorem7 row fails, the claim no longer holds."""
+    monkeypatch.setattr(tbm, "_sphere_rule", _mutant(tbm._sphere_rule, "roots_jacobi(nodes, (k - 1) / 2, (k - 1) / 2)",
+                                                     "roots_jacobi(nodes, k / 2, k / 2)"))
+    v = run_claim(resolve("bn-mean-field:theorem7"), Context(budget="quick", seed=0), with_control=False)
+    assert v.status != HOLDS
+    row, = _rows(v, "the largest eigenvalue of the backward operator")
+    assert row.passed is False and row.observed > 100 * row.bound
+
+
+EPS_KERNEL_SEED0 = [  # (name prefix, observed) of claims._eps_kernel_rows at quick, seed 0
+    ("tanh, B = 4, ε = 0.1, γ = 2, β = 0.5: λ_max (eq 24) = the largest eigenvalue", 1.5446e-06),
+    ("tanh, B = 4, ε = 0.1, γ = 2, β = 0.5: Σ* is a fixed point", 1.6453),
+    ("tanh, B = 4, ε = 0, γ = 2, β = 0.5: Σ* is a fixed point", 1.6210),
+    ("tanh, B = 4, ε = 0.1, γ = 2, β = 0.5: λ_max vs E‖GJ‖²_F/(B − 1)", 1.2017),
+    ("tanh, B = 4, ε = 0.1, γ = 2, β = 0.5, generic Σ and Δ: V_back(Σ){Δ}", 0.6540),
+]
+
+
+def _eps_kernel_rows():
+    from verify import quantities as Q
+    with Q.perturbed():
+        return claims._eps_kernel_rows(Context(budget="quick", seed=0))
+
+
+def test_epsilon_kernel_rows_at_seed_0():
+    """ε = 0.1, γ = 2, β = 0.5, tanh, B = 4: λ_max(ε, γ, β) = 1.875941 against the polar-quadrature operator (20 nodes,
+    allowance 10 × its error estimate 9.1e-4) and the Monte Carlo operator's λ_G (|z| = 1.20); V(Σ*) = Σ* by Monte Carlo
+    at ε = 0.1 and 0; the backward map at a generic Σ, Δ by quadrature vs Monte Carlo (max |z| 0.65 < 3.89); the Monte
+    Carlo operator applied to Δ reproduces E[JᵀΔJ] on the same draws to rounding."""
+    rows = _eps_kernel_rows()
+    assert len(rows) == 6 and all(r.passed for r in rows)
+    for r, (name, observed) in zip(rows, EPS_KERNEL_SEED0):
+        assert r.name.startswith(name) and r.observed == pytest.approx(observed, rel=2e-3), r.name
+    assert rows[0].theory == pytest.approx(1.8759410075938, rel=1e-10)
+    assert rows[3].numeric == pytest.approx(1.86057105, rel=1e-6) and rows[3].samples == 40_000
+    assert rows[4].bound == pytest.approx(3.8905919, rel=1e-6) and rows[5].observed < 1e-14
+
+
+@pytest.mark.parametrize("target, old, new, failing", [
+    # the backward quadrature ignoring BN's ε in n² = ‖Gh‖² + Bε
+    ("_backward_map_rule", "n2 = np.sum(c * c, axis=1) + B * eps", "n2 = np.sum(c * c, axis=1)",
+     ["λ_max (eq 24) = the largest eigenvalue", "V_back(Σ){Δ}"]),
+    # the fixed point's sphere moments ignoring γ (a = ρ instead of γρ)
+    ("_affine_moments", "a = gamma * np.sqrt(rho2)", "a = np.sqrt(rho2)",
+     ["ε = 0.1, γ = 2, β = 0.5: Σ* is a fixed point", "ε = 0, γ = 2, β = 0.5: Σ* is a fixed point"]),
+    # the Monte Carlo operator's kernel with J transposed in one factor: E[J_ik J_lj] for E[J_ik J_jl]
+    ("bn_backward_operator_mc", '"sik,sjl->klij"', '"sik,slj->klij"', ["applied to Δ equals E[JᵀΔJ]"]),
+])
+def test_epsilon_kernel_bugs_are_caught(monkeypatch, target, old, new, failing):
+    """Each bug fails its rows of the ε claim (and only rows that depend on it), so the claim no longer holds."""
+    from numerics import bn_kernels as nbk
+    module = nbk if target == "bn_backward_operator_mc" else tbm
+    monkeypatch.setattr(module, target, _mutant(getattr(module, target), old, new))
+    _clear_bn_caches()
+    try:
+        rows = _eps_kernel_rows()
+        v = run_claim(resolve("bn-mean-field:epsilon"), Context(budget="quick", seed=0), with_control=False)
+    finally:
+        monkeypatch.undo()
+        _clear_bn_caches()
+    assert v.status != HOLDS
+    for text in failing:
+        assert [r.passed for r in rows if text in r.name] == [False], text
+    if target == "bn_backward_operator_mc":   # the operator's λ_G (a trace) is immune to the transposition
+        assert [r.passed for r in rows] == [True] * 5 + [False]

@@ -9,8 +9,8 @@ sphere of the (B − 1)-dimensional space 1^⊥, independent of r = ‖Gh‖. Ev
 over u that — after conditioning on one or two coordinates and using only the exchangeability of the others
 (their sum is −(u_i + u_j), their sum of squares 1 − u_i² − u_j²) — reduces *exactly* to a 1-D integral over
 x₁ = √B u₁ (density ∝ (B − 1 − x₁²)^{(B−4)/2}) or a 2-D integral over (x₁, x₂) (density ∝ Z^{(B−5)/2}, the
-ellipse of Theorem 7). Those are computed by Gauss–Jacobi rules split at the activation's kinks
-(:func:`sphere_expectation_1d`, :func:`sphere_expectation_2d`).
+ellipse of Theorem 7). Those are computed by Gauss–Jacobi rules split at the activation's kinks (``_rule_1d``,
+``_rule_2d``).
 
 * Fixed point (Theorem 4): q* = E φ(x₁)², q*c* = E φ(x₁)φ(x₂).
 * Forward Jacobian (Theorems 1, 6): with s = q*(1 − c*) and E' = GEG, the law of u under N(0, Σ* + εE) has
@@ -129,18 +129,6 @@ def _rule_2d(B: int, nodes: int):
     for v in (x1, x2, w):
         v.setflags(write=False)
     return x1, x2, w
-
-
-def sphere_expectation_1d(f, B: int, nodes: int = _NODES) -> float:
-    """E f(x₁), x₁ = √B u₁ with u uniform on the unit sphere of 1^⊥ ⊂ ℝ^B (f vectorised, kinks at 0 only)."""
-    x, w = _rule_1d(_check_batch(B), nodes)
-    return _finite_dot(w, f(x), "1-D sphere integral")
-
-
-def sphere_expectation_2d(F, B: int, nodes: int = _NODES) -> float:
-    """E F(x₁, x₂) over the joint law of two coordinates of √B u (Theorem 7's density on its ellipse)."""
-    x1, x2, w = _rule_2d(_check_batch(B), nodes)
-    return _finite_dot(w, F(x1, x2), "2-D sphere integral")
 
 
 def _finite_dot(w, v, what: str) -> float:
@@ -722,16 +710,6 @@ def depth_scale(act, batch_size: int, *, eps: float = 0.0, gamma: float = 1.0, b
     """
     lam = float(gradient_explosion_rate(act, batch_size, eps=eps, gamma=gamma, beta=beta))
     return math.inf if lam <= 1 else 1.0 / math.log(lam)
-
-
-def linear_rate(B: int) -> float:
-    """(B − 2)/(B − 3): λ_max of a linear network (Theorems 8, 9)."""
-    return (B - 2) / (B - 3)
-
-
-def theorem7_density_constant(B: int) -> float:
-    """The printed prefactor of eq (24) times q*(1−c*): (B(B−2))^{2−B/2}/(2π)."""
-    return math.exp((2 - B / 2) * math.log(B * (B - 2)) - math.log(2 * math.pi))
 
 
 def theorem7_rate(act, B: int, nodes: int = 400) -> float:
