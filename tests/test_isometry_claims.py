@@ -335,3 +335,19 @@ def test_lemma_a6_bracket_where_attained_and_mpmath_coefficients(monkeypatch):
     assert bad.passed is False and bad.observed == pytest.approx(0.08192, abs=1e-9)
     v = run_claim(resolve("isometry:lemma-a6"), Context(budget="quick", seed=0), with_control=False)
     assert v.status != HOLDS
+
+
+def test_table2_engine_moments_row_and_an_ignored_variance(monkeypatch):
+    """table2's engine row: the public Gaussian engine's moments of every Table 2 σ agree with sympy's within its
+    stated error + 4 ulps (worst 0.125 of that allowance); an engine that ignores its variance argument fails on the
+    two closed forms at v = 5/2 and the claim no longer holds."""
+    from theory import gaussian
+    from verify.papers.isometry.isometry_strength import TABLE2, engine_moment_row
+    row = engine_moment_row(TABLE2)
+    assert row.passed and row.observed <= 0.5
+    real = gaussian.mp_gaussian
+    monkeypatch.setattr(gaussian, "mp_gaussian", lambda fn, v, kinks=(), dps=30: real(fn, 1.0, kinks, dps))
+    bad = engine_moment_row(TABLE2)
+    assert bad.passed is False and bad.observed > 1e10
+    v = run_claim(resolve("isometry:table2"), Context(budget="quick", seed=0), with_control=False)
+    assert v.status != HOLDS
