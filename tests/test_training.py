@@ -64,6 +64,36 @@ def test_bad_dataset_contents(tmp_path):
         load_dataset(str(tmp_path / "junk.npz"))
 
 
+def test_user_data_validation(tmp_path):
+    """Every refusal of load_dataset on user data (the claims' --param dataset=PATH.npz, or arrays from Python), each
+    with its message; x and y of different lengths are refused before the split (they used to be split anyway: extra
+    labels dropped without a word, or an IndexError)."""
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((40, 3)), np.arange(40) % 4
+    for xs, ys in ((x, np.arange(50) % 4), (x, y[:30])):
+        with pytest.raises(DeepinitError, match=r"as many labels as inputs are needed \(x 40 vs y (50|30)\)"):
+            load_dataset((xs, ys))
+        p = tmp_path / f"mismatch{len(ys)}.npz"
+        np.savez(p, x=xs, y=ys)
+        with pytest.raises(DeepinitError, match="as many labels as inputs"):
+            load_dataset(str(p))
+    for spec, kw, match in [((x, y), dict(test_fraction=0.9), "test_fraction"),
+                            ((x, y.reshape(20, 2)), {}, "non-empty 1-D"),
+                            ((x, y - 1), {}, "found -1"),
+                            ((np.arange(40.0), y), {}, "shape \\(samples, features"),
+                            ((np.array([["a"]] * 40), y), {}, "numeric"),
+                            ((x, np.zeros(40, int)), {}, "two classes"),
+                            (3, {}, "registered name")]:
+        with pytest.raises(DeepinitError, match=match):
+            load_dataset(spec, **kw)
+    p = tmp_path / "features.npz"
+    np.savez(p, x_train=x, y_train=y, x_test=x[:, :2], y_test=y)
+    with pytest.raises(DeepinitError, match="different feature counts"):
+        load_dataset(str(p))
+    d = load_dataset((x, y.astype(float)))                      # integer-valued float labels are read as integers
+    assert d.y_train.dtype == np.int64 and d.classes == 4 and load_dataset(d) is d
+
+
 def test_training_is_deterministic_and_a_shallow_network_learns():
     a = train_bn_mlp("digits", "relu", 3, 64, 32, 150, lr=0.05, seed=1)
     b = train_bn_mlp("digits", "relu", 3, 64, 32, 150, lr=0.05, seed=1)
