@@ -45,6 +45,8 @@ class Dataset:
 
 
 def _split(x: np.ndarray, y: np.ndarray, test_fraction: float, seed: int):
+    if len(x) != len(y):   # before the permutation: it would drop extra labels or index past the end
+        raise DeepinitError(f"as many labels as inputs are needed (x {len(x)} vs y {len(y)})")
     if not 0.05 <= test_fraction <= 0.5:
         raise DeepinitError(f"test_fraction = {test_fraction!r} must be in [0.05, 0.5]")
     rng = np.random.default_rng(validate.seed(seed))

@@ -31,6 +31,10 @@ order of the batched kernels. Measured with torch 2.13 on CPU (x86-64, one intra
 On a GPU or with another BLAS the batched kernels may reduce in another order; then a member follows its solo run to
 rounding at first, and a long (or chaotic, e.g. near divergence) trajectory may drift further.
 
+:func:`member_difference` measures a member against its solo run, record by record. The training claims that use these
+ensembles retrain one member alone and compare with it (their run-integrity rows, ``verify/papers/_integrity.py``), so
+that a bug shared by every member — which no verdict could see otherwise — leaves them inconclusive.
+
 A member whose loss or gradients become non-finite stops exactly where its solo run stops (the same step, the same
 records up to it, ``diverged=True``, the chance-level accuracy): it is masked out of the loss and its updates, and it
 cannot change the other members, since no batched operation mixes members. The ensemble stops when every member has.
@@ -54,7 +58,8 @@ from theory.errors import DeepinitError
 from . import training as _tr
 from .threads import intra_op_threads
 
-__all__ = ["train_bn_mlp_ensemble", "train_isometry_mlp_ensemble", "RTOL_FLOAT32", "RTOL_FLOAT64", "GAP_ATOL"]
+__all__ = ["train_bn_mlp_ensemble", "train_isometry_mlp_ensemble", "member_difference", "RTOL_FLOAT32", "RTOL_FLOAT64",
+           "GAP_ATOL"]
 
 #: the max relative difference between a member's recorded numbers and its solo run's that the tests allow (float32;
 #: measured: 0 for the training records, ≤ 1e-11 for the isometry gaps and margins)
@@ -572,3 +577,82 @@ def _train_isometry(ds, acts, depth, width, B, epochs, lr, seeds, probe, normali
             acc[e] = float(np.mean(pred[e] == ds.y_test))
     return [_tr.IsometryTrainingRun(acts[e].name, depth, width, B, epochs, lr, seeds[e], losses[e], float(acc[e]),
                                     gaps[e], not bool(active[e]), margin[e], len(probe)) for e in range(E)]
+
+
+# =============================================================================================
+# A member against its solo run (the training claims' run-integrity rows, and the tests)
+# =============================================================================================
+
+#: per run type: the settings and outcomes that must be equal, and the recorded numbers compared within the tolerance
+_SETTINGS = {
+    "TrainingRun": ("depth", "width", "batch_size", "steps", "optimizer", "lr", "seed", "record_at", "diverged",
+                    "chance"),
+    "IsometryTrainingRun": ("activation", "depth", "width", "batch_size", "epochs", "lr", "seed", "probe_size",
+                            "diverged"),
+}
+_RECORDS = {
+    "TrainingRun": ("loss", "weight_norm", "preact_grad_norm", "weight_grad_norm", "relative_weight_grad",
+                    "relative_gamma_grad", "test_accuracy"),
+    "IsometryTrainingRun": ("train_loss", "gaps", "corollary2_margin", "test_accuracy"),
+}
+#: records whose entries can be ~0 (a margin, a gap near isometry): compared with the absolute allowance GAP_ATOL
+_ATOL_RECORDS = ("gaps", "corollary2_margin")
+
+
+def _relative_excess(a, b, atol: float) -> float:
+    """max over entries of max(|a − b| − atol, 0)/|b|; ∞ when the shapes or the places of NaN and ±∞ differ."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or not (np.array_equal(np.isnan(a), np.isnan(b))
+                                  and np.array_equal(np.where(np.isinf(a), a, 0), np.where(np.isinf(b), b, 0))):
+        return math.inf
+    m = np.isfinite(a)
+    if not m.any():
+        return 0.0
+    excess = np.maximum(np.abs(a[m] - b[m]) - atol, 0.0)
+    return float(np.max(excess / np.maximum(np.abs(b[m]), 1e-300)))
+
+
+def member_difference(member, solo) -> dict:
+    """How far an ensemble member's numbers are from its solo run's, record by record.
+
+    The batched trainers promise that member i is the solo run with ``seeds[i]`` up to floating-point reduction
+    order (module docstring: bit for bit with float32 on CPU, tolerance :data:`RTOL_FLOAT32`); this measures it.
+    Each setting and outcome (seed, sizes, learning rate, ``diverged``, …) counts 0 when equal and ∞ otherwise; each
+    recorded array or number counts its largest relative difference max(|a − b| − atol, 0)/|b| over its entries, with
+    atol = :data:`GAP_ATOL` for the isometry gaps and Corollary 2 margins (which can be ~0) and 0 otherwise, and ∞
+    when a NaN or an infinity sits at a different place (a run that stopped at another step).
+
+    Parameters
+    ----------
+    member : TrainingRun or IsometryTrainingRun
+        A run returned by :func:`train_bn_mlp_ensemble` or :func:`train_isometry_mlp_ensemble`.
+    solo : TrainingRun or IsometryTrainingRun
+        The same network trained alone (:func:`numerics.training.train_bn_mlp` or
+        :func:`numerics.training.train_isometry_mlp` with the member's seed and settings).
+
+    Returns
+    -------
+    dict
+        Name → difference: the settings first, then the records (BN: ``loss``, the Fig 3 norms, the Fig A.2 relative
+        gradient norms, ``test_accuracy``; isometry: ``train_loss``, ``gaps``, ``corollary2_margin``,
+        ``test_accuracy``). The member is its solo run within the tolerance when every value is ≤ it.
+
+    Examples
+    --------
+    >>> from numerics.ensembles import member_difference, train_bn_mlp_ensemble
+    >>> from numerics.training import train_bn_mlp
+    >>> runs = train_bn_mlp_ensemble("digits", "relu", 3, 16, 8, 5, lr=0.01, seeds=[0, 1], record_steps=2)
+    >>> d = member_difference(runs[1], train_bn_mlp("digits", "relu", 3, 16, 8, 5, lr=0.01, seed=1, record_steps=2))
+    >>> max(d.values()), d["seed"]                  # float32 on CPU: bit for bit
+    (0.0, 0.0)
+    >>> member_difference(runs[0], train_bn_mlp("digits", "relu", 3, 16, 8, 5, lr=0.01, seed=1, record_steps=2))["seed"]
+    inf
+    """
+    kind = type(member).__name__
+    if kind not in _RECORDS or type(solo) is not type(member):
+        raise DeepinitError(f"member_difference: two TrainingRun or two IsometryTrainingRun, got {kind} and "
+                            f"{type(solo).__name__}")
+    out = {k: 0.0 if getattr(member, k) == getattr(solo, k) else math.inf for k in _SETTINGS[kind]}
+    for k in _RECORDS[kind]:
+        out[k] = _relative_excess(getattr(member, k), getattr(solo, k), GAP_ATOL if k in _ATOL_RECORDS else 0.0)
+    return out

@@ -529,3 +529,51 @@ def test_epsilon_kernel_bugs_are_caught(monkeypatch, target, old, new, failing):
         assert [r.passed for r in rows if text in r.name] == [False], text
     if target == "bn_backward_operator_mc":   # the operator's λ_G (a trace) is immune to the transposition
         assert [r.passed for r in rows] == [True] * 5 + [False]
+
+# ------------------------------------------------------------------ the training claims' run-integrity rows
+
+def _clear_training_caches():
+    from verify.papers import bn_mean_field_training as T
+    T._trained.__wrapped__.cache_clear()
+    T._trained_seeds.__wrapped__.cache_clear()
+
+
+def test_training_integrity_rows_at_seed_0():
+    """Figs 3 and A.2 retrain the last seed of their ensembles alone (numerics.training.train_bn_mlp, same
+    arguments): float32 on CPU, the member is its solo run bit for bit (every recorded norm, every step's loss)."""
+    from verify.papers import bn_mean_field_training as T
+    ctx = Context(budget="quick", seed=0)
+    for rows, checks in (T._fig3_rows(ctx), T._fig3_rows(ctx, lr=T.FIG3_LR_LARGE), T._a2_rows(ctx)):
+        assert len(checks) == 1 and not any(r.name.startswith("run integrity") for r in rows)
+        row = checks[0]
+        assert row.name == ("run integrity: member 2 of 2 (relu, seed 1) of the batched ensemble = its solo run "
+                            "(numerics.training.train_bn_mlp)")
+        assert (row.observed, row.bound, row.passed) == (0.0, 1e-6, True), row.note
+    assert "preact_grad_norm 0" in T._fig3_rows(ctx)[1][0].note
+    assert "relative_gamma_grad 0" in T._a2_rows(ctx)[1][0].note
+
+
+@pytest.mark.parametrize("mutant,func,name,status", [
+    ("nu-ensemble-loss-mean", "_member_ce", "figure3", VIOLATED),
+    ("nu-ensemble-bn-eps-ignored", "_train_bn", "figure-a2", HOLDS),
+    ("nu-ensemble-init-one-generator", "_init_stacked", "figure-a2", HOLDS),
+])
+def test_training_claims_kill_batched_trainer_bugs(monkeypatch, mutant, func, name, status):
+    """A catalogued bug of the batched trainer (numerics.ensembles) moves the ensemble's members off their solo runs:
+    the run-integrity row fails and the claim, expected `status`, is inconclusive (its networks are not the ones it
+    describes); the rows of the figure itself do not see the bug."""
+    from numerics import ensembles
+    monkeypatch.setattr(ensembles, func, catalogued_mutant(mutant, getattr(ensembles, func)))
+    _clear_training_caches()
+    try:
+        v = run_claim(resolve(f"bn-mean-field:{name}"), Context(budget="quick", seed=0))
+    finally:
+        _clear_training_caches()
+    assert v.status == INCONCLUSIVE and "not the ones the claim describes" in v.summary, v.summary
+    failed = [r for r in v.evidence if r.passed is False]
+    assert [r.name.split(" of the batched")[0] for r in failed if r.name.startswith("run integrity")] == \
+        ["run integrity: member 2 of 2 (relu, seed 1)"]
+    integrity = failed[-1]
+    assert integrity.observed > 1e4 * integrity.bound, integrity.note
+    from verify.core import status_from_rows
+    assert status_from_rows([r for r in v.evidence if not r.name.startswith("run integrity")]) == status

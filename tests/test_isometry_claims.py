@@ -351,3 +351,48 @@ def test_table2_engine_moments_row_and_an_ignored_variance(monkeypatch):
     assert bad.passed is False and bad.observed > 1e10
     v = run_claim(resolve("isometry:table2"), Context(budget="quick", seed=0), with_control=False)
     assert v.status != HOLDS
+
+# ------------------------------------------------------------------ the training claims' run-integrity rows
+
+def test_training_integrity_rows_at_seed_0():
+    """Figs 7, B.6 and B.7 retrain one member of their ensembles alone (numerics.training.train_isometry_mlp): ReLU's
+    last seed — seed 2 of Fig 7's three (shared by Fig B.6), seed 5 of Fig B.7's six (an ensemble Fig 7 does not
+    train) — equal within 1e-6 relative (float32 on CPU: the losses and accuracies bit for bit; the float64 gaps to
+    ~1e-15, within the absolute 1e-10)."""
+    names = {"figure7": (2, 3), "figure-b6": (2, 3), "figure-b7": (5, 6)}
+    for claim, (seed, n) in names.items():
+        v = verdict(claim)
+        rows = [r for r in v.evidence if r.name.startswith("run integrity")]
+        assert [r.name for r in rows] == [f"run integrity: the relu member of seed {seed} (the last of {n} seeds, depth "
+                                          "10) of the batched ensemble = its solo run "
+                                          "(numerics.training.train_isometry_mlp)"]
+        assert (rows[0].observed, rows[0].bound, rows[0].passed) == (0.0, 1e-6, True), rows[0].note
+        assert "train_loss 0, gaps 0, corollary2_margin 0, test_accuracy 0" in rows[0].note
+    for control in (verdict("figure7").positive_control, verdict("figure-b6").negative_control):
+        assert [r.passed for r in control.evidence if r.name.startswith("run integrity")] == [True]
+
+
+def test_training_claims_kill_the_one_generator_ensemble(monkeypatch):
+    """nu-ensemble-init-one-generator: the members' initial weights drawn from the first member's generator in turn —
+    the networks are still eq (1) MLPs at the same sizes, and Fig B.6's own rows hold on them, but they are not the
+    seeds the claim names: the run-integrity row fails and Fig B.6 (holds) is inconclusive."""
+    from numerics import ensembles
+    from verify.core import status_from_rows
+    from verify.papers.isometry import training as T
+
+    def clear():
+        T._run.__wrapped__.cache_clear()
+        T._run_ensemble.__wrapped__.cache_clear()
+        T._MEMBERS.clear()
+    monkeypatch.setattr(ensembles, "_init_stacked", catalogued_mutant("nu-ensemble-init-one-generator",
+                                                                      ensembles._init_stacked))
+    clear()
+    try:
+        v = run_claim(resolve("isometry:figure-b6"), Context(budget="quick", seed=0))
+    finally:
+        clear()
+    assert v.status == INCONCLUSIVE and "not the ones the claim describes" in v.summary, v.summary
+    row = v.evidence[-1]
+    assert row.name.startswith("run integrity: the relu member of seed 2") and row.passed is False
+    assert row.observed > 1e4 * row.bound, row.note
+    assert status_from_rows(v.evidence[:-1]) == HOLDS

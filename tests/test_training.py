@@ -1,6 +1,7 @@
 """Datasets without downloads and the BN-MLP trainer behind bn-mean-field Figs 2–3 (issue 12): loading, validation,
 determinism, and that training does what the claims rely on (a shallow network learns the digits, a 3·16ξ-deep one
 does not)."""
+import functools
 import math
 
 import numpy as np
@@ -61,6 +62,36 @@ def test_bad_dataset_contents(tmp_path):
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(DeepinitError, match="cannot be read"):
         load_dataset(str(tmp_path / "junk.npz"))
+
+
+def test_user_data_validation(tmp_path):
+    """Every refusal of load_dataset on user data (the claims' --param dataset=PATH.npz, or arrays from Python), each
+    with its message; x and y of different lengths are refused before the split (they used to be split anyway: extra
+    labels dropped without a word, or an IndexError)."""
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((40, 3)), np.arange(40) % 4
+    for xs, ys in ((x, np.arange(50) % 4), (x, y[:30])):
+        with pytest.raises(DeepinitError, match=r"as many labels as inputs are needed \(x 40 vs y (50|30)\)"):
+            load_dataset((xs, ys))
+        p = tmp_path / f"mismatch{len(ys)}.npz"
+        np.savez(p, x=xs, y=ys)
+        with pytest.raises(DeepinitError, match="as many labels as inputs"):
+            load_dataset(str(p))
+    for spec, kw, match in [((x, y), dict(test_fraction=0.9), "test_fraction"),
+                            ((x, y.reshape(20, 2)), {}, "non-empty 1-D"),
+                            ((x, y - 1), {}, "found -1"),
+                            ((np.arange(40.0), y), {}, "shape \\(samples, features"),
+                            ((np.array([["a"]] * 40), y), {}, "numeric"),
+                            ((x, np.zeros(40, int)), {}, "two classes"),
+                            (3, {}, "registered name")]:
+        with pytest.raises(DeepinitError, match=match):
+            load_dataset(spec, **kw)
+    p = tmp_path / "features.npz"
+    np.savez(p, x_train=x, y_train=y, x_test=x[:, :2], y_test=y)
+    with pytest.raises(DeepinitError, match="different feature counts"):
+        load_dataset(str(p))
+    d = load_dataset((x, y.astype(float)))                      # integer-valued float labels are read as integers
+    assert d.y_train.dtype == np.int64 and d.classes == 4 and load_dataset(d) is d
 
 
 def test_training_is_deterministic_and_a_shallow_network_learns():
@@ -269,3 +300,98 @@ def test_ensemble_input_errors():
         train_isometry_mlp_ensemble("digits", "relu", 2, 16, 8, 1, lr=-1.0, seeds=[0])
     with pytest.raises(DeepinitError, match="dtype"):
         train_bn_mlp_ensemble("digits", "relu", 2, 8, 8, 2, lr=0.01, seeds=[0], dtype="float16")
+
+
+# ---------------------------------------------------------------------------------------------
+# A member against its solo run: numerics.ensembles.member_difference, the claims' run-integrity rows
+# (verify.papers._integrity) and the catalogued bugs of the batched trainers they catch
+# ---------------------------------------------------------------------------------------------
+
+def test_member_difference_record_by_record():
+    import dataclasses
+
+    from numerics.ensembles import GAP_ATOL, member_difference, train_bn_mlp_ensemble, train_isometry_mlp_ensemble
+    from numerics.training import train_isometry_mlp
+    runs = train_bn_mlp_ensemble("digits", "relu", 4, 16, 8, 6, lr=0.01, seeds=[0, 3], record_steps=2, record_at=(1,))
+    solo = train_bn_mlp("digits", "relu", 4, 16, 8, 6, lr=0.01, seed=3, record_steps=2, record_at=(1,))
+    d = member_difference(runs[1], solo)
+    assert list(d)[:10] == ["depth", "width", "batch_size", "steps", "optimizer", "lr", "seed", "record_at", "diverged",
+                            "chance"]
+    assert set(d) >= set(BN_FIELDS) and max(d.values()) == 0.0          # float32 on CPU: bit for bit
+    other = member_difference(runs[0], solo)                            # another seed: another network
+    assert other["seed"] == math.inf and other["loss"] > 1e-3 and other["depth"] == 0.0
+    # a relative difference per record; NaN (a run stopped earlier) at another place is infinitely far
+    loss = solo.loss.copy()
+    loss[2] *= 1 + 3e-6
+    assert member_difference(runs[1], dataclasses.replace(solo, loss=loss))["loss"] == pytest.approx(3e-6, rel=1e-3)
+    loss[4:] = np.nan
+    assert member_difference(runs[1], dataclasses.replace(solo, loss=loss))["loss"] == math.inf
+    assert member_difference(runs[1], dataclasses.replace(solo, diverged=True))["diverged"] == math.inf
+    # the isometry gaps and margins get the absolute allowance GAP_ATOL (a margin can be ~0), the losses none
+    iso = train_isometry_mlp_ensemble("digits", "tanh", 2, 16, 64, 1, lr=0.01, seeds=[1])[0]
+    alone = train_isometry_mlp("digits", "tanh", 2, 16, 64, 1, lr=0.01, seed=1)
+    assert max(member_difference(iso, alone).values()) <= 1e-14
+    near = dataclasses.replace(alone, gaps=alone.gaps + 0.5 * GAP_ATOL)
+    assert member_difference(iso, near)["gaps"] == 0.0
+    far = dataclasses.replace(alone, gaps=alone.gaps * (1 + 1e-5))
+    assert member_difference(iso, far)["gaps"] == pytest.approx(1e-5, rel=0.05)
+    assert member_difference(iso, dataclasses.replace(alone, activation="relu"))["activation"] == math.inf
+    with pytest.raises(DeepinitError, match="two TrainingRun or two IsometryTrainingRun"):
+        member_difference(iso, solo)
+
+
+def test_integrity_row_and_verdict():
+    """The row passes within RTOL_FLOAT32, fails beyond it (and the verdict is inconclusive whatever the other rows
+    say), and is reported without a judgement on a device where the tolerance was not measured."""
+    import dataclasses
+
+    from verify.core import HOLDS, INCONCLUSIVE, VIOLATED, Evidence
+    from verify.papers import _integrity as I
+    runs = _small_bn_ensemble()
+    solo = train_bn_mlp("digits", "relu", 3, 16, 8, 4, lr=0.01, seed=1, record_steps=2)
+    ok = I.member_row(runs[1], solo, "member 2 of 2 (relu, seed 1)", "numerics.training.train_bn_mlp")
+    assert ok.name == ("run integrity: member 2 of 2 (relu, seed 1) of the batched ensemble = its solo run "
+                       "(numerics.training.train_bn_mlp)")
+    assert (ok.observed, ok.bound, ok.passed) == (0.0, 1e-6, True) and "divergence equal" in ok.note
+    loss = solo.loss * (1 + 2e-6)
+    bad = I.member_row(runs[1], dataclasses.replace(solo, loss=loss), "m", "f")
+    assert bad.passed is False and bad.observed == pytest.approx(2e-6, rel=1e-3) and "loss 2e-06" in bad.note
+    seed = I.member_row(runs[0], solo, "m", "f")
+    assert seed.passed is False and seed.observed == math.inf and "differ: seed" in seed.note
+    gpu = I.member_row(runs[1], dataclasses.replace(solo, loss=loss), "m", "f", device="cuda")
+    assert gpu.passed is None and gpu.observed > gpu.bound and "not judged on cuda" in gpu.note
+    rows = [Evidence("a row", bound=1.0, observed=0.5, passed=True)]
+    assert I.judged("p:c", rows, [ok], "h", "f").status == HOLDS
+    assert I.judged("p:c", rows, [gpu], "h", "f").status == HOLDS
+    v = I.judged("p:c", rows, [bad], "h", "f")
+    assert v.status == INCONCLUSIVE and "not the ones the claim describes" in v.summary and v.evidence[-1] is bad
+    failing = [Evidence("a row", bound=1.0, observed=2.0, passed=False)]
+    assert I.judged("p:c", failing, [ok], "h", "f").status == VIOLATED
+    assert I.judged("p:c", failing, [bad], "h", "f").status == INCONCLUSIVE
+
+
+@functools.lru_cache(maxsize=1)
+def _small_bn_ensemble():
+    from numerics.ensembles import train_bn_mlp_ensemble
+    return tuple(train_bn_mlp_ensemble("digits", "relu", 3, 16, 8, 4, lr=0.01, seeds=[0, 1], record_steps=2))
+
+
+@pytest.mark.parametrize("mutant,func", [("nu-ensemble-loss-mean", "_member_ce"),
+                                         ("nu-ensemble-bn-eps-ignored", "_train_bn"),
+                                         ("nu-ensemble-init-one-generator", "_init_stacked")])
+def test_catalogued_ensemble_bugs_move_a_member_off_its_solo_run(monkeypatch, mutant, func):
+    """Each catalogued bug of the batched trainers puts the last member of a small ensemble beyond 10× the tolerance
+    from its solo run (the solo trainer is untouched); the isometry trainer shares _member_ce and _init_stacked."""
+    from conftest import catalogued_mutant
+
+    from numerics import ensembles
+    from numerics.training import train_isometry_mlp
+    monkeypatch.setattr(ensembles, func, catalogued_mutant(mutant, getattr(ensembles, func)))
+    kw = dict(lr=0.01, record_steps=3)
+    member = ensembles.train_bn_mlp_ensemble("digits", "relu", 6, 32, 16, 20, seeds=[0, 1], **kw)[-1]
+    d = ensembles.member_difference(member, train_bn_mlp("digits", "relu", 6, 32, 16, 20, seed=1, **kw))
+    assert max(d.values()) > 10 * ensembles.RTOL_FLOAT32, d
+    if func != "_train_bn":
+        member = ensembles.train_isometry_mlp_ensemble("digits", "relu", 3, 24, 64, 1, lr=0.01, seeds=[0, 1])[-1]
+        d = ensembles.member_difference(member, train_isometry_mlp("digits", "relu", 3, 24, 64, 1, lr=0.01, seed=1))
+        assert max(d.values()) > 10 * ensembles.RTOL_FLOAT32, d

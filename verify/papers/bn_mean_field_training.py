@@ -9,8 +9,14 @@ bn-mean-field:epsilon — SGD). The protocol and the criteria below were fixed f
 run: a network is *trainable* when its test accuracy after the step budget is at least 0.5 (chance is ≈ 0.1, a
 shallow network reaches ≈ 0.95); the depths trained are multiples of the prediction 16ξ(B).
 
+Figs 3 and A.2 train their seeds as one batched ensemble (numerics.ensembles.train_bn_mlp_ensemble, member i = the
+solo run with seed i); each also retrains the ensemble's last seed alone (numerics.training.train_bn_mlp, the same
+arguments) and compares every number it reads — a run-integrity row (verify.papers._integrity): a member off its solo
+run beyond 1e-6 relative leaves the claim inconclusive. Figs 2 and 4 train one seed per setting with the solo trainer.
+
 theory/ functions used: theory.bn_meanfield.gradient_explosion_rate (λ_max → 16ξ). numerics/ functions used:
-numerics.datasets.load_dataset, numerics.training.train_bn_mlp.
+numerics.datasets.load_dataset, numerics.training.train_bn_mlp, numerics.ensembles.train_bn_mlp_ensemble,
+numerics.ensembles.member_difference.
 """
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ from ..core import Claim, Context, Evidence, Parameter, Verdict
 from ..figures import Panel, Series, activation_label, binomial_band, write_figure
 from ..lazy import lazy_module as _lazy
 from ..parallel import map_points, sweep_point
+from . import _integrity as integrity
 from .bn_mean_field import DECLARATION
 
 training = _lazy("numerics.training")
@@ -54,9 +61,9 @@ def _depth_scale(B: int) -> float:
 @sweep_point
 @functools.lru_cache(maxsize=256)
 def _trained(dataset: str, depth: int, B: int, steps: int, lr: float, optimizer: str, sub_batch: int, seed: int,
-             record: int = 0, act: str = "relu", eps: float = 1e-5):
+             record: int = 0, act: str = "relu", eps: float = 1e-5, at: tuple = ()):
     return training.train_bn_mlp(dataset, act, depth, WIDTH, B, steps, lr=lr, optimizer=optimizer,
-                                 sub_batch=sub_batch or None, seed=seed, record_steps=record, eps=eps)
+                                 sub_batch=sub_batch or None, seed=seed, record_steps=record, eps=eps, record_at=at)
 
 
 @sweep_point
@@ -68,6 +75,20 @@ def _trained_seeds(dataset: str, depth: int, B: int, steps: int, lr: float, opti
     return tuple(ensembles.train_bn_mlp_ensemble(dataset, act, depth, WIDTH, B, steps, lr=lr, optimizer=optimizer,
                                                  sub_batch=sub_batch or None, seeds=list(seeds), record_steps=record,
                                                  eps=eps, record_at=at))
+
+
+def _member_check(dataset: str, depth: int, B: int, steps: int, lr: float, optimizer: str, sub_batch: int,
+                  seeds: tuple, record: int = 0, act: str = "relu", eps: float = 1e-5, at: tuple = ()) -> Evidence:
+    """The run-integrity row of an ensemble (verify.papers._integrity): its last member — the last seed, so that a
+    bug sparing the first member shows too — retrained alone by numerics.training.train_bn_mlp with the same
+    arguments (optimizer, sub-batches, ε, recording), compared on the loss at every step, the recorded norms and the
+    test accuracy. The solo run is memoised: the ±δ reruns and the controls reuse it."""
+    args = (dataset, depth, B, steps, lr, optimizer, sub_batch)
+    member = _trained_seeds(*args, seeds, record, act, eps, at)[-1]
+    solo = Q.memo(("bn-mean-field solo run",) + args + (seeds[-1], record, act, eps, at),
+                  lambda: _trained(*args, seeds[-1], record, act, eps, at))
+    return integrity.member_row(member, solo, f"member {len(seeds)} of {len(seeds)} ({act}, seed {seeds[-1]})",
+                                "numerics.training.train_bn_mlp")
 
 
 # =============================================================================================
@@ -194,7 +215,9 @@ FIG3_LR = 0.01        # the protocol's learning rate (as Fig 2's), fixed before 
 FIG3_LR_LARGE = 0.3   # the positive control's: large first steps
 
 
-def _fig3_rows(ctx: Context, factor: float = 1.0, figure: dict | None = None, lr: float | None = None) -> list[Evidence]:
+def _fig3_rows(ctx: Context, factor: float = 1.0, figure: dict | None = None,
+               lr: float | None = None) -> tuple[list[Evidence], list[Evidence]]:
+    """The rows that decide Fig 3, and the run-integrity row of its ensemble."""
     st = _fig3_settings(ctx)
     B, L = 32, st["depth"]
     data = _dataset(ctx)
@@ -228,7 +251,7 @@ def _fig3_rows(ctx: Context, factor: float = 1.0, figure: dict | None = None, lr
                               + "; " + SUBSTITUTE))
     if figure is not None:
         figure["runs"] = runs
-    return rows
+    return rows, [_member_check(data, L, B, 10, lr, "sgd", 0, seeds, 10)]
 
 
 def _fig3_plot(ctx: Context, runs) -> dict:
@@ -251,22 +274,21 @@ def _fig3_plot(ctx: Context, runs) -> dict:
 
 def check_figure3(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
-    rows = _fig3_rows(ctx, figure=fig)
+    rows, checks = _fig3_rows(ctx, figure=fig)
     lr = float(ctx.params.get("lr") or FIG3_LR)
-    return Verdict.judged(f"{PAPER}:figure3", rows,
-                          "before training the gradients explode at λ_max per layer over constant weights; within the "
-                          "first steps the weights grow towards the input and the explosion is gone (digits substitute)",
-                          f"at SGD lr {lr:g} the step-0 picture holds (explosion at λ_max, flat weights) but the "
-                          "explosion only decays gradually over the first 10 steps; it is gone within a few steps only "
-                          f"for large first steps (lr {FIG3_LR_LARGE:g}: the positive control) — the paper's \"after a "
-                          "single step\" depends on a learning rate it does not state",
-                          artefacts=_fig3_plot(ctx, fig["runs"]) if fig else {})
+    return integrity.judged(f"{PAPER}:figure3", rows, checks,
+                            "before training the gradients explode at λ_max per layer over constant weights; within the "
+                            "first steps the weights grow towards the input and the explosion is gone (digits substitute)",
+                            f"at SGD lr {lr:g} the step-0 picture holds (explosion at λ_max, flat weights) but the "
+                            "explosion only decays gradually over the first 10 steps; it is gone within a few steps only "
+                            f"for large first steps (lr {FIG3_LR_LARGE:g}: the positive control) — the paper's \"after a "
+                            "single step\" depends on a learning rate it does not state",
+                            artefacts=_fig3_plot(ctx, fig["runs"]) if fig else {})
 
 
 def positive_figure3(ctx: Context) -> Verdict:
-    rows = _fig3_rows(ctx, lr=FIG3_LR_LARGE)
-    return Verdict.judged(f"{PAPER}:figure3", rows, f"at lr {FIG3_LR_LARGE:g} every row holds",
-                          f"not even at lr {FIG3_LR_LARGE:g}")
+    return integrity.judged(f"{PAPER}:figure3", *_fig3_rows(ctx, lr=FIG3_LR_LARGE),
+                            f"at lr {FIG3_LR_LARGE:g} every row holds", f"not even at lr {FIG3_LR_LARGE:g}")
 
 
 DECLARATION.add(Claim(
@@ -278,10 +300,13 @@ DECLARATION.add(Claim(
     "A ReLU BN MLP (width 128, B = 32, depth 30–50) trained 10 SGD steps (lr 0.01) on the digits substitute, the "
     "per-layer ‖W^l‖, ‖∂L/∂h^l‖ and ‖∂L/∂W^l‖ recorded before each update. Step 0: the slope of log‖∂L/∂h^l‖² in l "
     "must be −log λ_max within 0.05 (quantitative: Theorem 7 with real inputs and a real loss) and log‖W^l‖ flat; "
-    "step 1: log‖W^l‖ decreasing in l (larger towards the input); step 9: the gradient slope at most ¼ of step 0's.",
+    "step 1: log‖W^l‖ decreasing in l (larger towards the input); step 9: the gradient slope at most ¼ of step 0's. "
+    "The seeds train as one batched ensemble; run integrity: its last seed retrained alone (the solo trainer) must "
+    "match it within 1e-6 relative at every recorded step, else no verdict (inconclusive).",
     check_figure3, None, "",
     depends_on=("lambda_max",), resolution_override={"lambda_max": (0.1, 0.1, 0.1)},
-    uses=("theory.bn_meanfield.gradient_explosion_rate", "numerics.training.train_bn_mlp"),
+    uses=("theory.bn_meanfield.gradient_explosion_rate", "numerics.ensembles.train_bn_mlp_ensemble",
+          "numerics.training.train_bn_mlp", "numerics.ensembles.member_difference"),
     positive_control=positive_figure3,
     positive_control_description=f"the same check with large first steps (SGD lr {FIG3_LR_LARGE:g}) must hold",
     parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),
@@ -468,13 +493,16 @@ def _a2_settings(ctx: Context) -> dict:
     return ctx.pick(dict(epochs=4, seeds=2), dict(epochs=4, seeds=4), dict(epochs=8, seeds=8))
 
 
-def _a2_rows(ctx: Context, at_epoch: int | None = None, figure: dict | None = None) -> list[Evidence]:
+def _a2_rows(ctx: Context, at_epoch: int | None = None,
+             figure: dict | None = None) -> tuple[list[Evidence], list[Evidence]]:
+    """The rows that decide Fig A.2 (or, with ``at_epoch=0``, its control), and the run-integrity row of its
+    ensemble."""
     st = _a2_settings(ctx)
     E = st["epochs"] if at_epoch is None else at_epoch
     steps = st["epochs"] * STEPS_PER_EPOCH
     at = tuple(e * STEPS_PER_EPOCH for e in range(st["epochs"])) + (steps - 1,)
-    runs = list(_trained_seeds(_dataset(ctx), A2_DEPTH, A2_B, steps, 0.01, "sgd", 0,
-                               tuple(ctx.seed * 100 + s for s in range(st["seeds"])), at=at))
+    seeds = tuple(ctx.seed * 100 + s for s in range(st["seeds"]))
+    runs = list(_trained_seeds(_dataset(ctx), A2_DEPTH, A2_B, steps, 0.01, "sgd", 0, seeds, at=at))
     k = at.index(min(E * STEPS_PER_EPOCH, steps - 1))
     rows = []
     for label, attr in (("weights W^l", "relative_weight_grad"), ("BN scales γ^l", "relative_gamma_grad")):
@@ -493,7 +521,7 @@ def _a2_rows(ctx: Context, at_epoch: int | None = None, figure: dict | None = No
                          note="informational: Theorem 7 and Fig 3 check the rate; " + SUBSTITUTE))
     if figure is not None:
         figure.update(runs=runs, at=at)
-    return rows
+    return rows, [_member_check(_dataset(ctx), A2_DEPTH, A2_B, steps, 0.01, "sgd", 0, seeds, at=at)]
 
 
 def _a2_plot(ctx: Context, fig: dict) -> dict:
@@ -515,18 +543,18 @@ def _a2_plot(ctx: Context, fig: dict) -> dict:
 
 def check_figure_a2(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
-    rows = _a2_rows(ctx, figure=fig)
-    return Verdict.judged(f"{PAPER}:figure-a2", rows,
-                          "after the first epochs the relative gradient norms of every layer's weights and BN scales "
-                          "lie within one decade, from a spread set by λ_max at initialisation (digits MLP substitute)",
-                          "the relative gradient norms do not equilibrate within the first epochs",
-                          artefacts=_a2_plot(ctx, fig) if fig else {})
+    rows, checks = _a2_rows(ctx, figure=fig)
+    return integrity.judged(f"{PAPER}:figure-a2", rows, checks,
+                            "after the first epochs the relative gradient norms of every layer's weights and BN scales "
+                            "lie within one decade, from a spread set by λ_max at initialisation (digits MLP "
+                            "substitute)", "the relative gradient norms do not equilibrate within the first epochs",
+                            artefacts=_a2_plot(ctx, fig) if fig else {})
 
 
 def control_figure_a2(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER}:figure-a2", _a2_rows(ctx, at_epoch=0),
-                          "the same criterion already holds at initialisation (it cannot see the explosion)",
-                          "the same criterion flags the initial explosion")
+    return integrity.judged(f"{PAPER}:figure-a2", *_a2_rows(ctx, at_epoch=0),
+                            "the same criterion already holds at initialisation (it cannot see the explosion)",
+                            "the same criterion flags the initial explosion")
 
 
 DECLARATION.add(Claim(
@@ -538,8 +566,11 @@ DECLARATION.add(Claim(
     "A ReLU BN MLP (width 128, depth 20, B = 32 — a substitute for VGG19; data: scikit-learn's digits, a substitute "
     "for CIFAR100) trained with SGD (lr 0.01); ‖∂L/∂W^l‖/‖W^l‖ and ‖∂L/∂γ^l‖/‖γ^l‖ recorded at the start of each epoch: "
     "after 4 epochs (standard) their spread over the layers must be at most one decade (mean over seeds). Control: the "
-    "same criterion at initialisation must flag the explosion.",
+    "same criterion at initialisation must flag the explosion. The seeds train as one batched ensemble; run integrity: "
+    "its last seed retrained alone (the solo trainer) must match it within 1e-6 relative at every recorded step, else "
+    "no verdict (inconclusive).",
     check_figure_a2, control_figure_a2, "the same criterion applied at initialisation must flag the explosion",
     depends_on=(),
-    uses=("numerics.training.train_bn_mlp", "theory.bn_meanfield.gradient_explosion_rate"),
+    uses=("numerics.ensembles.train_bn_mlp_ensemble", "numerics.training.train_bn_mlp",
+          "numerics.ensembles.member_difference", "theory.bn_meanfield.gradient_explosion_rate"),
     parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),)))

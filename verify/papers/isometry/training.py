@@ -12,8 +12,15 @@ Network (numerics.training.train_isometry_mlp): eq (1) — x^{ℓ+1} = LN(σ(W^�
 affine parameters — with a linear readout and softmax cross-entropy; the isometry gap −log 𝓘 (eq 3) of a probe batch
 (the first training image of each class) is recorded at every layer after every epoch.
 
+The seeds of each activation train as one batched ensemble (numerics.ensembles.train_isometry_mlp_ensemble, member i =
+the solo run with seed i); each claim also retrains one member alone — ReLU's last seed — with the solo trainer
+(numerics.training.train_isometry_mlp, the same arguments) and compares the losses, gaps, margins and accuracy it
+reads: a run-integrity row (verify.papers._integrity); a member off its solo run beyond 1e-6 relative (1e-10
+absolute on gaps and margins) leaves the claim inconclusive. Judged on CPU, where that tolerance was measured.
+
 theory/ functions used: theory.isometry_strength (β_σ, Definition 3), theory.isometry (eq 3).
-numerics/ functions used: numerics.training.train_isometry_mlp, numerics.datasets.load_dataset.
+numerics/ functions used: numerics.training.train_isometry_mlp, numerics.ensembles.train_isometry_mlp_ensemble,
+numerics.ensembles.member_difference, numerics.datasets.load_dataset.
 """
 from __future__ import annotations
 
@@ -26,11 +33,13 @@ import numpy as np
 import theory
 
 from ... import params as P
+from ... import quantities as Q
 from ... import stats as vstats
 from ...core import INCONCLUSIVE, Claim, Context, Evidence, Parameter, Verdict
 from ...figures import Panel, Series, activation_label, write_figure
 from ...lazy import lazy_module as _lazy
 from ...parallel import map_points, sweep_point
+from .. import _integrity as integrity
 from ._common import DECLARATION
 from ._common import PAPER
 
@@ -108,6 +117,26 @@ def _runs(ctx: Context, depth: int, acts=ACTIVATIONS, seeds: int | None = None) 
     return {nm: [out[key(nm, s)] for s in wanted] for nm in acts}
 
 
+#: the activation whose ensemble member is retrained alone for the run-integrity row (every activation's ensemble runs
+#: the same code; ReLU is one of the claims' activations in every call)
+INTEGRITY_ACT = "relu"
+
+
+def _integrity_rows(ctx: Context, runs: dict, depth: int) -> list[Evidence]:
+    """The run-integrity row (verify.papers._integrity) of the ensembles behind ``runs`` (activation → runs, as
+    :func:`_runs` returns them): the last seed of ReLU's — the last, so that a bug sparing an ensemble's first member
+    shows too — retrained alone by numerics.training.train_isometry_mlp with the same arguments and compared on the
+    training loss after every epoch, the isometry gaps at every layer and epoch, the Corollary 2 margins and the test
+    accuracy. The solo run is memoised (and cached in the process, :func:`_run`): Figs 7 and B.6 read the same one."""
+    st = _settings(ctx)
+    act = INTEGRITY_ACT if INTEGRITY_ACT in runs else next(iter(runs))
+    member = runs[act][-1]
+    args = (_dataset(ctx), act, depth, st["width"], st["epochs"], member.seed, ctx.device)
+    solo = Q.memo(("isometry solo run",) + args, lambda: _run(*args))
+    return [integrity.member_row(member, solo, f"the {act} member of seed {member.seed} (the last of {len(runs[act])} "
+                                 f"seeds, depth {depth})", "numerics.training.train_isometry_mlp", ctx.device)]
+
+
 def _beta(nm: str) -> float:
     """β_σ (Definition 3). The training claims use it only through its order over the activations (rank statistics),
     so a relative error that keeps the order cannot change them: they declare no perturbable quantity."""
@@ -145,7 +174,8 @@ def _auc(runs) -> float:
 # Fig 7 — β_σ correlates with SGD training speed (shallow MLPs)
 # =============================================================================================
 
-def _figure7_rows(ctx: Context, figure: dict | None = None) -> list[Evidence]:
+def _figure7_rows(ctx: Context, figure: dict | None = None) -> tuple[list[Evidence], list[Evidence]]:
+    """The rows that decide Fig 7, and the run-integrity row of its depth-10 ensembles."""
     st = _settings(ctx)
     runs = _runs(ctx, 10)
     betas = {nm: _beta(nm) for nm in runs}
@@ -160,7 +190,7 @@ def _figure7_rows(ctx: Context, figure: dict | None = None) -> list[Evidence]:
                                       "test cannot establish"))
     if figure is not None:
         figure.update(runs=runs, betas=betas)
-    return rows
+    return rows, _integrity_rows(ctx, runs, 10)
 
 
 def _figure7_plot(ctx: Context, fig: dict) -> dict:
@@ -180,12 +210,12 @@ def _figure7_plot(ctx: Context, fig: dict) -> dict:
 
 def check_figure7(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
-    rows = _figure7_rows(ctx, fig)
-    return Verdict.judged(f"{PAPER}:figure7", rows,
-                          "at depth 10 the activations with larger β_σ train faster (digits substitute)",
-                          "at depth 10, on the digits substitute with SGD lr 0.01, the training speed does not "
-                          "increase with β_σ (the paper's CIFAR10 hyper-parameter range is not reproduced)",
-                          artefacts=_figure7_plot(ctx, fig) if fig else {})
+    rows, checks = _figure7_rows(ctx, fig)
+    return integrity.judged(f"{PAPER}:figure7", rows, checks,
+                            "at depth 10 the activations with larger β_σ train faster (digits substitute)",
+                            "at depth 10, on the digits substitute with SGD lr 0.01, the training speed does not "
+                            "increase with β_σ (the paper's CIFAR10 hyper-parameter range is not reproduced)",
+                            artefacts=_figure7_plot(ctx, fig) if fig else {})
 
 
 def positive_figure7(ctx: Context) -> Verdict:
@@ -195,8 +225,9 @@ def positive_figure7(ctx: Context) -> Verdict:
     betas = {nm: _beta(nm) for nm in runs}
     gap = {nm: float(np.mean([r.gaps[0, -1] for r in rs])) for nm, rs in runs.items()}
     rows = [_kendall_row("depth 10, at initialisation: larger β_σ ⇒ smaller isometry gap at the last layer", betas, gap)]
-    return Verdict.judged(f"{PAPER}:figure7", rows, "the rank test detects the β_σ-order of the initial isometry gap",
-                          "the rank test misses even the β_σ-order of the initial isometry gap")
+    return integrity.judged(f"{PAPER}:figure7", rows, _integrity_rows(ctx, runs, 10),
+                            "the rank test detects the β_σ-order of the initial isometry gap",
+                            "the rank test misses even the β_σ-order of the initial isometry gap")
 
 
 def control_figure7(ctx: Context) -> Verdict:
@@ -204,8 +235,8 @@ def control_figure7(ctx: Context) -> Verdict:
     runs = _runs(ctx, 10)
     rev = {nm: 2 - _beta(nm) for nm in runs}
     rows = [_kendall_row("depth 10: larger 2 − β_σ ⇒ faster SGD", rev, {nm: _auc(rs) for nm, rs in runs.items()})]
-    return Verdict.judged(f"{PAPER}:figure7", rows, "the reversed order fits (not rejected)",
-                          "the reversed order is rejected")
+    return integrity.judged(f"{PAPER}:figure7", rows, _integrity_rows(ctx, runs, 10),
+                            "the reversed order fits (not rejected)", "the reversed order is rejected")
 
 
 DECLARATION.add(Claim(
@@ -218,13 +249,15 @@ DECLARATION.add(Claim(
     "scikit-learn's digits (a substitute for CIFAR10); speed = the mean training loss over the epochs, averaged over "
     "seeds. The claim holds when Kendall's τ between β_σ and that loss is negative with exact one-sided p ≤ 0.05. "
     "Depth 30 reported (standard budget). A rank statistic: β_σ errors that keep the activations' order cannot "
-    "change it, so no quantity is perturbed; the control reverses the order.",
+    "change it, so no quantity is perturbed; the control reverses the order. Run integrity: ReLU's last seed "
+    "retrained alone (the solo trainer) must match its ensemble member within 1e-6 relative, else no verdict.",
     check_figure7, control_figure7, "β_σ's order reversed (2 − β_σ as the predictor) must be rejected",
     depends_on=(),
     positive_control=positive_figure7,
     positive_control_description="the same rank test on the initial isometry gap at the last layer, which β_σ predicts "
                                  "(Theorem 4), must hold",
-    uses=("numerics.training.train_isometry_mlp", "theory.isometry_strength", "numerics.datasets.load_dataset"),
+    uses=("numerics.ensembles.train_isometry_mlp_ensemble", "numerics.training.train_isometry_mlp",
+          "numerics.ensembles.member_difference", "theory.isometry_strength", "numerics.datasets.load_dataset"),
     parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),)))
 
 
@@ -285,17 +318,19 @@ def _b6_plot(ctx: Context) -> dict:
 
 def check_figure_b6(ctx: Context) -> Verdict:
     rows = _b6_rows(ctx) + _corollary2_rows(ctx)
-    return Verdict.judged(f"{PAPER}:figure-b6", rows, artefacts=_b6_plot(ctx) if ctx.artefact_dir else {},
-                          holds="at initialisation the last layer's isometry gap falls with β_σ (Theorem 4's order); "
-                                "every layer norm increases the isometry by Corollary 2's factor, before and after "
-                                "training",
-                          fails="Theorem 4's order or Corollary 2 fails on the trained or untrained networks")
+    return integrity.judged(f"{PAPER}:figure-b6", rows, _integrity_rows(ctx, _runs(ctx, B6_DEPTH), B6_DEPTH),
+                            artefacts=_b6_plot(ctx) if ctx.artefact_dir else {},
+                            holds="at initialisation the last layer's isometry gap falls with β_σ (Theorem 4's order); "
+                                  "every layer norm increases the isometry by Corollary 2's factor, before and after "
+                                  "training",
+                            fails="Theorem 4's order or Corollary 2 fails on the trained or untrained networks")
 
 
 def control_figure_b6(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER}:figure-b6", _b6_rows(ctx, theorem4_order=-1),
-                          "the reversed β_σ order fits the initial gaps (not rejected)",
-                          "the reversed β_σ order is rejected by the initial gaps")
+    return integrity.judged(f"{PAPER}:figure-b6", _b6_rows(ctx, theorem4_order=-1),
+                            _integrity_rows(ctx, _runs(ctx, B6_DEPTH), B6_DEPTH),
+                            "the reversed β_σ order fits the initial gaps (not rejected)",
+                            "the reversed β_σ order is rejected by the initial gaps")
 
 
 def _corollary2_rows(ctx: Context) -> list[Evidence]:
@@ -325,10 +360,13 @@ DECLARATION.add(Claim(
     "The Fig 7 networks (depth 10, 9 activations, digits substitute). At initialisation: the gap at layer 10 below "
     "the input's for every activation, and Kendall's τ between β_σ and the layer-10 gap negative (exact one-sided "
     "p ≤ 0.05). At every epoch: Corollary 2's inequality 𝓘(G̃) ≥ 𝓘(G)(1 + Var(a)/ā²) for every layer norm (any "
-    "weights). After training the Theorem 4 rows are reported. Rank statistics: the control reverses β_σ's order.",
+    "weights). After training the Theorem 4 rows are reported. Rank statistics: the control reverses β_σ's order. "
+    "Run integrity: ReLU's last seed retrained alone (the solo trainer) must match its ensemble member within 1e-6 "
+    "relative, else no verdict.",
     check_figure_b6, control_figure_b6, "β_σ's order reversed must be rejected by the initial gaps",
     depends_on=(),
-    uses=("numerics.training.train_isometry_mlp", "theory.isometry_strength"),
+    uses=("numerics.ensembles.train_isometry_mlp_ensemble", "numerics.training.train_isometry_mlp",
+          "numerics.ensembles.member_difference", "theory.isometry_strength"),
     parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),)))
 
 
@@ -387,15 +425,23 @@ def _b7_rows(ctx: Context, depth: int = B6_DEPTH, figure: dict | None = None, ac
     return rows
 
 
-def _b7_verdict(rows: list[Evidence], holds: str, fails: str, **extra) -> Verdict:
+def _b7_verdict(rows: list[Evidence], holds: str, fails: str, checks: list[Evidence] = (), **extra) -> Verdict:
     """Violated if some activation's change exceeds ½ (or a run diverged); inconclusive if some activation is
-    undecided; holds only when every activation's upper bound is ≤ ½."""
+    undecided; holds only when every activation's upper bound is ≤ ½. Inconclusive whatever the rows if a
+    run-integrity row of ``checks`` failed (verify.papers._integrity)."""
+    checks = list(checks)
     undecided = [e.name.split(":")[0] for e in rows if e.passed is None]
-    if any(e.passed is False for e in rows) or not undecided:
-        return Verdict.judged(f"{PAPER}:figure-b7", rows, holds, fails, **extra)
+    if any(e.passed is False for e in checks + rows) or not undecided:
+        return integrity.judged(f"{PAPER}:figure-b7", rows, checks, holds, fails, **extra)
     return Verdict(f"{PAPER}:figure-b7", INCONCLUSIVE,
                    f"the seeds cannot decide whether training changes the gap by at most half for: "
-                   f"{', '.join(undecided)} (the interval contains ½)", rows, **extra)
+                   f"{', '.join(undecided)} (the interval contains ½)", rows + checks, **extra)
+
+
+def _b7_checks(ctx: Context, depth: int = B6_DEPTH) -> list[Evidence]:
+    """The run-integrity row of Fig B.7's ensembles at ``depth`` (:func:`_integrity_rows`): its last seed is one Fig 7
+    does not train, so the row sees the ensemble Fig B.7 adds."""
+    return _integrity_rows(ctx, _runs(ctx, depth, acts=(INTEGRITY_ACT,), seeds=_b7_seeds(ctx)), depth)
 
 
 def check_figure_b7(ctx: Context) -> Verdict:
@@ -417,13 +463,14 @@ def check_figure_b7(ctx: Context) -> Verdict:
     return _b7_verdict(rows, "training changes the last layer's isometry gap by at most half of its initial value, "
                              "for every activation (every upper bound ≤ ½)",
                        "for some activation training changes the isometry gap by more than half of its initial value",
-                       artefacts=arte)
+                       _b7_checks(ctx), artefacts=arte)
 
 
 def control_figure_b7(ctx: Context) -> Verdict:
     """The same check on depth-30 networks, where (the paper, Section 7) training behaves differently: it must flag."""
     return _b7_verdict(_b7_rows(ctx, depth=B7_CONTROL_DEPTH), f"at depth {B7_CONTROL_DEPTH} the gap also changes little",
-                       f"at depth {B7_CONTROL_DEPTH} training moves the gap by more than the allowance")
+                       f"at depth {B7_CONTROL_DEPTH} training moves the gap by more than the allowance",
+                       _b7_checks(ctx, B7_CONTROL_DEPTH))
 
 
 DECLARATION.add(Claim(
@@ -437,8 +484,11 @@ DECLARATION.add(Claim(
     "upper bound is ≤ ½ (\"relatively small\": the ½ is this package's reading; an intersection-union test at 5%); "
     "violated when some activation's Bonferroni lower bound exceeds ½ or a run diverged; otherwise inconclusive. "
     "Resolution: the interval's half-width, reported per activation. Control: the same check on depth-30 networks "
-    "(where the paper says training behaves differently) must flag.",
+    "(where the paper says training behaves differently) must flag. Run integrity: ReLU's last seed (one Fig 7 does "
+    "not train) retrained alone (the solo trainer) must match its ensemble member within 1e-6 relative, else no "
+    "verdict.",
     check_figure_b7, control_figure_b7, "the same check on depth-30 networks must flag a large change",
     depends_on=(),
-    uses=("numerics.training.train_isometry_mlp",),
+    uses=("numerics.ensembles.train_isometry_mlp_ensemble", "numerics.training.train_isometry_mlp",
+          "numerics.ensembles.member_difference"),
     parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),)))

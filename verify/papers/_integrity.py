@@ -1,0 +1,64 @@
+"""Run-integrity rows of the training claims: a member of a batched training ensemble against its solo run.
+
+The training claims (bn-mean-field Figs 3 and A.2, isometry Figs 7, B.6 and B.7) train their seeds as batched
+ensembles (:mod:`numerics.ensembles`: stacked weights, one member per seed), which promise that member i *is* the solo
+run (:mod:`numerics.training`, one ``nn.Module``) with ``seeds[i]`` up to floating-point reduction order: bit for bit
+with float32 on CPU, tolerance ``numerics.ensembles.RTOL_FLOAT32`` = 1e-6 relative (``GAP_ATOL`` = 1e-10 absolute on
+the isometry gaps and Corollary 2 margins). A bug shared by every member of the batched trainer (a learning rate
+scaled, a seed stream shifted, BN's ε dropped) would reach no other row; so each such claim retrains one member alone
+— the *last* seed of its ensemble, so that a bug that spares the first member is seen too — and compares every
+number the claim reads (:func:`numerics.ensembles.member_difference`). A failing row leaves the claim inconclusive
+(:func:`judged`): its networks are not the ones it describes, which says nothing about the paper.
+
+The tolerance was measured on CPU only. On another device (``--device cuda``) the batched kernels may reduce in
+another order and a long trajectory drift further (the module docstring of numerics.ensembles), so there the row
+reports the difference without judging it.
+"""
+from __future__ import annotations
+
+import math
+
+from ..core import INCONCLUSIVE, Evidence, Verdict
+from ..lazy import lazy_module as _lazy
+
+ensembles = _lazy("numerics.ensembles")
+
+#: the start of every run-integrity row's name
+PREFIX = "run integrity"
+
+
+def member_row(member, solo, what: str, solo_fn: str, device: str = "cpu") -> Evidence:
+    """The row: ``member`` (an ensemble's run) against ``solo`` (the same network trained alone by ``solo_fn``).
+    ``what`` names the member (seed, activation); observed = the largest difference over the settings and records,
+    bound = RTOL_FLOAT32; judged on CPU only (module docstring)."""
+    diff = ensembles.member_difference(member, solo)
+    worst = max(diff.values())
+    rtol = ensembles.RTOL_FLOAT32
+    judged = str(device).split(":")[0] == "cpu"
+    differs = [k for k, v in diff.items() if v == math.inf]
+    records = ", ".join(f"{k} {v:.2g}" for k, v in diff.items() if v != math.inf and k in _records(member))
+    note = (("settings or outcome differ: " + ", ".join(differs) + "; " if differs else
+             "seed, sizes, learning rate and divergence equal; ")
+            + f"max relative difference per record: {records}; tolerance {rtol:g} relative (numerics.ensembles: "
+              f"bit for bit measured with float32 on CPU), {ensembles.GAP_ATOL:g} absolute on isometry gaps and "
+              "margins")
+    if not judged:
+        note += (f"; not judged on {device}: the tolerance was measured on CPU, other kernels may reduce in another "
+                 "order")
+    return Evidence(f"{PREFIX}: {what} of the batched ensemble = its solo run ({solo_fn})", bound=rtol,
+                    observed=worst, passed=(worst <= rtol) if judged else None, note=note)
+
+
+def _records(run) -> tuple:
+    return ensembles._RECORDS[type(run).__name__]
+
+
+def judged(claim_id: str, rows: list[Evidence], checks: list[Evidence], holds: str, fails: str,
+           **extra) -> Verdict:
+    """:meth:`Verdict.judged` on ``rows`` and the run-integrity rows ``checks`` (appended), unless an integrity row
+    failed: then the networks are not the ones the claim describes — inconclusive, not violated."""
+    bad = [r.name for r in checks if r.passed is False]
+    if bad:
+        return Verdict(claim_id, INCONCLUSIVE, "no verdict: the trained networks are not the ones the claim "
+                       "describes — " + "; ".join(bad), rows + checks, **extra)
+    return Verdict.judged(claim_id, rows + checks, holds, fails, **extra)
