@@ -13,7 +13,7 @@ import theory
 from numerics import bn_meanfield as nbm
 from theory import bn_meanfield as tbm
 from theory.errors import DeepinitError, QuadratureError, UndefinedQuantityError
-from verify.core import HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Context
+from verify.core import HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Context, Evidence
 from verify.papers import bn_mean_field as claims
 from verify.registry import resolve
 from verify.runner import run_claim
@@ -577,3 +577,29 @@ def test_training_claims_kill_batched_trainer_bugs(monkeypatch, mutant, func, na
     assert integrity.observed > 1e4 * integrity.bound, integrity.note
     from verify.core import status_from_rows
     assert status_from_rows([r for r in v.evidence if not r.name.startswith("run integrity")]) == status
+
+
+def test_figure_a2_on_user_data_counts_its_epochs_and_names_its_data(tmp_path, monkeypatch):
+    """On a user .npz (320 training images) Fig A.2's epoch is 320 // 32 = 10 steps, not the digits' 42, and its notes
+    name the user's data and sizes, not the digits'."""
+    from verify.papers import bn_mean_field_training as T
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((400, 12)), np.repeat(np.arange(4), 100)
+    p = tmp_path / "mine.npz"
+    np.savez(p, x_train=x[:320], y_train=y[:320], x_test=x[320:], y_test=y[320:])
+    seen = {}
+    real = T._trained_seeds
+
+    def spy(dataset, depth, B, steps, *args, **kwargs):
+        seen.update(steps=steps, at=kwargs.get("at"))
+        return real(dataset, depth, B, steps, *args, **kwargs)
+
+    monkeypatch.setattr(T, "_trained_seeds", spy)
+    monkeypatch.setattr(T, "_member_check", lambda *a, **k: Evidence("run integrity: skipped here", passed=True))
+    ctx = Context(budget="quick", params={"dataset": str(p)})
+    rows, _ = T._a2_rows(ctx)
+    assert seen["steps"] == 4 * 10 and seen["at"] == (0, 10, 20, 30, 39)
+    note = rows[-1].note
+    assert "mine.npz (4 classes, 12 features, 320 train / 80 test" in note and "digits" not in note
+    digits_note = T._a2_rows(Context(budget="quick"))[0][-1].note
+    assert "scikit-learn digits (8×8, 10 classes, 1348 train / 449 test)" in digits_note

@@ -34,6 +34,7 @@ from ..figures import Panel, Series, activation_label, binomial_band, write_figu
 from ..lazy import lazy_module as _lazy
 from ..parallel import map_points, sweep_point
 from . import _integrity as integrity
+from ._data import describe, steps_per_epoch
 from .bn_mean_field import DECLARATION
 
 training = _lazy("numerics.training")
@@ -43,9 +44,12 @@ datasets = _lazy("numerics.datasets")
 PAPER = "bn-mean-field"
 TRAINABLE = 0.5   # test accuracy that counts as trained (decided from the statement: midway chance → shallow)
 WIDTH = 128
-SUBSTITUTE = ("data: scikit-learn digits (8×8, 10 classes, 1348 train / 449 test), a substitute for MNIST/CIFAR10 — "
-              "same task type, far fewer features and images; absolute accuracies differ, the depth effect is the point")
-CAPTION_DATA = "scikit-learn digits (a substitute for MNIST)"
+
+
+def _data(ctx: Context) -> tuple[str, str]:
+    """(note, caption) of the data this run trains on."""
+    return describe(_dataset(ctx), "MNIST/CIFAR10", "same task type, far fewer features and images; absolute "
+                    "accuracies differ, the depth effect is the point")
 
 
 def _dataset(ctx: Context) -> str:
@@ -137,7 +141,7 @@ def _fig2_rows(ctx: Context, scale: float = 1.0, figure: dict | None = None) -> 
                              f"16ξ = {xi16:.1f}", numeric=a_in, observed=a_out, bound=TRAINABLE,
                              passed=ok, note=f"accuracy {a_in:.3f} at depth {L_in} (measured: must reach the threshold), "
                                              f"{a_out:.3f} at depth {L_out} (observed: must stay below it); "
-                                             + SUBSTITUTE))
+                                             + _data(ctx)[0]))
     return rows
 
 
@@ -153,7 +157,7 @@ def _fig2_plot(ctx: Context, fig: dict) -> dict:
     st = _fig2_settings(ctx)
     files = write_figure(ctx.artefact_dir, "bn_mean_field_figure2", [panel],
                          f"ReLU BN MLPs, width {WIDTH}, {st['steps']} SGD steps (lr 0.01), {st['seeds']} seed(s), "
-                         f"budget {ctx.budget}; {CAPTION_DATA}; error bars: Wilson 95% intervals over the {n_test} test "
+                         f"budget {ctx.budget}; {_data(ctx)[1]}; error bars: Wilson 95% intervals over the {n_test} test "
                          "images (test-set sampling, not seed variation)")
     return {f"figure2_{k}": v for k, v in files.items()}
 
@@ -248,7 +252,7 @@ def _fig3_rows(ctx: Context, factor: float = 1.0, figure: dict | None = None,
     rows.append(Evidence(f"by step 9 the gradients no longer explode: slope of log‖∂L/∂h^l‖² at most ¼ of step 0's "
                          f"(SGD, lr {lr:g})", observed=ratio, bound=0.25, passed=ratio <= 0.25,
                          note="per-seed −slope at step 9 / step 0: " + ", ".join(f"{a / b:.3f}" for a, b in zip(s9, s0))
-                              + "; " + SUBSTITUTE))
+                              + "; " + _data(ctx)[0]))
     if figure is not None:
         figure["runs"] = runs
     return rows, [_member_check(data, L, B, 10, lr, "sgd", 0, seeds, 10)]
@@ -268,7 +272,7 @@ def _fig3_plot(ctx: Context, runs) -> dict:
         panels[2].series.append(Series(g, layers, r.weight_grad_norm[step], "simulation", g))
     files = write_figure(ctx.artefact_dir, "bn_mean_field_figure3", panels,
                          f"ReLU BN MLP, width {WIDTH}, depth {L}, B = 32, SGD lr {runs[0].lr:g}, seed {runs[0].seed}, "
-                         f"budget {ctx.budget}; {CAPTION_DATA}")
+                         f"budget {ctx.budget}; {_data(ctx)[1]}")
     return {f"figure3_{k}": v for k, v in files.items()}
 
 
@@ -395,7 +399,7 @@ def _fig4_rows(ctx: Context, scale: float = 1.0, figure: list | None = None) -> 
                                   f"{a:.3f} at ε = {eps:g} (measured)"
                                   + ("" if in_range else f"; depth {L} is not within ½·16ξ(ε) = {0.5 * xi:.0f}, so only "
                                                          "the ε = 0 side is predicted")
-                                  + (f"; {dv} run(s) diverged" if dv else "") + "; " + SUBSTITUTE))
+                                  + (f"; {dv} run(s) diverged" if dv else "") + "; " + _data(ctx)[0]))
         if figure is not None:
             figure.append(("(c)", "tanh", f"depth {L}: ε = 0 vs ε = {eps:g}", xi, (L, a0), (L, a)))
     return rows
@@ -426,7 +430,7 @@ def _fig4_plot(ctx: Context, fig: list) -> dict:
     st = _fig4_settings(ctx)
     files = write_figure(ctx.artefact_dir, "bn_mean_field_figure4", [panel],
                          f"BN MLPs, width {WIDTH}, B = {FIG4_B}, {st['steps']} SGD steps (lr 0.01), budget {ctx.budget}; "
-                         f"{CAPTION_DATA}; each point at depth / 16ξ of its own setting; error bars: Wilson 95% "
+                         f"{_data(ctx)[1]}; each point at depth / 16ξ of its own setting; error bars: Wilson 95% "
                          f"intervals over the {n_test} test images (test-set sampling, not seed variation)")
     return {f"figure4_{k}": v for k, v in files.items()}
 
@@ -486,7 +490,11 @@ DECLARATION.add(Claim(
 # lie within one decade of each other (θ = W or BN's γ); at initialisation they span (L − 1)/2 · log10 λ_max decades.
 
 A2_DEPTH, A2_B, A2_SPREAD = 20, 32, 1.0
-STEPS_PER_EPOCH = 1348 // A2_B   # the digits training split (1348 images) in batches of 32
+
+
+def _steps_per_epoch(ctx: Context) -> int:
+    """One pass over the training split in batches of A2_B (the digits: 1348 images, 42 steps)."""
+    return steps_per_epoch(_dataset(ctx), A2_B)
 
 
 def _a2_settings(ctx: Context) -> dict:
@@ -499,11 +507,12 @@ def _a2_rows(ctx: Context, at_epoch: int | None = None,
     ensemble."""
     st = _a2_settings(ctx)
     E = st["epochs"] if at_epoch is None else at_epoch
-    steps = st["epochs"] * STEPS_PER_EPOCH
-    at = tuple(e * STEPS_PER_EPOCH for e in range(st["epochs"])) + (steps - 1,)
+    per_epoch = _steps_per_epoch(ctx)
+    steps = st["epochs"] * per_epoch
+    at = tuple(e * per_epoch for e in range(st["epochs"])) + (steps - 1,)
     seeds = tuple(ctx.seed * 100 + s for s in range(st["seeds"]))
     runs = list(_trained_seeds(_dataset(ctx), A2_DEPTH, A2_B, steps, 0.01, "sgd", 0, seeds, at=at))
-    k = at.index(min(E * STEPS_PER_EPOCH, steps - 1))
+    k = at.index(min(E * per_epoch, steps - 1))
     rows = []
     for label, attr in (("weights W^l", "relative_weight_grad"), ("BN scales γ^l", "relative_gamma_grad")):
         spreads = np.array([np.log10(getattr(r, attr)[k]).max() - np.log10(getattr(r, attr)[k]).min() for r in runs])
@@ -518,7 +527,7 @@ def _a2_rows(ctx: Context, at_epoch: int | None = None,
     rows.append(Evidence("at initialisation: the spread of the weights' relative gradient norms vs (L − 1)/2 · log10 "
                          "λ_max (Theorem 7's explosion)", theory=(A2_DEPTH - 1) / 2 * math.log10(lam),
                          numeric=float(s0), passed=None,
-                         note="informational: Theorem 7 and Fig 3 check the rate; " + SUBSTITUTE))
+                         note="informational: Theorem 7 and Fig 3 check the rate; " + _data(ctx)[0]))
     if figure is not None:
         figure.update(runs=runs, at=at)
     return rows, [_member_check(_dataset(ctx), A2_DEPTH, A2_B, steps, 0.01, "sgd", 0, seeds, at=at)]
@@ -532,12 +541,12 @@ def _a2_plot(ctx: Context, fig: dict) -> dict:
                     r"$\|\partial L/\partial\gamma^l\|/\|\gamma^l\|$", [], logy=True)]
     r = fig["runs"][0]
     for i, step in enumerate(fig["at"]):
-        g = f"step {step} (epoch {step / STEPS_PER_EPOCH:.0f})"
+        g = f"step {step} (epoch {step / _steps_per_epoch(ctx):.0f})"
         panels[0].series.append(Series(g, layers, r.relative_weight_grad[i], "simulation", g))
         panels[1].series.append(Series(g, layers, r.relative_gamma_grad[i], "simulation", g))
     files = write_figure(ctx.artefact_dir, "bn_mean_field_figure_a2", panels,
                          f"ReLU BN MLP, width {WIDTH}, depth {A2_DEPTH}, B = {A2_B}, SGD lr 0.01, seed {r.seed}, budget "
-                         f"{ctx.budget}; {CAPTION_DATA} (and an MLP for VGG19)")
+                         f"{ctx.budget}; {_data(ctx)[1]} (and an MLP for VGG19)")
     return {f"figure_a2_{k}": v for k, v in files.items()}
 
 

@@ -40,6 +40,7 @@ from ...figures import Panel, Series, activation_label, write_figure
 from ...lazy import lazy_module as _lazy
 from ...parallel import map_points, sweep_point
 from .. import _integrity as integrity
+from .._data import describe
 from ._common import DECLARATION
 from ._common import PAPER
 
@@ -52,9 +53,6 @@ ACTIVATIONS = ("sigmoid", "selu", "tanh", "softplus", "sin", "silu", "relu", "ge
 LR = 0.01
 BATCH = 64
 LEVEL = 0.05     # one-sided level of the rank-correlation tests (exact Kendall τ null)
-SUBSTITUTE = ("data: scikit-learn digits (8×8, 10 classes, 1348 train / 449 test), a substitute for CIFAR10 — same "
-              "task type, far fewer features and images; speeds and losses are not the paper's numbers")
-CAPTION_DATA = "scikit-learn digits (a substitute for CIFAR10)"
 
 
 def _settings(ctx: Context) -> dict:
@@ -65,6 +63,12 @@ def _settings(ctx: Context) -> dict:
 
 def _dataset(ctx: Context) -> str:
     return str(ctx.params.get("dataset") or "digits")
+
+
+def _data(ctx: Context) -> tuple[str, str]:
+    """(note, caption) of the data this run trains on."""
+    return describe(_dataset(ctx), "CIFAR10", "same task type, far fewer features and images; speeds and losses are "
+                    "not the paper's numbers")
 
 
 @sweep_point
@@ -181,7 +185,7 @@ def _figure7_rows(ctx: Context, figure: dict | None = None) -> tuple[list[Eviden
     betas = {nm: _beta(nm) for nm in runs}
     auc = {nm: _auc(rs) for nm, rs in runs.items()}
     rows = [_kendall_row(f"depth 10: larger β_σ ⇒ faster SGD (lower mean training loss over {st['epochs']} epochs)",
-                         betas, auc, note=f"{st['seeds']} seeds per activation, width {st['width']}; " + SUBSTITUTE)]
+                         betas, auc, note=f"{st['seeds']} seeds per activation, width {st['width']}; " + _data(ctx)[0])]
     if st["deep"]:
         deep = _runs(ctx, st["deep"])
         rows.append(_kendall_row(f"depth {st['deep']}: the same correlation (the paper: it does not extend to deeper "
@@ -204,7 +208,7 @@ def _figure7_plot(ctx: Context, fig: dict) -> dict:
                                        np.mean([r.train_loss for r in rs], axis=0), "simulation", nm))
     files = write_figure(ctx.artefact_dir, "isometry_figure7", [panel],
                          f"eq (1) MLPs, depth 10, width {st['width']}, batch {BATCH}, SGD lr {LR:g}, mean of "
-                         f"{st['seeds']} seeds, budget {ctx.budget}; {CAPTION_DATA}")
+                         f"{st['seeds']} seeds, budget {ctx.budget}; {_data(ctx)[1]}")
     return {f"figure7_{k}": v for k, v in files.items()}
 
 
@@ -312,7 +316,7 @@ def _b6_plot(ctx: Context) -> dict:
         panels[1].series.append(Series(label, layers, np.exp(-g[:, -1]).mean(0), "simulation", nm))
     files = write_figure(ctx.artefact_dir, "isometry_figure_b6", panels,
                          f"eq (1) MLPs (every hidden layer ends in a layer norm), depth {B6_DEPTH}, width {st['width']}, "
-                         f"SGD lr {LR:g}, mean of {st['seeds']} seeds, budget {ctx.budget}; {CAPTION_DATA}")
+                         f"SGD lr {LR:g}, mean of {st['seeds']} seeds, budget {ctx.budget}; {_data(ctx)[1]}")
     return {f"figure_b6_{k}": v for k, v in files.items()}
 
 
@@ -458,7 +462,7 @@ def check_figure_b7(ctx: Context) -> Verdict:
             panel.series.append(Series(f"{nm}: after {st['epochs']} epochs", layers, g[:, -1].mean(0), "bound", nm))
         files = write_figure(ctx.artefact_dir, "isometry_figure_b7", [panel],
                              f"eq (1) MLPs, depth {B6_DEPTH}, width {st['width']}, SGD lr {LR:g}, mean of "
-                             f"{_b7_seeds(ctx)} seeds, budget {ctx.budget}; {CAPTION_DATA}")
+                             f"{_b7_seeds(ctx)} seeds, budget {ctx.budget}; {_data(ctx)[1]}")
         arte = {f"figure_b7_{k}": v for k, v in files.items()}
     return _b7_verdict(rows, "training changes the last layer's isometry gap by at most half of its initial value, "
                              "for every activation (every upper bound ≤ ½)",
