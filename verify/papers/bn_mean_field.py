@@ -533,7 +533,7 @@ DECLARATION.add(Claim(
     "B ≥ 4; φ with kinks only at 0",
     "Eqs (13)–(15) by Gauss–Legendre in θ (split where ζ₁, ζ₂ vanish) vs the Gauss–Jacobi rules on the 1- and "
     "2-coordinate marginals of √B·u (theory.bsb1_fixed_point); Monte Carlo on the sphere; the mean-field map itself, "
-    "V_φ̃(Σ*) = Σ* (eq 10), by Monte Carlo of φ(BN h) with h ~ N(0, Σ*) (numerics.bn_forward_map_mc); mpmath at 30 "
+    "V_φ̃(Σ*) = Σ* (eq 10), by Monte Carlo of φ(BN h) with h ~ N(0, Σ*) (the Monte Carlo forward map of numerics); mpmath at 30 "
     "digits; the covariance of h^l in N-wide networks at deep layers.",
     check_theorem4, control_theorem4, "a q*c* two percent off must be rejected by Monte Carlo and the networks",
     depends_on=('b*', 'c*'),

@@ -232,7 +232,7 @@ def test_stale_secant_bug_is_caught(monkeypatch, fresh_engine):
     v = api.run("schoenholz2017:depth-scales", budget="quick", controls=False)
     assert v.status != "holds"
     got = [e for e in v.evidence if "secant iteration" in e.name]
-    assert not got or not got[0].passed
+    assert len(got) == 1 and not got[0].passed
 
 
 def test_backprop_width_factor_and_gradient_depth_scale():
