@@ -65,21 +65,27 @@ def assert_controls(v):
         assert v.positive_control.status == HOLDS, v.positive_control.summary
 
 
+def source_mutant(func, old: str, new: str):
+    """``func`` recompiled with ``old`` (which must occur exactly once in its source) replaced by ``new``, in
+    ``func``'s module globals: a realistic bug for a test to monkeypatch in place of ``func``."""
+    import __future__
+    import inspect
+    import textwrap
+    source = textwrap.dedent(inspect.getsource(func))
+    assert source.count(old) == 1, f"{old!r} is not (once) in {func.__qualname__}"
+    namespace: dict = {}
+    code = compile(source.replace(old, new), f"<mutant of {func.__qualname__}>", "exec",
+                   flags=__future__.annotations.compiler_flag, dont_inherit=True)
+    exec(code, func.__globals__, namespace)
+    return namespace[func.__name__]
+
+
 def catalogued_mutant(mutant_id: str, func):
     """``func`` recompiled with the catalogued mutation ``mutant_id`` of benchmarks/mutation/mutants.toml applied to
     its source (its ``old`` snippet must occur exactly once there), in ``func``'s module globals: the tests of a
     claim that kills a mutant monkeypatch this in place of ``func`` and assert that the verdict turns."""
-    import __future__
-    import inspect
-    import textwrap
     import tomllib
     from pathlib import Path
     catalogue = Path(__file__).resolve().parents[1] / "benchmarks" / "mutation" / "mutants.toml"
     mutant = next(m for m in tomllib.loads(catalogue.read_text(encoding="utf-8"))["mutant"] if m["id"] == mutant_id)
-    source = textwrap.dedent(inspect.getsource(func))
-    assert source.count(mutant["old"]) == 1, f"{mutant_id}: its old snippet is not in {func.__qualname__}"
-    namespace: dict = {}
-    code = compile(source.replace(mutant["old"], mutant["new"]), f"<mutant {mutant_id}>", "exec",
-                   flags=__future__.annotations.compiler_flag, dont_inherit=True)
-    exec(code, func.__globals__, namespace)
-    return namespace[func.__name__]
+    return source_mutant(func, mutant["old"], mutant["new"])

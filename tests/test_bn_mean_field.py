@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import assert_controls, catalogued_mutant
+from conftest import assert_controls, catalogued_mutant, source_mutant
 import torch
 from scipy import stats
 
@@ -406,18 +406,7 @@ def test_a_growth_rate_interval_sqrt2_too_wide_is_caught(monkeypatch):
 # ------------------------------------------------------------------ the backward operator and the forward map by
 # quadrature and Monte Carlo (theorem4, theorem7, epsilon): values at seed 0 and the bugs each row catches
 
-def _mutant(func, old: str, new: str):
-    """``func`` recompiled with ``old`` (which must occur once in its source) replaced by ``new``, in its module's
-    globals: a realistic bug to monkeypatch in place of ``func``."""
-    import __future__
-    import inspect
-    import textwrap
-    source = textwrap.dedent(inspect.getsource(func))
-    assert source.count(old) == 1, f"{old!r} is not (once) in {func.__qualname__}"
-    namespace: dict = {}
-    exec(compile(source.replace(old, new), f"<mutant of {func.__name__}>", "exec",
-                 flags=__future__.annotations.compiler_flag, dont_inherit=True), func.__globals__, namespace)
-    return namespace[func.__name__]
+_mutant = source_mutant
 
 
 def _rows(v, text):
