@@ -11,14 +11,15 @@ from ..lazy import lazy_module as _lazy
 datasets = _lazy("numerics.datasets")
 
 
-def describe(name: str, substitute_for: str, what_differs: str) -> tuple[str, str]:
+def describe(name: str, substitute_for: str, what_differs: str, caption_for: str | None = None) -> tuple[str, str]:
     """(note, caption) for the dataset ``name`` (:func:`numerics.datasets.load_dataset`): the digits are named a
-    substitute for ``substitute_for`` with ``what_differs``; other data by their name, classes, features and split."""
+    substitute for ``substitute_for`` with ``what_differs`` (in the caption, for ``caption_for``, default the same);
+    other data by their name, classes, features and split."""
     ds = datasets.load_dataset(name)
     n_train, n_test = len(ds.y_train), len(ds.y_test)
     if ds.name == "digits":
         return (f"data: scikit-learn digits (8×8, {ds.classes} classes, {n_train} train / {n_test} test), a substitute "
-                f"for {substitute_for} — {what_differs}", f"scikit-learn digits (a substitute for {substitute_for})")
+                f"for {substitute_for} — {what_differs}", f"scikit-learn digits (a substitute for {caption_for or substitute_for})")
     return (f"data: {ds.name} ({ds.classes} classes, {ds.features} features, {n_train} train / {n_test} test; "
             f"{ds.description})", f"{ds.name} ({n_train} training images)")
 

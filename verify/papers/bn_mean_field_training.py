@@ -49,7 +49,7 @@ WIDTH = 128
 def _data(ctx: Context) -> tuple[str, str]:
     """(note, caption) of the data this run trains on."""
     return describe(_dataset(ctx), "MNIST/CIFAR10", "same task type, far fewer features and images; absolute "
-                    "accuracies differ, the depth effect is the point")
+                    "accuracies differ, the depth effect is the point", caption_for="MNIST")
 
 
 def _dataset(ctx: Context) -> str:
