@@ -443,6 +443,21 @@ def test_a_forward_map_that_averages_per_chunk_is_caught(monkeypatch):
     assert all(r.passed for r in v.evidence if "(eq 10)" not in r.name)
 
 
+def test_theorem4_mpmath_route_against_theorem5_and_a_wrong_prefactor(monkeypatch):
+    """theorem4's mpmath row: eqs (13)–(15) by 20-digit tanh–sinh through bsb1_fixed_point(dps=20) give Theorem 5's
+    ReLU point at B = 5 (q* = 1/2, c* = 0.2033098778445415) within 1e-13; with q*c*'s prefactor (B − 2)/(2π) in
+    place of (B − 3)/(2π), c* is 3/2 too large and theorem4 no longer holds."""
+    v = run_claim(resolve("bn-mean-field:theorem4"), Context(budget="quick", seed=0), with_control=False)
+    (row,) = _rows(v, "20-digit mpmath")
+    assert row.passed and row.observed < 1e-14 and row.theory == pytest.approx(0.2033098778445415, rel=1e-15)
+    monkeypatch.setattr(tbm, "theorem4_fixed_point", catalogued_mutant("th-theorem4-mp-prefactor",
+                                                                       tbm.theorem4_fixed_point))
+    v = run_claim(resolve("bn-mean-field:theorem4"), Context(budget="quick", seed=0), with_control=False)
+    (row,) = _rows(v, "20-digit mpmath")
+    assert v.status != HOLDS and not row.passed and row.observed == pytest.approx(0.5, rel=1e-12)
+    assert row.numeric == pytest.approx(1.5 * 0.2033098778445415, rel=1e-12)
+
+
 def test_theorem7_operator_row_at_seed_0():
     """tanh, B = 4: eq (24)'s λ_max = 2.12925583842 is the top eigenvalue of the whole 10×10 backward operator at Σ*
     by polar quadrature (to 1e-13; the next eigenvalue 1.624914, threefold)."""

@@ -352,6 +352,28 @@ def test_table2_engine_moments_row_and_an_ignored_variance(monkeypatch):
     v = run_claim(resolve("isometry:table2"), Context(budget="quick", seed=0), with_control=False)
     assert v.status != HOLDS
 
+def test_definition3_formula_sample_read_back_and_a_parser_that_drops_arguments(monkeypatch):
+    """definition3's 30 typed formulas: every one is read back as its numpy transcription (within 1e-15 here);
+    a parser that builds max/min of two arguments only reads 'max(x, 0.1*x, -0.3)' as max(x, 0.1x) — off by 0.3 for
+    x ≤ −3 — and the claim no longer holds."""
+    from conftest import catalogued_mutant
+    from theory import activations, formula
+    from verify.papers.isometry.isometry_strength import DEF3_FORMULAS, formula_transcription_row
+    assert len(DEF3_FORMULAS) == 30
+    row = formula_transcription_row()
+    assert row.passed and row.observed < 1e-15
+    monkeypatch.setattr(formula._Builder, "call", catalogued_mutant("th-formula-max-two-args", formula._Builder.call))
+    activations._activation_from_text.cache_clear()
+    try:
+        bad = formula_transcription_row()
+        assert bad.passed is False and bad.observed == pytest.approx(0.3, abs=1e-12)
+        assert "max(x, 0.1*x, -0.3)" in bad.note
+        v = run_claim(resolve("isometry:definition3"), Context(budget="quick", seed=0), with_control=False)
+        assert v.status != HOLDS
+    finally:
+        activations._activation_from_text.cache_clear()
+
+
 # ------------------------------------------------------------------ the training claims' run-integrity rows
 
 def test_training_integrity_rows_at_seed_0():
