@@ -374,6 +374,22 @@ def test_definition3_formula_sample_read_back_and_a_parser_that_drops_arguments(
         activations._activation_from_text.cache_clear()
 
 
+def test_theorem_a2_bivariate_mpmath_row_and_a_lost_correlation_sign(monkeypatch):
+    """theorem-a2's row on the bivariate engine's mpmath route: σ̂(−0.7) of ReLU = 0.025045204626635845 to the last
+    bit of the 30-digit closed form; with the sign of the correlation lost it returns σ̂(0.7) = 0.37505 and the claim
+    no longer holds."""
+    from theory import gaussian
+    from verify.papers.isometry.meanfield import _bivariate_mp_row
+    row = _bivariate_mp_row()
+    assert row.passed and row.theory == pytest.approx(0.025045204626635845, rel=1e-15) and row.observed <= 1e-17
+    monkeypatch.setattr(gaussian, "_bivariate_mp", catalogued_mutant("th-gauss-bivariate-mp-abs-corr",
+                                                                     gaussian._bivariate_mp))
+    bad = _bivariate_mp_row()
+    assert not bad.passed and bad.numeric == pytest.approx(0.3750452046266358, rel=1e-12)
+    v = run_claim(resolve("isometry:theorem-a2"), Context(budget="quick", seed=0), with_control=False)
+    assert v.status != HOLDS
+
+
 # ------------------------------------------------------------------ the training claims' run-integrity rows
 
 def test_training_integrity_rows_at_seed_0():

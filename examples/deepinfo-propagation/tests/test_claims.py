@@ -211,6 +211,19 @@ def test_depth_scales_price_and_secant_rows():
     (s,) = rows(v, "secant iteration")
     assert abs(s.theory - 1.4280084621964717) < 1e-15 and s.observed < 1e-14 and s.bound < 1e-9 and s.passed
     assert "relative error" in s.note and "(exact)" in a.note     # c* = 1 printed as an exact Estimate
+    (m,) = rows(v, "length map by Monte Carlo")
+    assert abs(m.numeric - 1.428871472) < 1e-8 and abs(m.observed - 0.8646) < 1e-3 and m.samples == 10 ** 6 and m.passed
+
+
+def test_a_monte_carlo_standard_error_divided_by_n_is_caught(monkeypatch):
+    """theory.gaussian.mc_expectation with its standard error √var/n instead of √(var/n): 1000 times too small, the
+    length map's Monte Carlo row puts q* 865 standard errors away and depth-scales no longer holds."""
+    from theory import gaussian
+    monkeypatch.setattr(gaussian, "mc_expectation", _mutant(gaussian.mc_expectation, "math.sqrt(var / n), n",
+                                                            "math.sqrt(var) / n, n"))
+    v = api.run("schoenholz2017:depth-scales", budget="quick", controls=False)
+    (m,) = rows(v, "length map by Monte Carlo")
+    assert not m.passed and abs(m.observed - 864.6) < 1 and v.status != "holds"
 
 
 def test_one_sided_difference_bug_is_caught(monkeypatch, fresh_engine):
@@ -262,6 +275,21 @@ def test_networks_ignoring_the_widths_are_caught(monkeypatch):
     v = api.run("schoenholz2017:backprop", budget="quick", controls=False)
     (w,) = rows(v, "into a wider layer")
     assert not w.passed and abs(w.numeric / w.theory - 0.5) < 0.05 and v.status != "holds"
+
+
+def test_dense_and_exact_networks_agree_in_law_and_a_dense_backward_without_sigma_w_is_caught(monkeypatch):
+    """backprop's simulator row at seed 0: the dense networks' mean |δ^1|² (0.21525) is the exact method's (0.21593),
+    KS p-values 0.79 (|δ^1|²) and 0.97 (|δ^0|²); a dense backward pass that drops σ_w from Wᵀδ shrinks |δ^1|² by
+    1.2⁹ ≈ 5.2, the KS test rejects it and the claim no longer holds."""
+    from numerics import mlp
+    (d,) = rows(verdict("backprop"), "dense-weight networks")
+    assert d.passed and abs(d.theory - 0.21593) < 5e-5 and abs(d.numeric - 0.21525) < 5e-5 and d.observed > 0.7
+    monkeypatch.setattr(mlp, "_backward", _mutant(mlp._backward, "g_up = torch.bmm(W.transpose(1, 2), delta) * "
+                                                  "math.sqrt(sw / n_prev)", "g_up = torch.bmm(W.transpose(1, 2), "
+                                                  "delta) / math.sqrt(n_prev)"))
+    v = api.run("schoenholz2017:backprop", budget="quick", controls=False)
+    (d,) = rows(v, "dense-weight networks")
+    assert not d.passed and d.observed < 1e-10 and abs(d.theory / d.numeric - 1.2 ** 9) < 0.6 and v.status != "holds"
 
 
 def test_gradient_depth_scale_sign_bug_is_caught(monkeypatch, fresh_engine):
