@@ -28,6 +28,12 @@ def test_breakpoints_and_facts():
     assert theory.activation("max(2*x - 1, 0)").breakpoints == (0.5,)
     assert theory.activation("relu").homogeneity_degree == 1.0
     assert theory.activation("step").homogeneity_degree == 0.0
+    # any real degree, both signs of x: max(x,0)^1.5, |x|^0.5, −x; none for an affine map with an offset or tanh
+    assert theory.activation("max(x,0)**1.5").homogeneity_degree == 1.5
+    assert theory.activation("abs(x)**0.5").homogeneity_degree == 0.5
+    assert theory.activation("-x").homogeneity_degree == 1.0 and theory.activation("x**3").homogeneity_degree == 3.0
+    assert theory.activation("2*x + 1").homogeneity_degree is None and theory.activation("tanh").homogeneity_degree is None
+    assert theory.activation("max(x,0)**1.5 + max(x,0)**2").homogeneity_degree is None   # two degrees: not homogeneous
     assert theory.activation("tanh").parity == "odd"
     assert theory.activation("cos").parity == "even"
     assert theory.activation("2*x + 3").is_affine
