@@ -293,10 +293,26 @@ def test_shaped_network_simulators_agree_in_law_and_a_dense_bug_is_caught(monkey
     from conftest import catalogued_mutant
     from verify.papers.covariance_sde import simulator_variant_rows
     rows = simulator_variant_rows(Context(budget="quick", seed=0))
-    assert [r.passed for r in rows] == [True, True]
-    assert [r.observed for r in rows] == pytest.approx([0.0667, 0.443], abs=5e-4)
+    assert [r.passed for r in rows] == [True, True, True]
+    assert [r.observed for r in rows[:2]] == pytest.approx([0.0667, 0.443], abs=5e-4)
     monkeypatch.setattr(ncs, "_shaped_layers", catalogued_mutant("nu-shaped-dense-c-dropped", ncs._shaped_layers))
     bad = simulator_variant_rows(Context(budget="quick", seed=0))
     assert bool(bad[0].passed) is False and bad[0].observed < 1e-20
+    v = run_claim(resolve("covariance-sde:theorem3-2"), Context(budget="quick", seed=0), with_control=False)
+    assert v.status != HOLDS
+
+
+def test_identical_inputs_stay_identical_and_a_wrong_singular_root_is_caught(monkeypatch):
+    """theorem3-2's rank-one row: V₀ = 11ᵀ stays rank one through 10 layers of both simulators (7.5e-8 relative, the
+    square root of the rounding-level zero eigenvalue, under the 1e-6 bound); a singular root diag(√w)Q in place of
+    Q diag(√w) collapses one input to 0 — every sample stops as degenerate — and the claim no longer holds."""
+    from conftest import catalogued_mutant
+    from verify.papers.covariance_sde import _identical_inputs_row
+    shape = ncs.Shape("relu", 30, c_plus=0.0, c_minus=-1.0)
+    row = _identical_inputs_row(shape)
+    assert row.passed and 1e-9 < row.observed < 1e-6 and "stopped as degenerate or exploded: 0" in row.note
+    monkeypatch.setattr(ncs, "_cov_root", catalogued_mutant("nu-shaped-singular-root-rows", ncs._cov_root))
+    bad = _identical_inputs_row(shape)
+    assert not bad.passed and "exploded: 200 " in bad.note
     v = run_claim(resolve("covariance-sde:theorem3-2"), Context(budget="quick", seed=0), with_control=False)
     assert v.status != HOLDS
