@@ -100,12 +100,21 @@ def _finish(name, xtr, ytr, xte, yte, description) -> Dataset:
 
 @functools.lru_cache(maxsize=8)
 def _digits(test_fraction: float, seed: int) -> Dataset:
+    x, y = raw_arrays("digits")
+    return _finish("digits", *_split(x, y, test_fraction, seed), REGISTERED["digits"])
+
+
+def raw_arrays(name: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """The unsplit, unstandardised (x, y) of a registered dataset (``None`` for anything else): what a researcher
+    would export to an .npz file."""
+    if name != "digits":
+        return None
     try:
         from sklearn.datasets import load_digits
     except ImportError:  # pragma: no cover - a declared dependency
         raise DeepinitError("the 'digits' dataset needs scikit-learn (pip install scikit-learn)") from None
     d = load_digits()
-    return _finish("digits", *_split(d.data, d.target, test_fraction, seed), REGISTERED["digits"])
+    return d.data, d.target
 
 
 def load_dataset(spec, *, test_fraction: float = 0.25, seed: int = 0) -> Dataset:

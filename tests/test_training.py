@@ -38,6 +38,26 @@ def test_npz_files_and_arrays(tmp_path):
     assert load_dataset((x, y)).features == 12
 
 
+def test_the_npz_route_reproduces_the_registered_split_and_a_float_label_bug_is_caught(monkeypatch):
+    """bn-mean-field figure3's data-route row: the digits exported as x with float labels y and read back by
+    load_dataset give the arrays the run trained on bit for bit (1348 + 449, 10 classes); with float labels kept as
+    floats the labels differ in dtype and the row fails — the claim is then inconclusive (its run could not be
+    reproduced from the exported file)."""
+    from conftest import source_mutant
+    from numerics import datasets
+    from verify.papers._integrity import data_route_row
+    row = data_route_row("digits")
+    assert row.passed and row.observed == 0.0 and "10 classes" in row.note
+    assert len(load_dataset("digits").y_train) == 1348 and len(load_dataset("digits").y_test) == 449
+    monkeypatch.setattr(datasets, "_labels", source_mutant(
+        datasets._labels, '        y = y.astype(np.int64)\n    if y.min() < 0:\n        raise DeepinitError(f"{name}: '
+        'labels must be integers 0..K−1 (found {int(y.min())})")\n    return y.astype(np.int64)',
+        '    if y.min() < 0:\n        raise DeepinitError(f"{name}: labels must be integers 0..K−1 (found '
+        '{int(y.min())})")\n    return y'))
+    bad = data_route_row("digits")
+    assert not bad.passed and bad.observed == 2.0 and "y_train, y_test" in bad.note
+
+
 @pytest.mark.parametrize("bad,match", [
     ("mnist", "registered"), ("/nonexistent/x.npz", "no such file"),
 ])

@@ -10,6 +10,10 @@ scaled, a seed stream shifted, BN's ε dropped) would reach no other row; so eac
 number the claim reads (:func:`numerics.ensembles.member_difference`). A failing row leaves the claim inconclusive
 (:func:`judged`): its networks are not the ones it describes, which says nothing about the paper.
 
+A second kind of row, :func:`data_route_row`, checks the route a researcher's own data takes: the registered data
+exported to an .npz file and read back by :func:`numerics.datasets.load_dataset` must be the arrays the run trained
+on, so that the same claim on the exported file reproduces the run.
+
 The tolerance was measured on CPU only. On another device (``--device cuda``) the batched kernels may reduce in
 another order and a long trajectory drift further (the module docstring of numerics.ensembles), so there the row
 reports the difference without judging it.
@@ -22,6 +26,7 @@ from ..core import INCONCLUSIVE, Evidence, Verdict
 from ..lazy import lazy_module as _lazy
 
 ensembles = _lazy("numerics.ensembles")
+datasets = _lazy("numerics.datasets")
 
 #: the start of every run-integrity row's name
 PREFIX = "run integrity"
@@ -47,6 +52,36 @@ def member_row(member, solo, what: str, solo_fn: str, device: str = "cpu") -> Ev
                  "order")
     return Evidence(f"{PREFIX}: {what} of the batched ensemble = its solo run ({solo_fn})", bound=rtol,
                     observed=worst, passed=(worst <= rtol) if judged else None, note=note)
+
+
+def data_route_row(name: str, test_fraction: float = 0.25, seed: int = 0) -> Evidence | None:
+    """The route a researcher's own data takes (``--param dataset=PATH.npz``), on the registered data this run trained
+    on: its raw arrays written to an .npz file (x with float labels y, as an export often stores them) and read back by
+    :func:`numerics.datasets.load_dataset` with the same split seed must give the arrays the run trained on bit for bit
+    (train and test inputs after standardisation, labels, classes), so that a run on the exported file reproduces this
+    one. ``None`` for user data (the route is then the one that ran)."""
+    import os
+    import tempfile
+
+    import numpy as np
+    ds = datasets.load_dataset(name, test_fraction=test_fraction, seed=seed)
+    raw = datasets.raw_arrays(name)
+    if raw is None:
+        return None
+    x, y = raw
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, f"{name}.npz")
+        np.savez(path, x=x, y=y.astype(np.float64))
+        back = datasets.load_dataset(path, test_fraction=test_fraction, seed=seed)
+    pairs = {"x_train": (ds.x_train, back.x_train), "x_test": (ds.x_test, back.x_test),
+             "y_train": (ds.y_train, back.y_train), "y_test": (ds.y_test, back.y_test)}
+    differ = [k for k, (a, b) in pairs.items() if a.shape != b.shape or a.dtype != b.dtype or not np.array_equal(a, b)]
+    if ds.classes != back.classes:
+        differ.append("classes")
+    return Evidence(f"{PREFIX}: the {name} data exported to .npz and read back by load_dataset = the arrays this run "
+                    "trained on", passed=not differ, observed=float(len(differ)), bound=0.0,
+                    note=("identical: " + ", ".join(pairs) + f", {ds.classes} classes" if not differ else
+                          "differ: " + ", ".join(differ)) + f" (split seed {seed}, test fraction {test_fraction:g})")
 
 
 def _records(run) -> tuple:

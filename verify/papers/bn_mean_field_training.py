@@ -221,7 +221,7 @@ FIG3_LR_LARGE = 0.3   # the positive control's: large first steps
 
 def _fig3_rows(ctx: Context, factor: float = 1.0, figure: dict | None = None,
                lr: float | None = None) -> tuple[list[Evidence], list[Evidence]]:
-    """The rows that decide Fig 3, and the run-integrity row of its ensemble."""
+    """The rows that decide Fig 3, the run-integrity row of its ensemble and, on the digits, the data-route row."""
     st = _fig3_settings(ctx)
     B, L = 32, st["depth"]
     data = _dataset(ctx)
@@ -255,7 +255,8 @@ def _fig3_rows(ctx: Context, factor: float = 1.0, figure: dict | None = None,
                               + "; " + _data(ctx)[0]))
     if figure is not None:
         figure["runs"] = runs
-    return rows, [_member_check(data, L, B, 10, lr, "sgd", 0, seeds, 10)]
+    data_row = integrity.data_route_row(data)
+    return rows, [_member_check(data, L, B, 10, lr, "sgd", 0, seeds, 10)] + ([data_row] if data_row else [])
 
 
 def _fig3_plot(ctx: Context, runs) -> dict:
@@ -306,7 +307,8 @@ DECLARATION.add(Claim(
     "must be −log λ_max within 0.05 (quantitative: Theorem 7 with real inputs and a real loss) and log‖W^l‖ flat; "
     "step 1: log‖W^l‖ decreasing in l (larger towards the input); step 9: the gradient slope at most ¼ of step 0's. "
     "The seeds train as one batched ensemble; run integrity: its last seed retrained alone (the solo trainer) must "
-    "match it within 1e-6 relative at every recorded step, else no verdict (inconclusive).",
+    "match it within 1e-6 relative at every recorded step, and the digits exported to .npz and read back by "
+    "load_dataset must be the arrays it trained on, else no verdict (inconclusive).",
     check_figure3, None, "",
     depends_on=("lambda_max",), resolution_override={"lambda_max": (0.1, 0.1, 0.1)},
     uses=("theory.bn_meanfield.gradient_explosion_rate", "numerics.ensembles.train_bn_mlp_ensemble",
