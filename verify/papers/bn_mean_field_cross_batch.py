@@ -129,8 +129,8 @@ def _forward_rows(ctx: Context, st: dict, power: int) -> list[Evidence]:
         target[:B, B:] = target[B:, :B] = cross
         z = _max_z(mean, target, np.maximum(se, 1e-12 * tb.diagonal.q))
         zc = _zcrit(B * (2 * B + 1))
-        rows.append(Evidence(f"{act}, B = {B} + {B}, {_bn_label(kw)}: Σ*₂ = [[Σ*, μ*²11ᵀ], [μ*²11ᵀ, Σ*]] is a fixed "
-                             "point of the two-batch map, V(Σ*₂) = Σ*₂, by Monte Carlo (each batch normalised with its "
+        rows.append(Evidence(f"{act}, two batches of B = {B}, {_bn_label(kw)}: Σ*₂ (diagonal blocks Σ*, cross blocks "
+                             "μ*²11ᵀ) is a fixed point of the two-batch map, V(Σ*₂) = Σ*₂, by Monte Carlo (each batch normalised with its "
                              "own statistics)", theory=cross, numeric=float(mean[:B, B:].mean()), samples=n,
                              observed=z, bound=zc, statistic="max |z|", confidence=1 - LEVEL, passed=z <= zc,
                              note=f"over the {B * (2 * B + 1)} entries of the symmetric {2 * B}×{2 * B} matrix "
@@ -147,7 +147,7 @@ def _forward_rows(ctx: Context, st: dict, power: int) -> list[Evidence]:
         cross, cross_se = mean[:B, B:], se[:B, B:]
         z = float(np.max(np.abs(cross - pred) / cross_se))
         zc = _zcrit(B * B)
-        rows.append(Evidence(f"{act}, B = {B} + {B}, {_bn_label(kw)}: one step of the two-batch map at Σ with BSB1 "
+        rows.append(Evidence(f"{act}, two batches of B = {B}, {_bn_label(kw)}: one step of the two-batch map at Σ with BSB1 "
                              f"blocks (s₁ = {s1:g}, s₂ = {s2:g}) and a constant cross block {GENERIC['c']:g}: the "
                              "image's cross block is μ(s₁)μ(s₂)·11ᵀ", theory=pred, numeric=float(cross.mean()),
                              samples=n, observed=z, bound=zc, statistic="max |z|", confidence=1 - LEVEL,
@@ -173,7 +173,7 @@ def _backward_rows(ctx: Context, st: dict, power: int) -> list[Evidence]:
         z = float(np.max(np.abs(V - pred) / V_se))
         zc = _zcrit(B * B)
         t = float(np.sum(V * P) / np.sum(P * P))   # the least-squares factor of GΔ₁₂G in the measured block
-        rows.append(Evidence(f"{act}, B = {B} + {B}, {_bn_label(kw)}: the backward map's cross block at Σ*₂ is "
+        rows.append(Evidence(f"{act}, two batches of B = {B}, {_bn_label(kw)}: the backward map's cross block at Σ*₂ is "
                              "α*²·GΔ₁₂G (E[J₁ᵀΔ₁₂J₂] = E J₁ᵀ Δ₁₂ E J₂, E J = α*G), generic Δ, by Monte Carlo with "
                              "autograd Jacobians", theory=factor, numeric=t, samples=n, observed=z, bound=zc,
                              statistic="max |z|", confidence=1 - LEVEL, passed=z <= zc,
@@ -194,7 +194,7 @@ def _network_rows(ctx: Context, st: dict, power: int) -> list[Evidence]:
     m, se = float(per_seed.mean()), float(per_seed.std(ddof=1) / math.sqrt(len(per_seed)))
     allow = 4 * se + 2 * tb.diagonal.q / N
     dev = abs(m - cross)
-    return [Evidence(f"{act}, B = {B} + {B}, {_bn_label(kw)}: the deep cross-batch block of N = {N} networks (two "
+    return [Evidence(f"{act}, two batches of B = {B}, {_bn_label(kw)}: the deep cross-batch block of N = {N} networks (two "
                      f"batches through one network, layers ≥ {w} of {depth}) is μ*²", theory=cross, numeric=m,
                      ci=(m - 4 * se, m + 4 * se), samples=S, observed=dev, bound=allow, passed=dev <= allow,
                      note=f"bound: 4 SE (over {S} seeds) + 2q*/N (finite-width allowance), q* = {tb.diagonal.q:.6f}; "
@@ -225,8 +225,8 @@ DECLARATION.add(Claim(
     "Not printed in the text copy (it stops inside Appendix A.2; the authors' code computes two-batch kernels). The "
     "package's derivation (theory.bn_meanfield.TwoBatchFixedPoint): two batches of B through one network, each "
     "normalised with its own statistics. When Σ's cross block is constant, the centred batches are independent, so "
-    "the forward map's cross block is μ(s₁)μ(s₂)·11ᵀ with μ(s) = E φ(BN h)ᵢ; the fixed point is Σ*₂ = [[Σ*, μ*²11ᵀ], "
-    "[μ*²11ᵀ, Σ*]]; and the backward map's cross block at Σ*₂ is α*²·GΔ₁₂G, where E J = α*G. A failure would be an "
+    "the forward map's cross block is μ(s₁)μ(s₂)·11ᵀ with μ(s) = E φ(BN h)ᵢ; the fixed point Σ*₂ has the diagonal blocks Σ* and "
+    "the cross blocks μ*²11ᵀ; and the backward map's cross block at Σ*₂ is α*²·GΔ₁₂G, where E J = α*G. A failure would be an "
     "error of this package, not an erratum of the paper.",
     "B ≥ 4 per batch; φ with kinks only at 0 (β = 0 for a kinked φ); BN with ε, γ, β, each batch normalised with its "
     "own statistics; a continuous φ for the backward block",
