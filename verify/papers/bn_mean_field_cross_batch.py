@@ -231,11 +231,11 @@ DECLARATION.add(Claim(
     "B ≥ 4 per batch; φ with kinks only at 0 (β = 0 for a kinked φ); BN with ε, γ, β, each batch normalised with its "
     "own statistics; a continuous φ for the backward block",
     "Closed forms for ReLU at ε = 0, B = 4 (μ* = √3/4, cross block 3/16, α* = (2/3)√(2/π)/√s* with s* of Theorem 5) "
-    "and μ* = 0 for tanh; the two-batch Monte Carlo map (numerics.bn_kernels.bn_forward_map_mc, batches = (4, 4)) at "
+    "and μ* = 0 for tanh; the two-batch Monte Carlo map of numerics.bn_kernels (batches = (4, 4)) at "
     "Σ*₂ (ReLU, ε = 0) and one step at a Σ with different BSB1 blocks and a constant cross block (ReLU, ε = 0.1; GELU, "
-    "ε = 0.05, γ = 1.2, β = 0.1); the two-batch backward map (bn_backward_map_mc, autograd Jacobians) at Σ*₂ with a "
+    "ε = 0.05, γ = 1.2, β = 0.1); the two-batch backward map (Monte Carlo, autograd Jacobians) at Σ*₂ with a "
     "generic Δ (ReLU, ε = 0.1; tanh, ε = 0.05, γ = 1.2, β = 0.1): entrywise z-tests, 99.9% with Bonferroni. Width-1000 "
-    "networks with two batches (simulate_bn_gradients, exact in law; ReLU, ε = 0.1): the deep cross block within "
+    "networks with two batches (numerics.bn_meanfield, exact in law; ReLU, ε = 0.1): the deep cross block within "
     "4 SE + 2q*/N of μ*². Samples grow with the budget (5·10⁴ forward, 2·10⁴ backward draws at quick).",
     check_cross_batch, control_cross_batch,
     "one factor of μ (of α) where the statement has two — the cross block μ* instead of μ*², μ(s₁)μ(s₂) replaced by "
