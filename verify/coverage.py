@@ -308,6 +308,11 @@ COVERAGE: dict[str, list[Item]] = {
                             "CIFAR100): which γ settings and initial values are compared is only in the figures, lost "
                             "from the text copy, so there is no statement to test", "text lost"),
         Item("Fig A.4", (), "as Fig A.3 (the γ settings compared are only in the lost figure)", "text lost"),
+        Item("Two batches through one network (cross-batch kernels)", ("cross-batch",),
+             "beyond the printed text (the text copy stops in Appendix A.2; the authors' code computes two-batch "
+             "kernels): the cross block μ*²·11ᵀ of the two-batch fixed point and the backward cross block α*²·GΔ₁₂G",
+             audit="derived: the package's derivation for two batches (theory.bn_meanfield.TwoBatchFixedPoint), "
+                   "checked against closed forms, Monte Carlo of the two-batch maps and finite-width networks"),
         Item("Tables of constants", ("constants",), "q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ (the package's own tables)",
              audit="derived: the package's own tables (the paper prints none); the formulas they rest on are "
                    "checked under Theorems 4–8"),

@@ -1511,5 +1511,6 @@ DECLARATION.add(Claim(
                 Parameter("batch_sizes", _batch_sizes, "4,5,8,16,32,64,128",
                           "comma-separated batch sizes B (4 to 1024)"))))
 
-# the training claims (Theorem 9's trainability, Figs 2 and 4) are declared in their own module
+# the training claims (Theorem 9's trainability, Figs 2 and 4) and the two-batch claim are declared in their own modules
 from . import bn_mean_field_training  # noqa: E402,F401
+from . import bn_mean_field_cross_batch  # noqa: E402,F401
