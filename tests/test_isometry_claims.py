@@ -390,6 +390,23 @@ def test_theorem_a2_bivariate_mpmath_row_and_a_lost_correlation_sign(monkeypatch
     assert v.status != HOLDS
 
 
+def test_theorem_a2_plain_callable_row_and_dropped_kinks(monkeypatch):
+    """theorem-a2's row on the bivariate engine with plain callables: relu (numpy, kink given) and erf (math.erf point
+    by point, scipy's on arrays) at ρ = −0.7 within 0.13 of the allowance (stated error + 4 ulps) of the closed forms;
+    with the given kink dropped the rule is not split at 0, its stated error grows to 1.8e-5 (above 1e-12) and the
+    claim no longer holds."""
+    from theory import gaussian
+    from verify.papers.isometry.meanfield import _bivariate_callable_row
+    row = _bivariate_callable_row()
+    assert row.passed and row.observed < 0.2
+    monkeypatch.setattr(gaussian, "_as_function", catalogued_mutant("th-gauss-callable-kinks-dropped",
+                                                                    gaussian._as_function))
+    bad = _bivariate_callable_row()
+    assert not bad.passed and "stated error 1.8e-05" in bad.note
+    v = run_claim(resolve("isometry:theorem-a2"), Context(budget="quick", seed=0), with_control=False)
+    assert v.status != HOLDS
+
+
 # ------------------------------------------------------------------ the training claims' run-integrity rows
 
 def test_training_integrity_rows_at_seed_0():
