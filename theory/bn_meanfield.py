@@ -1157,7 +1157,10 @@ def _mean_cached(act: Activation, B: int, s: float, eps: float, gamma: float, be
 
 def _jacobian_trace_moments(dphi, B: int, s: float, eps: float, gamma: float, beta: float, nodes: int,
                             rnodes: int) -> np.ndarray:
-    """(α, α with |·| inside): α = E tr J/(B − 1), J = ∂φ(BN(h))/∂h, h ~ N(0, Σ) with GΣG = sG.
+    """(α, its scale): α = E tr J/(B − 1), J = ∂φ(BN(h))/∂h, h ~ N(0, Σ) with GΣG = sG; the scale, the same integral
+    with the integrand's square (root taken), is what α's convergence is judged against (α = 0 for an even φ). A
+    smooth scale, not the integral of |integrand|: that one has kinks wherever φ′ changes sign (gelu, swish), where
+    the rules converge slowly, and would refuse α for them.
 
     With n = sqrt(‖Gh‖² + Bε), u = Gh/n, x = γ√B u + β: ∂u/∂h = G/n − (Gh)(Gh)ᵀ/n³, so
     tr J = (γ√B/n) Σᵢ φ′(xᵢ)((1 − 1/B) − uᵢ²); with Gh = √s r ω (r² = y ~ χ²_{B−1}, ω uniform on the unit sphere of 1^⊥,
@@ -1171,7 +1174,7 @@ def _jacobian_trace_moments(dphi, B: int, s: float, eps: float, gamma: float, be
     inner = dphi(gamma * rho[:, None] * x[None, :] + beta) * ((1 - 1 / B) - rho[:, None] ** 2 * x[None, :] ** 2 / B)
     scale = B * gamma * math.sqrt(B) / (B - 1)
     return np.array([scale * _finite_dot(wy, (inner @ w) / n, "E tr J integral"),
-                     scale * _finite_dot(wy, (np.abs(inner) @ w) / n, "E |tr J| integral")])
+                     scale * math.sqrt(_finite_dot(wy, ((inner * inner) @ w) / (n * n), "its scale integral"))])
 
 
 @functools.lru_cache(maxsize=1024)
@@ -1182,7 +1185,7 @@ def _mean_jacobian_cached(act: Activation, B: int, s: float, eps: float, gamma: 
     def compute(nodes):
         return _jacobian_trace_moments(dphi, B, s, eps, gamma, beta, 64 if nodes == _NODES else 40,
                                        _RADIAL_NODES if nodes == _NODES else _RADIAL_NODES - 12)
-    (alpha, _abs), err = _converged(compute, f"E J of {act.name} at B = {B}, ε = {eps:g}", rtol=1e-9)
+    (alpha, _scale), err = _converged(compute, f"E J of {act.name} at B = {B}, ε = {eps:g}", rtol=1e-9)
     return float(alpha), err
 
 

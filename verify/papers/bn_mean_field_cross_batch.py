@@ -47,7 +47,8 @@ LEVEL = 0.001                                           # two-sided, over all en
 # a Σ with two different BSB1 diagonal blocks (q₁, c₁), (q₂, c₂) and a constant cross block c: s₁ = 0.7, s₂ = 0.45
 GENERIC = dict(q1=1.0, c1=0.3, q2=0.5, c2=0.1, c=0.2)
 SMOOTH_CASE = ("gelu", dict(eps=0.05, gamma=1.2, beta=0.1))     # the forward rows' smooth φ, every BN term active
-BACKWARD_CASES = (("relu", dict(eps=0.1)), ("tanh", dict(eps=0.05, gamma=1.2, beta=0.1)))
+BACKWARD_CASES = (("relu", dict(eps=0.1)), ("tanh", dict(eps=0.05, gamma=1.2, beta=0.1)),
+                  ("gelu", dict(eps=0.05, gamma=1.2, beta=0.1)))   # gelu: φ′ changes sign
 NETWORK_CASE = ("relu", dict(eps=0.1))
 
 
@@ -234,7 +235,7 @@ DECLARATION.add(Claim(
     "and μ* = 0 for tanh; the two-batch Monte Carlo map of numerics.bn_kernels (batches = (4, 4)) at "
     "Σ*₂ (ReLU, ε = 0) and one step at a Σ with different BSB1 blocks and a constant cross block (ReLU, ε = 0.1; GELU, "
     "ε = 0.05, γ = 1.2, β = 0.1); the two-batch backward map (Monte Carlo, autograd Jacobians) at Σ*₂ with a "
-    "generic Δ (ReLU, ε = 0.1; tanh, ε = 0.05, γ = 1.2, β = 0.1): entrywise z-tests, 99.9% with Bonferroni. Width-1000 "
+    "generic Δ (ReLU, ε = 0.1; tanh and GELU, ε = 0.05, γ = 1.2, β = 0.1): entrywise z-tests, 99.9% with Bonferroni. Width-1000 "
     "networks with two batches (numerics.bn_meanfield, exact in law; ReLU, ε = 0.1): the deep cross block within "
     "4 SE + 2q*/N of μ*². Samples grow with the budget (5·10⁴ forward, 2·10⁴ backward draws at quick).",
     check_cross_batch, control_cross_batch,
