@@ -100,3 +100,24 @@ def test_parser_on_token_soup(tokens):
         pass
     except (ZeroDivisionError, OverflowError):
         pytest.fail("arithmetic errors must surface as ActivationError")
+
+
+def test_the_growth_probe_takes_logs_of_huge_numbers_in_log_space():
+    """log(1 + e^{x³}) ~ x³ is square-integrable: the probe evaluates the log of a number beyond e^10000 in log space
+    (log-sum-exp of the sum's terms, e^u → u, cosh u → |u| − log 2) instead of refusing it as growing too fast; a log
+    whose argument could cancel is refused as undecided, never as not square-integrable."""
+    import mpmath
+    from theory.formula import GrowthUndecided, growth_probe, parse_formula
+    with mpmath.workdps(30):
+        v = growth_probe(parse_formula("log(1 + exp(x**3))"), 80)
+        assert abs(v - 512000) < 1e-20                                    # log(1 + e^512000) = 512000 + e^−512000
+        w = growth_probe(parse_formula("log(exp(x**3) + exp(x**2))"), 40)
+        assert abs(w - 64000) < 1e-20
+        c = growth_probe(parse_formula("log(cosh(x**3))"), -40)
+        assert abs(c - (64000 - mpmath.log(2))) < 1e-20
+        with pytest.raises(GrowthUndecided):   # huge terms of both signs: which wins is beyond the probe
+            growth_probe(parse_formula("log(exp(x**3) - exp(x**3/2) + 2)"), 80)
+    assert theory.activation("log(1 + exp(x**3))").expr.has(sp.exp)
+    # a bounded function of such a sum: its limit is ±1 by the winning term, never by the first one the probe meets
+    with pytest.raises(theory.ActivationError, match="cannot decide"):
+        theory.activation("tanh(exp(x**3) - exp(x**3/2))")

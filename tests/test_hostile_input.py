@@ -543,3 +543,18 @@ def test_an_interrupt_replaced_by_another_exception_still_exits_130(tmp_path):
     r = subprocess.run([sys.executable, str(tmp_path / "replaced.py")], cwd=ROOT, env=_env(), capture_output=True,
                        text=True, timeout=60, preexec_fn=_sigint_default)
     assert r.returncode == 130 and r.stderr.strip() == "interrupted", r.stderr
+
+
+def test_a_sigma_mpmath_cannot_evaluate_far_out_is_a_quadrature_error_not_a_crash():
+    """tanh(e^{x³}) is square-integrable (bounded) and accepted, but mpmath's tanh of e^{t³} at the quadrature's far
+    nodes raises MemoryError: the Gaussian routes turn it into a one-line QuadratureError naming the point."""
+    import theory
+    from theory.errors import QuadratureError
+    from theory.gaussian import gaussian_expectation, mp_expectation
+    act = theory.activation("tanh(exp(x**3))")
+    with pytest.raises(QuadratureError, match="too large for mpmath"):
+        theory.isometry_strength(act)
+    with pytest.raises(QuadratureError, match="cannot be evaluated"):
+        mp_expectation(act.mpmath, act.breakpoints)
+    with pytest.raises(QuadratureError, match="cannot be evaluated"):
+        gaussian_expectation(act)

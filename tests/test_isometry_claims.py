@@ -407,6 +407,26 @@ def test_theorem_a2_plain_callable_row_and_dropped_kinks(monkeypatch):
     assert v.status != HOLDS
 
 
+def test_definition3_hypothesis_row_and_a_probe_with_the_wrong_gaussian(monkeypatch):
+    """definition3's hypothesis row decides its 25 known cases; a square-integrability probe that weighs σ² with
+    e^{−x²/4} refuses exp(x²/5) and x³e^{x²/6}, which satisfy the hypothesis, and the claim no longer holds."""
+    from theory import activations
+    from verify.papers.isometry.isometry_strength import hypothesis_row
+    row = hypothesis_row()
+    assert row.passed and row.samples == 25 and row.numeric == 0
+    monkeypatch.setattr(activations, "_check_square_integrable", catalogued_mutant(
+        "th-activation-weight-variance-2", activations._check_square_integrable))
+    activations._activation_from_text.cache_clear()
+    try:
+        bad = hypothesis_row()
+        assert not bad.passed and bad.numeric == 2
+        assert "exp(x**2/5) refused" in bad.note and "x**3*exp(x**2/6) refused" in bad.note
+        v = run_claim(resolve("isometry:definition3"), Context(budget="quick", seed=0), with_control=False)
+        assert v.status != HOLDS
+    finally:
+        activations._activation_from_text.cache_clear()
+
+
 # ------------------------------------------------------------------ the training claims' run-integrity rows
 
 def test_training_integrity_rows_at_seed_0():

@@ -26,8 +26,8 @@ import numpy as np
 import sympy as sp
 
 from .errors import ActivationError
-from .formula import (ALLOWED_FUNCTIONS, ALLOWED_NAMES, ANALYSIS_SECONDS, GrowsTooFast, NotRealValued, OscillatesTooFast,
-                      growth_probe, parse_formula, quote, split_formulas, time_limit, x)
+from .formula import (ALLOWED_FUNCTIONS, ALLOWED_NAMES, ANALYSIS_SECONDS, GrowsTooFast, GrowthUndecided, NotRealValued,
+                      OscillatesTooFast, growth_probe, parse_formula, quote, split_formulas, time_limit, x)
 
 __all__ = ["ALLOWED_FUNCTIONS", "ALLOWED_NAMES", "Activation", "activation", "gain_family", "parse_formula",
            "registered_names", "split_formulas", "x"]
@@ -617,6 +617,9 @@ def _check_square_integrable(act: Activation) -> None:
         except OscillatesTooFast:
             raise ActivationError(f"activation {quote(act.name)} oscillates too fast at large |x| to be integrated "
                                   "(sin/cos/tan of an argument beyond e^10000)") from None
+        except GrowthUndecided as exc:
+            raise ActivationError(f"activation {quote(act.name)}: cannot decide whether it is square-integrable under "
+                                  f"the standard Gaussian ({exc}); simplify the formula") from None
         except (NotRealValued, ValueError, ZeroDivisionError, TypeError):
             raise ActivationError(f"activation {quote(act.name)} is not real-valued on the whole line") from None
         finite = [v for v in vals if v != -mpmath.inf]

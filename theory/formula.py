@@ -400,6 +400,11 @@ class OscillatesTooFast(Exception):
     """sin/cos/tan of an argument beyond e^(EXP_GUARD): no quadrature can resolve σ there."""
 
 
+class GrowthUndecided(Exception):
+    """The probe cannot tell σ(r)'s size (the log of a huge sum whose terms could cancel, …): refuse as undecided,
+    never as "not square-integrable"."""
+
+
 class NotRealValued(Exception):
     """σ(r) is not a real number (log of a negative, a non-integer power of a negative, a pole)."""
 
@@ -421,13 +426,61 @@ def growth_probe(expr: sp.Expr, r) -> mpmath.mpf:
     return _ev(expr, mpmath.mpf(r))
 
 
+def _log_abs(e, r):
+    """log|e(r)| for an e too large for :func:`_ev`, in log space: e^u → u, cosh u and sinh u → |u| − log 2, products
+    → sums, numeric powers → p·log,
+    sums of positive terms → log-sum-exp. A sum whose terms could cancel (a negative term beyond e^EXP_GUARD) or any
+    other form is beyond the probe: :class:`GrowthUndecided`."""
+    try:
+        v = _ev(e, r)
+        if v == 0:
+            raise GrowthUndecided("log of a term that vanishes")
+        return mpmath.log(abs(v))
+    except GrowsTooFast:
+        pass
+    if isinstance(e, sp.exp):
+        return _ev(e.args[0], r)
+    if isinstance(e, (sp.cosh, sp.sinh)):   # |u| > EXP_GUARD: cosh u, |sinh u| = e^|u|/2 to a relative e^(−2|u|)
+        return abs(_ev(e.args[0], r)) - mpmath.log(2)
+    if isinstance(e, sp.Mul):
+        return mpmath.fsum(_log_abs(a, r) for a in e.args)
+    if isinstance(e, sp.Pow) and e.exp.is_number:
+        return _ev(e.exp, r) * _log_abs(e.base, r)
+    if isinstance(e, sp.Add):
+        logs = []
+        for a in e.args:
+            try:
+                v = _ev(a, r)
+                if v < 0:
+                    raise GrowthUndecided("a negative term next to one beyond e^EXP_GUARD")
+                if v > 0:
+                    logs.append(mpmath.log(v))
+            except GrowsTooFast as exc:
+                if exc.sign < 0:
+                    raise GrowthUndecided("a negative term beyond e^EXP_GUARD in a sum") from None
+                logs.append(_log_abs(a, r))
+        top = max(logs)
+        return top + mpmath.log(mpmath.fsum(mpmath.exp(t - top) for t in logs))
+    raise GrowthUndecided(f"log of {type(e).__name__} beyond e^EXP_GUARD")
+
+
 def _ev(e, r):
     if e is x:
         return r
     if e.is_Number or e.is_NumberSymbol:
         return mpmath.mpf(e.evalf(mpmath.mp.dps + 5))
     if isinstance(e, sp.Add):
-        return mpmath.fsum(_ev(a, r) for a in e.args)
+        vals, signs = [], set()
+        for a in e.args:
+            try:
+                vals.append(_ev(a, r))
+            except GrowsTooFast as exc:
+                signs.add(exc.sign)
+        if len(signs) == 1:
+            raise GrowsTooFast(signs.pop())
+        if signs:   # e^(x³) − e^(x³/2): which term wins is beyond the probe (never the sign of the first one met)
+            raise GrowthUndecided("a sum of terms beyond e^EXP_GUARD of both signs")
+        return mpmath.fsum(vals)
     if isinstance(e, sp.Mul):
         out, huge = mpmath.mpf(1), None
         for a in e.args:
@@ -487,7 +540,14 @@ def _ev(e, r):
         except GrowsTooFast:
             raise OscillatesTooFast() from None
     if isinstance(e, sp.log):
-        u = _ev(e.args[0], r)
+        try:
+            u = _ev(e.args[0], r)
+        except GrowsTooFast as exc:   # log of a number beyond e^EXP_GUARD: evaluated in log space (log(1 + e^(x³)))
+            if exc.sign < 0:
+                raise NotRealValued("log of a non-positive number") from None
+            return _log_abs(e.args[0], r)
+        except GrowthUndecided:
+            raise
         if u <= 0:
             raise NotRealValued("log of a non-positive number")
         return mpmath.log(u)

@@ -150,9 +150,16 @@ def mp_expectation(f, breakpoints=(), dps: int = 30, error: bool = False):
 
     Raises :class:`QuadratureError` when the estimated error exceeds 10^(−dps/2) in relative terms.
     """
+    def value(t):
+        try:
+            return f(t)
+        except MemoryError:   # mpmath at an astronomically large argument (tanh(e^(t³)) at the rule's far nodes)
+            raise QuadratureError(f"the integrand cannot be evaluated at x = {mpmath.nstr(t, 6)}: its argument is "
+                                  "too large for mpmath") from None
+
     with mpmath.workdps(dps + 10):
         norm = 1 / mpmath.sqrt(2 * mpmath.pi)
-        g = lambda t: f(t) * mpmath.exp(-t * t / 2) * norm  # noqa: E731
+        g = lambda t: value(t) * mpmath.exp(-t * t / 2) * norm  # noqa: E731
         val, err = mpmath.quad(g, _mp_intervals(breakpoints), error=True, maxdegree=10)
         if not mpmath.isfinite(val):
             raise QuadratureError("Gaussian expectation is not finite (the integrand is not integrable)")
@@ -291,7 +298,7 @@ def mp_gaussian(fn, variance, kinks=(), dps: int = 30):
         def value(t):
             try:
                 return mpmath.mpf(fn(s * t))
-            except (ArithmeticError, ValueError, TypeError) as exc:
+            except (ArithmeticError, ValueError, TypeError, MemoryError) as exc:   # MemoryError: mpmath at a huge argument
                 why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                 raise QuadratureError(f"the integrand cannot be evaluated at u = {mpmath.nstr(s * t, 6)}: {why}") \
                     from None

@@ -70,6 +70,47 @@ DEF3_FORMULAS = (
 )
 
 
+#: Definition 3's hypothesis on known cases: σ with ∫σ² dN(0, 1) < ∞, finite and real on the whole line (inside:
+#: σ² e^{−x²/2} decays — bounded, or growth below e^{x²/4}) …
+HYPOTHESIS_INSIDE = ("exp(x**2/5)", "x**3*exp(x**2/6)", "cosh(x)**2", "atan(exp(x**3))", "(1 + exp(x**3))**(-1)",
+                     "heaviside(sinh(x**3))", "erf(sinh(x**3))", "log(1 + exp(x**3))", "log(cosh(x**3))/(1 + x**4)")
+#: … and outside, with the reason each must be refused for
+HYPOTHESIS_OUTSIDE = (
+    ("exp(x**2/4)", "square-integrable"), ("x*exp(x**2/4)", "square-integrable"), ("2**(x**2)", "square-integrable"),
+    ("sinh(x**2/2)", "square-integrable"), ("exp(exp(x))", "square-integrable"), ("exp(x**3)", "square-integrable"),
+    ("x*exp(x**3)", "square-integrable"), ("exp(-x**3)", "square-integrable"), ("cosh(x**3)", "square-integrable"),
+    ("exp(-x**2)*sinh(x**3)", "square-integrable"),
+    ("1/x", "pole"), ("1/(1 - x**2)", "pole"), ("abs(x)**(-0.5)", "pole"), ("tan(x)", "pole"),
+    ("log(x**2)", "singularity"), ("sqrt(x)", "not real"))
+
+
+def hypothesis_row() -> Evidence:
+    """Definition 3 defines β_σ for σ square-integrable under N(0, 1) (and the package needs σ finite and real on the
+    whole line): the decision :func:`theory.activation` takes on known cases. Inside: growth below e^{x²/4},
+    bounded compositions of functions beyond e^{10⁴} at |x| = 80 (the probe's limits of bounded functions and of
+    negative powers), and logs of such functions (|x|³ and |x|³/(1 + x⁴) growth, evaluated in log space). Outside: σ² e^{−x²/2} not decaying (e^{x²/4} exactly at the edge, 2^{x²} with ln 2 > 1/4,
+    doubly exponential growth, growth on one side only), poles, a logarithmic singularity, a non-real branch; each
+    refused with its reason."""
+    wrong = []
+    for text in HYPOTHESIS_INSIDE:
+        try:
+            theory.activation(text)
+        except theory.ActivationError as exc:
+            wrong.append(f"{text} refused ({str(exc)[:60]}…)")
+    for text, reason in HYPOTHESIS_OUTSIDE:
+        try:
+            theory.activation(text)
+            wrong.append(f"{text} accepted")
+        except theory.ActivationError as exc:
+            if reason not in str(exc):
+                wrong.append(f"{text} refused, but not as '{reason}' ({str(exc)[:60]}…)")
+    n = len(HYPOTHESIS_INSIDE) + len(HYPOTHESIS_OUTSIDE)
+    return Evidence(f"Definition 3's hypothesis as theory.activation decides it: {len(HYPOTHESIS_INSIDE)} σ known to "
+                    f"satisfy it accepted, {len(HYPOTHESIS_OUTSIDE)} known not to refused for their reason",
+                    theory=0, numeric=len(wrong), samples=n, passed=not wrong,
+                    note="; ".join(wrong) if wrong else "every case decided as known")
+
+
 def formula_transcription_row() -> Evidence:
     """Each formula of :data:`DEF3_FORMULAS` as the parser reads it (the numpy and the mpmath evaluation of the
     activation it builds) against the independent numpy transcription, at 41 points of [−6, 6] (0 included: the
@@ -94,7 +135,7 @@ def _definition3_rows(beta_fn, ctx: Context) -> list[Evidence]:
     names = [n for n in theory.registered_names() if n != "he0"] + list(_DEF3_EXTRA)
     if ctx.budget == "quick":
         names = names[::2] + ["2*x + 3", "identity", "he2"]
-    names += [text for text, _ in DEF3_FORMULAS]
+    names += [text for text, _ in DEF3_FORMULAS] + list(HYPOTHESIS_INSIDE)
     rows = []
     out_of_range, iff_bad = [], []
     for nm in names:
@@ -120,6 +161,7 @@ def _definition3_rows(beta_fn, ctx: Context) -> list[Evidence]:
 def check_definition3(ctx: Context) -> Verdict:
     rows = _definition3_rows(lambda a: Q.isometry_strength(a), ctx)
     rows.append(Q.memo(("definition3_formula_transcriptions",), formula_transcription_row))
+    rows.append(Q.memo(("definition3_hypothesis",), hypothesis_row))
     st = status_from_rows(rows)
     errata = [Erratum("Definition 3, property (ii)", "β_σ = 1 iff the activation is linear",
                       "β_σ = 1 iff σ is affine (σ(x) = c_0 + c_1 x, c_1 ≠ 0)",
