@@ -550,8 +550,12 @@ def test_training_integrity_rows_at_seed_0():
     arguments): float32 on CPU, the member is its solo run bit for bit (every recorded norm, every step's loss)."""
     from verify.papers import bn_mean_field_training as T
     ctx = Context(budget="quick", seed=0)
-    for rows, checks in (T._fig3_rows(ctx), T._fig3_rows(ctx, lr=T.FIG3_LR_LARGE), T._a2_rows(ctx)):
-        assert len(checks) == 1 and not any(r.name.startswith("run integrity") for r in rows)
+    # Fig 3 adds the data-route row: the digits written to an NPZ file and read back as a user's data
+    for (rows, checks), n in ((T._fig3_rows(ctx), 2), (T._fig3_rows(ctx, lr=T.FIG3_LR_LARGE), 2), (T._a2_rows(ctx), 1)):
+        assert len(checks) == n and not any(r.name.startswith("run integrity") for r in rows)
+        if n == 2:
+            assert checks[1].name.startswith("run integrity: the digits data written to an NPZ file")
+            assert (checks[1].observed, checks[1].passed) == (0.0, True)
         row = checks[0]
         assert row.name == ("run integrity: member 2 of 2 (relu, seed 1) of the batched ensemble = its solo run "
                             "(numerics.training.train_bn_mlp)")

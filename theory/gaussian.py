@@ -206,12 +206,19 @@ def gaussian_rule(breakpoints: tuple, radius: float, nodes_per_piece: int, densi
 
 
 def float_expectation(act: Activation, g=None, nodes_per_piece: int = 400) -> float:
-    """E[σ(X) g(X)] with the fixed rule (g defaults to 1)."""
+    """E[σ(X) g(X)] with the fixed rule (g defaults to 1). Where the Gaussian weight underflows to 0 a node contributes
+    0 whatever σ's float value there (log(1 + e^{x³}) overflows to ∞ far out); a value that is not finite where the
+    weight is not 0 raises :class:`QuadratureError` (never a silent NaN)."""
     L = integration_radius(act)
     xs, ws = gaussian_rule(tuple(act.breakpoints), L, nodes_per_piece)
-    vals = act.numpy(xs)
-    if g is not None:
-        vals = vals * g(xs)
+    with np.errstate(over="ignore", invalid="ignore"):
+        vals = act.numpy(xs)
+        if g is not None:
+            vals = vals * g(xs)
+    vals = np.where(ws > 0, vals, 0.0)
+    if not np.all(np.isfinite(vals)):
+        raise QuadratureError(f"E[σ(X)·g(X)] of {act.name}: the integrand is not finite in float64 where the Gaussian "
+                              "weight is not 0")
     return float(np.dot(ws, vals))
 
 

@@ -279,7 +279,7 @@ def all_claims() -> list[Claim]:
     --------
     >>> from verify.registry import all_claims
     >>> [c.id for c in all_claims() if c.paper == "bn-mean-field"][:3]
-    ['bn-mean-field:constants', 'bn-mean-field:epsilon', 'bn-mean-field:figure1']
+    ['bn-mean-field:constants', 'bn-mean-field:cross-batch', 'bn-mean-field:epsilon']
     """
     load_papers()
     order = list(_PAPERS)

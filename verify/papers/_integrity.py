@@ -78,8 +78,8 @@ def data_route_row(name: str, test_fraction: float = 0.25, seed: int = 0) -> Evi
     differ = [k for k, (a, b) in pairs.items() if a.shape != b.shape or a.dtype != b.dtype or not np.array_equal(a, b)]
     if ds.classes != back.classes:
         differ.append("classes")
-    return Evidence(f"{PREFIX}: the {name} data exported to .npz and read back by load_dataset = the arrays this run "
-                    "trained on", passed=not differ, observed=float(len(differ)), bound=0.0,
+    return Evidence(f"{PREFIX}: the {name} data written to an NPZ file and read back as a user's data = the arrays "
+                    "this run trained on", passed=not differ, observed=float(len(differ)), bound=0.0,
                     note=("identical: " + ", ".join(pairs) + f", {ds.classes} classes" if not differ else
                           "differ: " + ", ".join(differ)) + f" (split seed {seed}, test fraction {test_fraction:g})")
 

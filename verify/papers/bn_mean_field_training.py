@@ -307,8 +307,8 @@ DECLARATION.add(Claim(
     "must be −log λ_max within 0.05 (quantitative: Theorem 7 with real inputs and a real loss) and log‖W^l‖ flat; "
     "step 1: log‖W^l‖ decreasing in l (larger towards the input); step 9: the gradient slope at most ¼ of step 0's. "
     "The seeds train as one batched ensemble; run integrity: its last seed retrained alone (the solo trainer) must "
-    "match it within 1e-6 relative at every recorded step, and the digits exported to .npz and read back by "
-    "load_dataset must be the arrays it trained on, else no verdict (inconclusive).",
+    "match it within 1e-6 relative at every recorded step, and the digits written to an NPZ file and read back as a "
+    "user's data must be the arrays it trained on, else no verdict (inconclusive).",
     check_figure3, None, "",
     depends_on=("lambda_max",), resolution_override={"lambda_max": (0.1, 0.1, 0.1)},
     uses=("theory.bn_meanfield.gradient_explosion_rate", "numerics.ensembles.train_bn_mlp_ensemble",

@@ -127,15 +127,17 @@ def formula_transcription_row() -> Evidence:
                 worst, where = err, f"{text} ({route})"
     return Evidence(f"the {len(DEF3_FORMULAS)} sample formulas as parsed vs independent numpy transcriptions "
                     "(41 points of [−6, 6], both evaluations of the parsed σ)", observed=worst, bound=1e-12,
-                    statistic="max |parsed − transcribed|/max(1, |transcribed|)", passed=bool(worst <= 1e-12),
-                    note=f"largest at {where}")
+                    statistic="largest difference", passed=bool(worst <= 1e-12),
+                    note=f"largest at {where}; the difference is relative where |σ| > 1, absolute below")
 
 
 def _definition3_rows(beta_fn, ctx: Context) -> list[Evidence]:
     names = [n for n in theory.registered_names() if n != "he0"] + list(_DEF3_EXTRA)
     if ctx.budget == "quick":
         names = names[::2] + ["2*x + 3", "identity", "he2"]
-    names += [text for text, _ in DEF3_FORMULAS] + list(HYPOTHESIS_INSIDE)
+    # the hypothesis cases inside, but the logs of e^{x³}: finite (~|x|³), their float64 evaluation is not beyond
+    # |x| ≈ 8.9, where the control's float moments need them (the exact and mpmath routes of β take them)
+    names += [text for text, _ in DEF3_FORMULAS] + [t for t in HYPOTHESIS_INSIDE if not t.startswith("log")]
     rows = []
     out_of_range, iff_bad = [], []
     for nm in names:
