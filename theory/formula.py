@@ -546,8 +546,6 @@ def _ev(e, r):
             if exc.sign < 0:
                 raise NotRealValued("log of a non-positive number") from None
             return _log_abs(e.args[0], r)
-        except GrowthUndecided:
-            raise
         if u <= 0:
             raise NotRealValued("log of a non-positive number")
         return mpmath.log(u)
