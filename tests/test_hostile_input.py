@@ -475,7 +475,8 @@ def test_an_interrupt_python_would_ignore_is_delivered_again_without_a_traceback
     verify._start delivers it again from a timer once the finaliser has returned."""
     script = tmp_path / "swallowed.py"
     script.write_text(_SWALLOWED)
-    r = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60)
+    r = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60,
+                       preexec_fn=_sigint_default)
     assert r.returncode == 130, r.stderr
     assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr
 
