@@ -18,6 +18,32 @@ torch.set_num_threads(1)
 settings.register_profile("ci", max_examples=60, deadline=None)
 settings.load_profile("ci")
 
+import pytest  # noqa: E402
+
+#: claims that read the same shared simulations (verify.store: bn-finite-width's BN chains and sphere Monte Carlo,
+#: bn-mean-field's gradient ensembles): under pytest-xdist their tests, at every budget, run on one worker, which
+#: computes each simulation once (the store is per process)
+SHARED_SIMULATION_GROUPS = {
+    "test_bn_finite_width.py": ("bn-finite-width-chains", {"theorem1", "theorem3", "corollary6", "corollary7",
+                                                           "corollary8"}),
+    "test_bn_mean_field.py": ("bn-mean-field-gradients", {"theorem4", "theorem7", "theorem8", "figure1"}),
+}
+
+
+def pytest_configure(config):
+    # `-n 2` distributes test by test; grouping by the xdist_group marks below keeps the other tests spread the same way
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = SHARED_SIMULATION_GROUPS.get(item.path.name)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if group and params.get("name") in group[1]:
+            item.add_marker(pytest.mark.xdist_group(group[0]))
+
 
 def assert_latex_clean(v):
     """Issue 11, for this verdict: its --latex output (strict symbol table: nothing unknown reaches it) gives 0 chktex
@@ -43,6 +69,49 @@ def assert_latex_clean(v):
         p = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp,
                            capture_output=True, text=True, timeout=180)
         assert p.returncode == 0, (v.claim_id, p.stdout[-3000:])
+
+
+#: the figure claims (and one study that draws a figure) with the stem of the PNG, PDF and CSV each writes; the
+#: per-paper quick tests run them with an artefact directory and check the files (:func:`assert_figure_files`)
+FIGURE_CLAIMS = {
+    "bn-finite-width:eq6": "bn_finite_width_figure1a", "bn-finite-width:figure1": "bn_finite_width_figure1b",
+    "bn-finite-width:figure2": "bn_finite_width_figure2", "bn-mean-field:figure1": "bn_mean_field_figure1",
+    "isometry:corollary2": "isometry_figure2", "isometry:figure3": "isometry_figure3",
+    "isometry:figure6": "isometry_figure6", "isometry:figure8": "isometry_figure8",
+    "isometry:figure9": "isometry_figure9", "isometry:figure-a1": "isometry_figure_a1",
+    "isometry:figure-b1": "isometry_figure_b1", "isometry:section6": "isometry_section6",
+    "covariance-sde:figure1": "covariance_sde_figure1", "covariance-sde:figure2": "covariance_sde_figure2",
+    "bn-mean-field:epsilon": "bn_mean_field_epsilon", "bn-mean-field:figure2": "bn_mean_field_figure2",
+    "bn-mean-field:figure3": "bn_mean_field_figure3", "isometry:figure-b3": "isometry_figure_b3",
+    "isometry:figure-b4": "isometry_figure_b4", "isometry:figure7": "isometry_figure7",
+    "isometry:figure-b6": "isometry_figure_b6", "isometry:figure-b7": "isometry_figure_b7",
+    "bn-mean-field:figure4": "bn_mean_field_figure4", "bn-mean-field:figure-a2": "bn_mean_field_figure_a2",
+    # not a printed figure, but it draws the study of the missing Appendix F
+    "covariance-sde:width-convergence": "covariance_sde_width_convergence",
+}
+
+
+def quick_context(claim_id: str, directory):
+    """The quick budget, seed 0; a figure claim also writes its figure into ``directory``."""
+    from verify.core import Context
+    return Context(budget="quick", seed=0, artefact_dir=str(directory) if claim_id in FIGURE_CLAIMS else None)
+
+
+def assert_figure_files(v, directory) -> None:
+    """A figure claim's verdict wrote exactly its PNG, PDF and CSV (caption, header, data rows) into ``directory``
+    and names the PNG among its artefacts; other claims: nothing to check."""
+    import pathlib
+    if v.claim_id not in FIGURE_CLAIMS:
+        return
+    directory = pathlib.Path(directory)
+    stem = FIGURE_CLAIMS[v.claim_id]
+    assert sorted(p.name for p in directory.iterdir()) == [f"{stem}.csv", f"{stem}.pdf", f"{stem}.png"], v.summary
+    assert (directory / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (directory / f"{stem}.pdf").read_bytes()[:5] == b"%PDF-"
+    lines = (directory / f"{stem}.csv").read_text().splitlines()
+    assert lines[0].startswith("# caption: ") and len(lines) > 5
+    assert next(ln for ln in lines if not ln.startswith("#")) == "panel,series,kind,group,x,y,lo,hi"
+    assert any(path.endswith(".png") for path in v.artefacts.values() if isinstance(path, str))
 
 
 def assert_controls(v):

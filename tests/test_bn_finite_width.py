@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import assert_controls
+from conftest import assert_controls, assert_figure_files, quick_context
 import torch
 from scipy import stats
 
@@ -95,10 +95,11 @@ def test_every_checked_claim_is_covered_here():
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_claim_verdict_and_control(name):
-    v = run_claim(resolve(f"bn-finite-width:{name}"), Context(budget="quick", seed=0))
+def test_claim_verdict_and_control(name, tmp_path):
+    v = run_claim(resolve(f"bn-finite-width:{name}"), quick_context(f"bn-finite-width:{name}", tmp_path))
     assert v.status == EXPECTED[name], v.summary
     assert_controls(v)
+    assert_figure_files(v, tmp_path)
 
 
 def test_theorem1_values():

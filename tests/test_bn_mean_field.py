@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import assert_controls, catalogued_mutant, source_mutant
+from conftest import assert_controls, assert_figure_files, quick_context, catalogued_mutant, source_mutant
 import torch
 from scipy import stats
 
@@ -271,10 +271,11 @@ def test_every_claim_has_an_expectation():
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))
-def test_claim_quick(name):
-    v = run_claim(resolve(f"bn-mean-field:{name}"), Context(budget="quick", seed=0))
+def test_claim_quick(name, tmp_path):
+    v = run_claim(resolve(f"bn-mean-field:{name}"), quick_context(f"bn-mean-field:{name}", tmp_path))
     assert v.status == EXPECTED[name], v.summary
     assert_controls(v)
+    assert_figure_files(v, tmp_path)
     assert any(r.passed for r in v.evidence)
 
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import assert_controls
+from conftest import assert_controls, assert_figure_files, quick_context
 import sympy as sp
 from scipy import stats
 
@@ -237,10 +237,11 @@ def test_every_claim_has_an_expectation():
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))
-def test_claim_quick(name):
-    v = run_claim(resolve(f"covariance-sde:{name}"), Context(budget="quick", seed=0))
+def test_claim_quick(name, tmp_path):
+    v = run_claim(resolve(f"covariance-sde:{name}"), quick_context(f"covariance-sde:{name}", tmp_path))
     assert v.status == EXPECTED[name], v.summary
     assert_controls(v)
+    assert_figure_files(v, tmp_path)
 
 
 def test_errata_recorded():

@@ -1,10 +1,14 @@
 """Every checked claim of the isometry paper: its verdict at the quick budget, and its negative
 control, which must come out violated. Values and errata are asserted, not just that code ran."""
+import atexit
+import shutil
+import tempfile
+
 import numpy as np
 import pytest
 
 import theory
-from conftest import assert_controls, catalogued_mutant
+from conftest import assert_controls, assert_figure_files, catalogued_mutant, quick_context
 
 from verify.core import HOLDS, INCONCLUSIVE, VIOLATED, Context
 from verify.registry import all_claims, resolve
@@ -30,9 +34,16 @@ _CACHE = {}
 
 
 def verdict(name):
+    """The quick verdict with controls, computed once per test process; a figure claim writes its figure into a
+    directory of its own (``_FIGURES[name]``, checked by test_verdict_and_negative_control)."""
     if name not in _CACHE:
-        _CACHE[name] = run_claim(resolve(f"isometry:{name}"), Context(budget="quick", seed=0))
+        _FIGURES[name] = tempfile.mkdtemp(prefix=f"isometry-{name}-")
+        atexit.register(shutil.rmtree, _FIGURES[name], True)
+        _CACHE[name] = run_claim(resolve(f"isometry:{name}"), quick_context(f"isometry:{name}", _FIGURES[name]))
     return _CACHE[name]
+
+
+_FIGURES: dict = {}
 
 
 def test_every_checked_isometry_claim_is_covered_here():
@@ -50,6 +61,7 @@ def test_verdict_and_negative_control(name):
     else:
         assert v.status == EXPECTED[name], v.summary
     assert_controls(v)
+    assert_figure_files(v, _FIGURES[name])
     assert any(e.passed is not None for e in v.evidence), "a verdict is decided by judged evidence rows"
 
 

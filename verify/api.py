@@ -27,7 +27,7 @@ Examples
 >>> api.check_api_version("2.0")
 Traceback (most recent call last):
 ...
-verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 2.0; the installed deepinit-verify 0.2.0 provides 1.1
+verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 2.0; the installed deepinit-verify 0.2.0 provides 1.2
 """
 from __future__ import annotations
 
@@ -41,9 +41,10 @@ from .calibration import known_value_row, replicate_seeds, replicate_spread_row
 from .core import (ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Claim, Context, Erratum, Evidence,
                    EvidenceError, HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows)
 from .coverage import Item
+from .store import shared, stats as store_stats
 
 #: the claim API's version, ``"MAJOR.MINOR"``: a minor release only adds names (see :func:`check_api_version`)
-API_VERSION = "1.1"
+API_VERSION = "1.2"
 #: the entry-point group in which a package names its :class:`Paper` (``pyproject.toml``)
 ENTRY_POINT_GROUP = "deepinit_verify.papers"
 
@@ -386,4 +387,5 @@ def run(claim: str, *, budget: str = "quick", seed: int = 0, controls: bool = Tr
 __all__ = ["API_VERSION", "APIVersionError", "Claim", "Context", "ENTRY_POINT_GROUP", "ERROR", "Erratum", "Evidence",
            "EvidenceError", "HOLDS", "HYPOTHESES_NOT_MET", "HypothesisCheck", "HypothesisNotMet", "INCONCLUSIVE", "Item",
            "Paper", "PaperDeclarationError", "Parameter", "QuantityHandle", "VIOLATED", "Verdict", "check_api_version",
-           "judged", "known_value_row", "memo", "replicate_seeds", "replicate_spread_row", "run", "status_from_rows"]
+           "judged", "known_value_row", "memo", "replicate_seeds", "replicate_spread_row", "run", "shared",
+           "status_from_rows", "store_stats"]

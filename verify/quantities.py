@@ -25,6 +25,8 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+import numpy as np
+
 import theory
 from theory import covariance_sde as _tcs
 
@@ -93,6 +95,8 @@ class _State:
     perturbation: dict[str, float] = field(default_factory=dict)
     consumed: set = field(default_factory=set)
     memo: dict = field(default_factory=dict)
+    #: sets that :func:`watch_consumption` blocks collect consumed quantities into
+    watchers: list = field(default_factory=list)
 
 
 _STATE: contextvars.ContextVar[_State] = contextvars.ContextVar("deepinit_quantities", default=_State())
@@ -142,7 +146,21 @@ def delta(name: str) -> float:
     state = _STATE.get()
     key = canonical(name)
     state.consumed.add(key)
+    for watcher in state.watchers:
+        watcher.add(key)
     return state.perturbation.get(key, 0.0)
+
+
+@contextlib.contextmanager
+def watch_consumption():
+    """Yield a set that collects the quantities consumed inside the block (also those the check consumed before it)."""
+    state = _STATE.get()
+    seen: set = set()
+    state.watchers.append(seen)
+    try:
+        yield seen
+    finally:
+        state.watchers[:] = [w for w in state.watchers if w is not seen]
 
 
 def scaled(name: str, value):
@@ -214,8 +232,12 @@ def beta(act) -> float:
 
 
 def dual_quadrature(act, r):
-    """σ̂(ρ) by theory.dual_quadrature (2-D quadrature split at the kinks), perturbed."""
-    return scaled("dual", theory.dual_quadrature(act, r))
+    """σ̂(ρ) by theory.dual_quadrature (2-D quadrature split at the kinks), perturbed. The unperturbed values are
+    computed once per claim run (:func:`memo`): the check's controls and sensitivity reruns scale the same numbers."""
+    grid = np.asarray(r, dtype=float)
+    value = memo(("theory.dual_quadrature", theory.activation(act), grid.shape, grid.tobytes()),
+                 lambda: theory.dual_quadrature(act, grid))
+    return scaled("dual", np.array(value, copy=True) if isinstance(value, np.ndarray) else value)
 
 
 def dual_normalised(act, r):
@@ -263,4 +285,4 @@ def explosion_criterion(act, x0=0):
 __all__ = ["QUANTITIES", "Quantity", "beta", "bn_jacobian_eigenvalues", "bsb1_fixed_point", "canonical", "delta",
            "describe", "dual_normalised", "register_quantity", "dual_quadrature", "explosion_criterion", "gradient_explosion_rate", "gstar",
            "isometry_strength", "memo", "mu_relu_scale", "normalise", "nu_relu_like", "nu_scale", "perturbed",
-           "relu_chain_numeric", "relu_like_constants", "scaled"]
+           "relu_chain_numeric", "relu_like_constants", "scaled", "watch_consumption"]

@@ -29,6 +29,7 @@ from ..lazy import lazy_module as _lazy
 from ..figures import Panel, Series, mean_band, write_figure
 from ..stats import mean_ci
 from ..api import Paper, known_value_row, replicate_seeds
+from ..store import shared
 from ..coverage import COVERAGE
 from ..expectations import SHIPPED
 
@@ -74,14 +75,28 @@ def _implied_constant(X: np.ndarray, ts=(1.25, 1.5, 2.0, 3.0)) -> float:
 
 def _chain(ctx: Context, act: str, d: int, n: int, depth: int, seeds: int, seed: int, layers, batchnorm=True,
            input_cov=None) -> np.ndarray:
-    """Gram matrices [seeds, layers, n, n] of the exact-in-law BN chain, memoised for the claim run (the controls
-    and the sensitivity scan reuse them: same seed, same numbers; the chain consumes no theory quantity)."""
-    cov = 0.5 * np.eye(n) + 0.5 if input_cov is None else input_cov
-    key = ("bn_chain", act, d, n, depth, seeds, seed, tuple(layers), batchnorm, np.asarray(cov).tobytes(),
-           ctx.device, ctx.dtype)
-    return Q.memo(key, lambda: numerics.simulate_bn_chain(
-        act, d, n, depth, seeds, seed=seed, device=ctx.device, dtype=ctx.torch_dtype, batchnorm=batchnorm,
-        input_cov=cov, layers=layers).cpu().numpy())
+    """Gram matrices [seeds, layers, n, n] of the exact-in-law BN chain, shared by the claims of a run (Theorems 1
+    and 3 and Corollaries 6–8 read the same chains) and by the controls and the sensitivity scan: same seed, same
+    numbers; the chain consumes no theory quantity."""
+    cov = np.ascontiguousarray(0.5 * np.eye(n) + 0.5 if input_cov is None else input_cov, dtype=float)
+    return _chain_grams(act, d, n, depth, seeds, seed, tuple(int(k) for k in layers), bool(batchnorm), cov.tobytes(),
+                        ctx.device, ctx.dtype)
+
+
+@shared
+def _chain_grams(act: str, d: int, n: int, depth: int, seeds: int, seed: int, layers: tuple, batchnorm: bool,
+                 cov_bytes: bytes, device: str, dtype: str) -> np.ndarray:
+    import torch
+    cov = np.frombuffer(cov_bytes).reshape(n, n).copy()
+    return numerics.simulate_bn_chain(act, d, n, depth, seeds, seed=seed, device=device,
+                                      dtype={"float64": torch.float64, "float32": torch.float32}[dtype],
+                                      batchnorm=batchnorm, input_cov=cov, layers=list(layers)).cpu().numpy()
+
+
+@shared
+def _sphere_constants_mc(act: str, n: int, samples: int, seed: int) -> tuple:
+    """theory.bsb1_constants_mc, shared by the claims of a run (five of them check b*, c* at the same n)."""
+    return theory.bsb1_constants_mc(act, n, samples, seed)
 
 
 def _theorem1_grams(ctx: Context, act: str, n: int, widths, batchnorm=True, depth=None, input_cov=None) -> dict:
@@ -114,8 +129,7 @@ def gstar_mc_rows(ctx: Context, act: str, n: int, fp: BSB1, label: str = "") -> 
     """b*, c* (the quadrature the claim consumes) against Monte Carlo on the sphere: an independent route, run
     before any hypothesis is decided from G* (a wrong c* could flip "G* non-degenerate")."""
     samples = ctx.pick(400_000, 1_000_000, 4_000_000)
-    b_mc, c_mc, b_se, bc_se = Q.memo(("bsb1_mc", act, n, samples, ctx.seed), lambda: theory.bsb1_constants_mc(
-        act, n, samples, ctx.seed + 3))
+    b_mc, c_mc, b_se, bc_se = _sphere_constants_mc(act, n, samples, ctx.seed + 3)
     zcrit = float(stats.norm.ppf(0.5 + MEAN_CONF / 2))
     # floating-point floor: for linear σ the normalisation fixes both averages exactly (zero spread)
     b_se, bc_se = max(b_se, 1e-12 * abs(b_mc)), max(bc_se, 1e-12 * abs(b_mc))

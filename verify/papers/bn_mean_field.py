@@ -20,7 +20,6 @@ rows). A rate one percent off must fail (negative controls).
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -37,6 +36,7 @@ from .. import params as P
 from ..figures import Panel, Series, mean_band, write_figure
 from ..core import INCONCLUSIVE, Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows
 from ..api import Paper, replicate_seeds, replicate_spread_row
+from ..store import shared
 from ..coverage import COVERAGE
 from ..expectations import SHIPPED
 
@@ -144,7 +144,7 @@ def _fw_settings(ctx: Context) -> dict:
                     dict(N=4000, S=100, depth=48, window=(12, 36)))
 
 
-@functools.lru_cache(maxsize=64)
+@shared
 def _fw_run(act: str, B: int, N: int, S: int, depth: int, seed: int, method: str, device: str):
     return nbm.simulate_bn_gradients(act, N, B, depth, S, method=method, seed=seed, device=device)
 
@@ -469,7 +469,7 @@ def _theorem4_rows(ctx: Context, c_factor: float = 1.0) -> list[Evidence]:
         worst, worst_z = 0.0, 0.0
         for B in Bs:
             fp = Q.bsb1_fixed_point(act, B)
-            q4, qc4 = tbm.theorem4_fixed_point(act, B)
+            q4, qc4 = Q.memo(("theorem4_fixed_point", act, B), lambda: tbm.theorem4_fixed_point(act, B))
             worst = max(worst, _rel(q4, fp.q), abs(qc4 - fp.q * fp.c) / fp.q)
             if B <= 32:
                 # an independent route that consumes no theory quantity: computed once per claim run (controls reuse it)
@@ -507,7 +507,8 @@ def _theorem4_rows(ctx: Context, c_factor: float = 1.0) -> list[Evidence]:
                              "closed form", theory=float(c5), numeric=float(mp_fp.c), observed=err, bound=1e-13,
                              passed=err < 1e-13, note=f"q* = {mp_fp.q}, c* = {mp_fp.c}; theory, numeric: c*"))
     if not ctx.params.get("activation") and ctx.budget != "quick" and c_factor == 1.0:
-        mp_q, mp_qc = tbm.theorem4_fixed_point("tanh", 5, dps=30)
+        mp_q, mp_qc = Q.memo(("theorem4_fixed_point_mp", "tanh", 5, 30),
+                             lambda: tbm.theorem4_fixed_point("tanh", 5, dps=30))
         fp = Q.bsb1_fixed_point("tanh", 5)
         err = max(_rel(float(mp_q), fp.q), _rel(float(mp_qc), fp.q * fp.c))
         rows.append(Evidence("tanh, B = 5: 30-digit mpmath θ-integrals vs the float route", observed=err, bound=1e-12,
@@ -1003,7 +1004,7 @@ def _eps_grid(act: str, B: int) -> tuple:
     return below, ec, 2.0 * ec if act == "tanh" else 3.0 * ec  # one ε in the collapsed regime
 
 
-@functools.lru_cache(maxsize=64)
+@shared
 def _eps_run(act: str, B: int, eps: float, N: int, S: int, depth: int, seed: int, device: str, gamma: float = 1.0,
              beta: float = 0.0):
     return nbm.simulate_bn_gradients(act, N, B, depth, S, method="exact", seed=seed, device=device, eps=eps,
@@ -1053,7 +1054,7 @@ def _eps_config_row(ran: list) -> Evidence:
                         f"({r[0]}, {r[1]}, {r[2]:.4g}, {r[3]:g}, {r[4]:g})" for _, r in ran))
 
 
-@functools.lru_cache(maxsize=64)
+@shared
 def _eps_mc_rate(act: str, B: int, eps: float, samples: int, seed: int) -> tuple[float, float]:
     """E‖GJ‖²_F/(B − 1) = tr V_back(Σ*_ε){G}/(B − 1) by Monte Carlo (autograd J), with a standard error (the
     diagonal errors added in quadrature: an upper bound, they are positively correlated at most)."""
@@ -1306,7 +1307,9 @@ def _figure1_rows(ctx: Context, factor: float = 1.0, mislabel: bool = False, fig
         ev_below = Q.bn_jacobian_eigenvalues(f"max(x,0)**{a_below:.4f}", B)
         depth = min(400, int(math.log(1e-8) / math.log(max(abs(ev_below.L), abs(ev_below.M)))) + 30)
         for label, a in (("below", a_below), ("above", a_above)):
-            it = nbm.iterate_bn_meanfield(f"max(x,0)**{a:.4f}", S0, depth, method="laplace")
+            name = f"max(x,0)**{a:.4f}"
+            it = Q.memo(("iterate_bn_meanfield", name, S0.tobytes(), depth),
+                        lambda: nbm.iterate_bn_meanfield(name, S0, depth, method="laplace"))
             res[label] = (a, it)
         a_lo, it_lo = res["below"]
         a_hi, it_hi = res["above"]

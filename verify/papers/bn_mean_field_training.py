@@ -20,7 +20,6 @@ numerics.ensembles.member_difference.
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -33,6 +32,7 @@ from ..core import Claim, Context, Evidence, Parameter, Verdict
 from ..figures import Panel, Series, activation_label, binomial_band, write_figure
 from ..lazy import lazy_module as _lazy
 from ..parallel import map_points, sweep_point
+from ..store import shared
 from . import _integrity as integrity
 from ._data import describe, steps_per_epoch
 from .bn_mean_field import DECLARATION
@@ -63,7 +63,7 @@ def _depth_scale(B: int) -> float:
 
 
 @sweep_point
-@functools.lru_cache(maxsize=256)
+@shared
 def _trained(dataset: str, depth: int, B: int, steps: int, lr: float, optimizer: str, sub_batch: int, seed: int,
              record: int = 0, act: str = "relu", eps: float = 1e-5, at: tuple = ()):
     return training.train_bn_mlp(dataset, act, depth, WIDTH, B, steps, lr=lr, optimizer=optimizer,
@@ -71,7 +71,7 @@ def _trained(dataset: str, depth: int, B: int, steps: int, lr: float, optimizer:
 
 
 @sweep_point
-@functools.lru_cache(maxsize=64)
+@shared
 def _trained_seeds(dataset: str, depth: int, B: int, steps: int, lr: float, optimizer: str, sub_batch: int,
                    seeds: tuple, record: int = 0, act: str = "relu", eps: float = 1e-5, at: tuple = ()):
     """The seeds of one setting trained as one batched ensemble (numerics.ensembles): member i is the solo run

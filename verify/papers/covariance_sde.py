@@ -15,7 +15,6 @@ p > 0.001 and a negative control must give p < 0.001).
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import mpmath
@@ -30,6 +29,7 @@ from ..lazy import lazy_module as _lazy
 from ..figures import Panel, Series, density_band, write_figure
 from ..core import INCONCLUSIVE, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
 from ..api import Paper
+from ..store import shared
 from ..coverage import COVERAGE
 from ..expectations import SHIPPED
 
@@ -146,7 +146,7 @@ def criterion_rows(acts) -> list[Evidence]:
     return rows
 
 
-@functools.lru_cache(maxsize=32)
+@shared
 def _network(kind: str, n: int, depth: int, rho0: float, samples: int, seed: int, c_plus=0.0, c_minus=-1.0,
              act="tanh", a=1.0, p=0.5, m=2, layers=None, explode_at=1e8):
     shape = ncs.Shape(kind, n, c_plus=c_plus, c_minus=c_minus, act=act, a=a, p=p)
@@ -1260,7 +1260,7 @@ def _correlations(V: np.ndarray) -> np.ndarray:
     return np.clip(V / (d[:, :, None] * d[:, None, :]), -1, 1)
 
 
-@functools.lru_cache(maxsize=16)
+@shared
 def _mpoint_network(n: int, samples: int, seed: int):
     shape = ncs.Shape("relu", n, c_plus=0.0, c_minus=-1.0)
     return ncs.simulate_shaped_network(shape, n, MPOINT_V0, samples, seed=seed, layers=[0, n])

@@ -13,7 +13,6 @@ numerics.equicorrelated_gram.
 """
 from __future__ import annotations
 
-import functools
 import math
 from typing import NamedTuple
 
@@ -26,6 +25,7 @@ from theory.gaussian import float_expectation
 
 from ... import params as P
 from ... import quantities as Q
+from ...store import shared
 from ...core import (INCONCLUSIVE, Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter,
                      Verdict)
 from ...figures import Panel, Series, mean_band, write_figure
@@ -56,7 +56,7 @@ class _B3Run(NamedTuple):
     config: dict
 
 
-@functools.lru_cache(maxsize=64)
+@shared
 def _gaps(act: str, variant: str, gain: float, n: int, d: int, depth: int, seeds: int, seed: int,
           device: str) -> _B3Run:
     G0 = numerics.equicorrelated_gram(n, 0.5)
@@ -316,7 +316,7 @@ def _meanfield_gaps_dual(act: str, G0: np.ndarray, depth: int) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=64)
+@shared
 def _b4_gaps(act: str, kind: str, d: int, depth: int, seeds: int, seed: int, G0_bytes: bytes, n: int,
              device: str) -> np.ndarray:
     G0 = np.frombuffer(G0_bytes).reshape(n, n).copy()

@@ -36,8 +36,8 @@ def _theorem4_meanfield_rows(ctx: Context, acts, log_rate_fn, depth: int) -> lis
         fails, worst, total = 0, math.inf, 0
         for n in (10, 100) if ctx.budget != "quick" else (10,):
             for label, G0 in _mf_inputs(n, rng).items():
-                tr = _mf_trajectory(nm, G0, depth)
-                gaps = theory.isometry_gap(tr.grams())
+                gaps = Q.memo(("mean-field isometry gaps", nm, G0.tobytes(), depth),
+                              lambda: theory.isometry_gap(_mf_trajectory(nm, G0, depth).grams()))
                 ell = np.arange(depth + 1)
                 with np.errstate(divide="ignore"):
                     log_gap = np.log(gaps)

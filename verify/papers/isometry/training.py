@@ -25,7 +25,6 @@ numerics.ensembles.member_difference, numerics.datasets.load_dataset.
 from __future__ import annotations
 
 import collections
-import functools
 import math
 
 import numpy as np
@@ -35,6 +34,7 @@ import theory
 from ... import params as P
 from ... import quantities as Q
 from ... import stats as vstats
+from ...store import shared
 from ...core import INCONCLUSIVE, Claim, Context, Evidence, Parameter, Verdict
 from ...figures import Panel, Series, activation_label, write_figure
 from ...lazy import lazy_module as _lazy
@@ -72,13 +72,13 @@ def _data(ctx: Context) -> tuple[str, str]:
 
 
 @sweep_point
-@functools.lru_cache(maxsize=512)
+@shared
 def _run(dataset: str, act: str, depth: int, width: int, epochs: int, seed: int, device: str):
     return training.train_isometry_mlp(dataset, act, depth, width, BATCH, epochs, lr=LR, seed=seed, device=device)
 
 
 @sweep_point
-@functools.lru_cache(maxsize=64)
+@shared
 def _run_ensemble(dataset: str, act: str, depth: int, width: int, epochs: int, seeds: tuple, device: str):
     """The seeds of one activation trained as one batched ensemble (numerics.ensembles): member i is
     ``_run(dataset, act, depth, width, epochs, seeds[i], device)``, bit for bit in its training (the module
