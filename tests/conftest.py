@@ -7,6 +7,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ["DEEPINIT_NO_CACHE"] = "1"
 # one intra-op thread in every simulator (numerics.threads): two xdist workers share the two cores
 os.environ.setdefault("DEEPINIT_THREADS", "1")
+# the store of shared simulations (verify.store) of each xdist worker: 1.5 GiB holds every ensemble a group of tests
+# shares (the largest, bn-mean-field Fig 1's gradient covariances at B = 64, is 131 MB)
+os.environ.setdefault("DEEPINIT_STORE_MB", "1536")
 
 import torch  # noqa: E402
 from hypothesis import settings  # noqa: E402
@@ -22,7 +25,7 @@ import pytest  # noqa: E402
 
 #: claims that read the same shared simulations (verify.store: bn-finite-width's BN chains and sphere Monte Carlo,
 #: bn-mean-field's gradient ensembles): under pytest-xdist their tests, at every budget, run on one worker, which
-#: computes each simulation once (the store is per process)
+#: computes each simulation once (the store is per process; pyproject.toml's addopts select --dist loadgroup)
 SHARED_SIMULATION_GROUPS = {
     "test_bn_finite_width.py": ("bn-finite-width-chains", {"theorem1", "theorem3", "corollary6", "corollary7",
                                                            "corollary8"}),
@@ -30,10 +33,18 @@ SHARED_SIMULATION_GROUPS = {
 }
 
 
-def pytest_configure(config):
-    # `-n 2` distributes test by test; grouping by the xdist_group marks below keeps the other tests spread the same way
-    if getattr(config.option, "dist", "no") == "load":
-        config.option.dist = "loadgroup"
+@pytest.fixture(autouse=True)
+def _store_never_holds_a_substituted_simulation(request):
+    """A test that substitutes a function (``monkeypatch``: a catalogued mutant, a fake simulator) starts and ends
+    with an empty store of shared simulations (verify.store): a stored value of the real code cannot hide the
+    substitute, and a value the substitute computed cannot reach another test."""
+    uses_monkeypatch = "monkeypatch" in request.fixturenames
+    if uses_monkeypatch:
+        from verify.store import STORE
+        STORE.clear()
+    yield
+    if uses_monkeypatch:
+        STORE.clear()
 
 
 @pytest.hookimpl(tryfirst=True)

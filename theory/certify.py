@@ -16,6 +16,7 @@ Polynomial activations (σ̄ a polynomial) are decided exactly in sympy instead.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -87,11 +88,21 @@ def arb_callable(expr: sp.Expr, var: sp.Symbol):
 # --------------------------------------------------------------------------------------------
 
 class _Enclosure:
-    """σ̄(ρ) ∈ [lo, hi] for ρ ∈ [0, 1], and σ̄(1) ∈ [lo, hi]."""
+    """σ̄(ρ) ∈ [lo, hi] for ρ ∈ [0, 1], and σ̄(1) ∈ [lo, hi]. Each ρ is enclosed once (:meth:`at` keeps the interval):
+    certifying against several β (a check and its ±δ controls) subdivides at the same dyadic points."""
 
     rigorous = False
 
+    def __init__(self):
+        self._intervals: dict[float, tuple[float, float]] = {}
+
     def at(self, r: float) -> tuple[float, float]:
+        v = self._intervals.get(r)
+        if v is None:
+            v = self._intervals[r] = self._enclose(r)
+        return v
+
+    def _enclose(self, r: float) -> tuple[float, float]:
         raise NotImplementedError
 
 
@@ -99,12 +110,15 @@ class _ArbEnclosure(_Enclosure):
     rigorous = True
 
     def __init__(self, act: Activation, c0: sp.Expr):
+        super().__init__()
         from flint import arb, ctx
         ctx.prec = 120
         self._arb = arb
         self._f = arb_callable(sp.simplify(act.dual_closed_form - c0 ** 2), rho)
 
-    def at(self, r: float):
+    def _enclose(self, r: float):
+        from flint import ctx
+        ctx.prec = 120
         arb = self._arb
         if r == 0.0:
             return 0.0, 0.0  # σ̄(0) = 0 exactly (c_0² removed)
@@ -116,10 +130,11 @@ class _ArbEnclosure(_Enclosure):
 
 class _NumericEnclosure(_Enclosure):
     def __init__(self, act: Activation):
+        super().__init__()
         self.dual = numeric_dual(act)
         self.err = max(self.dual.error, 1e-14 * self.dual.var)
 
-    def at(self, r: float):
+    def _enclose(self, r: float):
         if r == 0.0:
             return 0.0, 0.0
         v = float(self.dual.bar(np.array([r]))[0])
@@ -127,7 +142,13 @@ class _NumericEnclosure(_Enclosure):
 
 
 def sigma_bar_enclosure(act: Activation) -> _Enclosure:
-    act = activation(act)
+    """An enclosure of σ̄ on [0, 1]: Arb balls on the closed form (rigorous) when σ has one, else the numerical dual
+    ± its error estimate; one per activation (built once, its intervals kept)."""
+    return _enclosure(activation(act))
+
+
+@functools.lru_cache(maxsize=256)
+def _enclosure(act: Activation) -> _Enclosure:
     if act.dual_closed_form is not None:
         try:
             c0 = exact_moments(act)[0]

@@ -171,10 +171,14 @@ def call_with_point_tasks(fn, *args):
 
 # Claims whose checks reuse one another's in-process computations: the training runs of isometry Fig 7, B.6 and B.7
 # are one sweep cache (_POINT_CACHE), so serially B.6 and B.7 cost 6 s and 0 s after Fig 7, and in separate worker
-# processes 101 s and 237 s (standard budget, measured 2026-11-23). Under --jobs / --scheduler such a group is one
-# task that runs its claims in this order in one worker; each verdict is still reported on its own.
+# processes 101 s and 237 s (standard budget, measured 2026-11-23); bn-finite-width's Theorems 1, 3 and Corollaries
+# 6-8 read the same BN chains from the run's store (verify.store): 74 s in one process against 214 s apart (standard,
+# 2026-11-26). Under --jobs / --scheduler such a group is one task that runs its claims in this order in one worker;
+# each verdict is still reported on its own.
 AFFINITY_GROUPS: tuple[tuple[str, ...], ...] = (
     ("isometry:figure7", "isometry:figure-b6", "isometry:figure-b7"),
+    ("bn-finite-width:theorem1", "bn-finite-width:theorem3", "bn-finite-width:corollary6",
+     "bn-finite-width:corollary7", "bn-finite-width:corollary8"),
 )
 
 

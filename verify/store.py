@@ -10,7 +10,7 @@ its value once per process for each full set of arguments and keeps it in one st
   function, the version of the distribution that ships it): activation, sizes, depth, seeds, dtype, method, device —
   whatever the function takes — must be among its arguments;
 - the store is an LRU bounded in entries and in bytes (the arrays a value holds, counted through dataclasses, tuples,
-  lists and dicts): ``DEEPINIT_STORE_MB`` (default 4096) MiB;
+  lists and dicts): ``DEEPINIT_STORE_MB`` (default 2048) MiB per process;
 - under ``--jobs N`` each worker process has its own store (one ``verify all`` run per worker); on a Dask cluster each
   worker, and the sweep points of :func:`verify.parallel.map_points` are shared as tasks;
 - :func:`stats` counts what was computed and what was reused, with the seconds each took to compute.
@@ -114,9 +114,9 @@ class Store:
         self.max_entries = max_entries
         if max_bytes is None:
             try:
-                max_bytes = int(float(os.environ.get("DEEPINIT_STORE_MB", "4096")) * 2 ** 20)
+                max_bytes = int(float(os.environ.get("DEEPINIT_STORE_MB", "2048")) * 2 ** 20)
             except ValueError:
-                max_bytes = 4096 * 2 ** 20
+                max_bytes = 2048 * 2 ** 20
         self.max_bytes = max(0, max_bytes)
         self._entries: collections.OrderedDict = collections.OrderedDict()
         self._bytes = 0

@@ -12,6 +12,7 @@ from ...core import HOLDS, Claim, Context, Erratum, Evidence, Verdict, status_fr
 from ._common import DECLARATION
 from ...figures import Panel, Series, activation_label, mean_band, write_figure
 from ...stats import mean_ci
+from ...store import shared
 from ._common import CONF, PAPER, _control, _mf_trajectory
 
 
@@ -20,20 +21,23 @@ from ._common import CONF, PAPER, _control, _mf_trajectory
 # =============================================================================================
 
 _S6_ACTS = ("relu", "tanh", "sigmoid", "exp", "selu", "gelu", "sin")
-_S6_CACHE: dict = {}
 
 
 def _section6_runs(ctx: Context) -> dict:
-    key = (ctx.budget, ctx.seed, ctx.device, ctx.dtype)
-    if key in _S6_CACHE:
-        return _S6_CACHE[key]
+    """The Section 6 networks (every activation × variant; shared by Figs 6, 8, 9 and Section 6 through the run's
+    store)."""
+    ctx.progress("Section 6 networks (7 activations × 4 variants)", None)
+    return _section6_simulations(ctx.budget, ctx.seed, ctx.device, ctx.dtype)
+
+
+@shared
+def _section6_simulations(budget: str, seed: int, device: str, dtype: str) -> dict:
+    ctx = Context(budget=budget, seed=seed, device=device, dtype=dtype)
     n, d, depth, seeds = ctx.pick((10, 1000, 30, 4), (10, 1000, 30, 10), (10, 1000, 60, 20))
     G0 = numerics.equicorrelated_gram(n, 0.5)
     res = {}
-    total = len(_S6_ACTS) * len(numerics.VARIANTS)
     for i, nm in enumerate(_S6_ACTS):
         for j, var in enumerate(numerics.VARIANTS):
-            ctx.progress(f"Section 6: {nm} / {var}", (i * len(numerics.VARIANTS) + j) / total)
             try:
                 G = numerics.simulate_isometry_mlp(nm, d, G0, depth, seeds, variant=var, seed=ctx.seed + 7 * i + j,
                                                    device=ctx.device, dtype=ctx.torch_dtype).cpu().numpy()
@@ -42,9 +46,7 @@ def _section6_runs(ctx: Context) -> dict:
             except numerics.SimulationDiverged as exc:
                 res[(nm, var)] = {"gap": None, "diverged": exc.layer, "grams": None}
     mf = {nm: _mf_trajectory(nm, G0, depth).grams() for nm in ("relu",)}
-    out = {"n": n, "d": d, "depth": depth, "seeds": seeds, "runs": res, "meanfield": mf}
-    _S6_CACHE[key] = out
-    return out
+    return {"n": n, "d": d, "depth": depth, "seeds": seeds, "runs": res, "meanfield": mf}
 
 
 def _final(r) -> float:

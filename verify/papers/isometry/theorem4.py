@@ -15,6 +15,7 @@ from ... import quantities as Q
 from ._common import DECLARATION
 from ...figures import Panel, Series, write_figure
 from ...stats import fit_log_rate, mean_ci
+from ...store import shared
 from ._common import CONF, PAPER, _acts_param, _control, _mf_trajectory, _rng, beta_rows
 from .meanfield import _mf_inputs
 
@@ -258,13 +259,18 @@ def control_theorem4(ctx: Context) -> Verdict:
 # Fig 3 — finite width vs the Theorem 4 bound (n = 100, d = 5000, relu/tanh/sigmoid, 10 seeds)
 # ---------------------------------------------------------------------------------------------
 
-_FIG3_CACHE: dict = {}
 
 
 def _figure3_runs(ctx: Context) -> dict:
-    key = (ctx.budget, ctx.seed, ctx.device, ctx.dtype)
-    if key in _FIG3_CACHE:
-        return _figure3_with_bound(_FIG3_CACHE[key])
+    """The Fig 3 networks (shared by isometry:theorem4 and isometry:figure3 through the run's store) with the
+    β_σ-dependent bound."""
+    ctx.progress("Fig 3 networks (relu, tanh, sigmoid)", None)
+    return _figure3_with_bound(_figure3_simulations(ctx.budget, ctx.seed, ctx.device, ctx.dtype))
+
+
+@shared
+def _figure3_simulations(budget: str, seed: int, device: str, dtype: str) -> dict:
+    ctx = Context(budget=budget, seed=seed, device=device, dtype=dtype)
     n, d, depth, seeds = ctx.pick((30, 1000, 12, 4), (100, 5000, 30, 10), (100, 5000, 30, 10))
     rho0 = 0.5
     G0 = numerics.equicorrelated_gram(n, rho0)
@@ -272,7 +278,6 @@ def _figure3_runs(ctx: Context) -> dict:
     runs = {}
     acts = ["relu", "tanh", "sigmoid"]
     for i, nm in enumerate(acts):
-        ctx.progress(f"Fig 3 network {nm} (n={n}, d={d}, depth {depth}, {seeds} seeds)", i / len(acts))
         G = numerics.simulate_isometry_mlp(nm, d, G0, depth, seeds, seed=ctx.seed + i, device=ctx.device,
                                            dtype=ctx.torch_dtype).cpu().numpy()
         gaps = theory.isometry_gap(G)  # [seeds, layers]
@@ -280,9 +285,7 @@ def _figure3_runs(ctx: Context) -> dict:
         ci = [mean_ci(gaps[:, l], CONF)[1] for l in range(depth + 1)]
         mf = theory.isometry_gap(_mf_trajectory(nm, G0, depth).grams())
         runs[nm] = {"mean": mean, "ci": ci, "meanfield": mf}
-    out = {"n": n, "d": d, "depth": depth, "seeds": seeds, "rho0": rho0, "runs": runs, "log_iso0": log_iso0}
-    _FIG3_CACHE[key] = out
-    return _figure3_with_bound(out)
+    return {"n": n, "d": d, "depth": depth, "seeds": seeds, "rho0": rho0, "runs": runs, "log_iso0": log_iso0}
 
 
 def _figure3_with_bound(out: dict) -> dict:
