@@ -428,16 +428,28 @@ def alpha_relu_kernel(alpha: float, rho, nodes: int = 32) -> np.ndarray:
     rho = np.clip(np.asarray(rho, dtype=float), -1.0, 1.0)
     psi = np.arccos(rho)
     y, w = _jacobi_cached(nodes, float(alpha))
-    lo = psi - math.pi / 2
     L = math.pi - psi  # interval length
-    t = lo[..., None] + L[..., None] * (y + 1) / 2
-    # cos t = sin(π/2 − t), cos(t − ψ) = sin(t − lo); divide the singular factors out
-    d_hi = math.pi / 2 - t
-    d_lo = t - lo[..., None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        smooth = (np.sinc(d_hi / math.pi) * np.sinc(d_lo / math.pi)) ** alpha
-    integral = np.sum(w * smooth, axis=-1) * (L / 2) ** (1 + 2 * alpha)
+    # t = ψ − π/2 + L(1 + y)/2: cos(t − ψ) = sin d_lo and cos t = sin d_hi with d_lo = L(1 + y)/2, d_hi = L(1 − y)/2.
+    # Divide the singular factors d^α out (sin d/d = 1 at d = 0, where ρ = −1 makes the interval a point). The rule is
+    # symmetric (y_k = −y_{n−1−k}), so d_hi at node k is d_lo at node n−1−k: the integrand is the same at both nodes of
+    # a pair and only the first half is evaluated, with the pair's two weights.
+    d = L[..., None] * ((1 + y[:nodes // 2 + nodes % 2]) / 2)
+    s_lo = np.divide(np.sin(d), d, out=np.ones_like(d), where=d != 0)
+    d_hi = L[..., None] * ((1 - y[:nodes // 2 + nodes % 2]) / 2)
+    s_hi = np.divide(np.sin(d_hi), d_hi, out=np.ones_like(d_hi), where=d_hi != 0)
+    integral = ((s_lo * s_hi) ** alpha) @ _paired_weights(nodes, float(alpha)) * (L / 2) ** (1 + 2 * alpha)
     return 2 ** alpha * math.gamma(alpha + 1) / (2 * math.pi) * integral
+
+
+@functools.lru_cache(maxsize=64)
+def _paired_weights(n: int, a: float) -> np.ndarray:
+    """The weights of the first ⌈n/2⌉ nodes of the symmetric Gauss–Jacobi rule, each plus its mirror node's."""
+    y, w = _jacobi_cached(n, a)
+    if not np.allclose(y, -y[::-1], rtol=0, atol=1e-14):
+        raise AssertionError("the Gauss–Jacobi rule with equal exponents must be symmetric")
+    half = n // 2
+    out = w[:half] + w[::-1][:half]
+    return np.concatenate([out, w[half:half + 1]]) if n % 2 else out
 
 
 @functools.lru_cache(maxsize=64)
