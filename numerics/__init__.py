@@ -18,7 +18,8 @@ Public surface:
   2017), dense or exact in law, batched over seeds: q^l, c^l, forward tangents and backpropagated gradients
   (:class:`MLPRun`); :func:`inputs_with_moments` — inputs with given q⁰, c⁰;
 * :func:`batch_norm`, :func:`bn_forward_map_mc`, :func:`bn_backward_map_mc`, :func:`bn_backward_operator_mc` — the
-  BN kernel maps for any Σ (forward, backward V_back(Σ){Δ} = E[JᵀΔJ], cross-batch) with ε, γ, β (bn_kernels).
+  BN kernel maps for any Σ (forward, backward V_back(Σ){Δ} = E[JᵀΔJ], cross-batch) with ε, γ, β (bn_layer: batch norm with its closed-form
+  backward, one autograd node; bn_kernels: the maps).
 """
 import importlib
 
@@ -35,12 +36,13 @@ _WHERE = {
     "classify_covariance": "bn_meanfield", "iterate_bn_meanfield": "bn_meanfield",
     "simulate_bn_gradients": "bn_meanfield", "MeanFieldTrajectory": "meanfield",
     "layernorm_meanfield_trajectory": "meanfield", "meanfield_map_mc": "meanfield",
-    "batch_norm": "bn_kernels", "bn_forward_map_mc": "bn_kernels", "bn_backward_map_mc": "bn_kernels",
+    "batch_norm": "bn_layer", "bn_forward_map_mc": "bn_kernels", "bn_backward_map_mc": "bn_kernels",
     "bn_backward_operator_mc": "bn_kernels", "BackwardOperator": "bn_kernels",
     "MLPRun": "mlp", "simulate_mlp": "mlp", "inputs_with_moments": "mlp",
     "train_bn_mlp_ensemble": "ensembles", "train_isometry_mlp_ensemble": "ensembles",
 }
-_SUBMODULES = ("isometry_mlp", "bn_chain", "bn_meanfield", "bn_kernels", "meanfield", "covariance_sde", "mlp")
+_SUBMODULES = ("isometry_mlp", "bn_chain", "bn_meanfield", "bn_layer", "bn_kernels", "meanfield", "covariance_sde",
+               "mlp")
 
 
 def __getattr__(name):

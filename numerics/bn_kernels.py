@@ -7,7 +7,7 @@ and φ̃ = φ ∘ BN. With several batches (sizes B₁, B₂, …: ``batches``),
 h ~ N(0, Σ) is the joint pre-activation of all of them (Σ is (ΣB)×(ΣB)); the off-diagonal blocks are the
 cross-batch kernels.
 
-* :func:`batch_norm` — the map itself on torch tensors (the batch on the last axis).
+* :func:`batch_norm` — the map itself on torch tensors (:mod:`numerics.bn_layer`; the batch on the last axis).
 * :func:`bn_forward_map_mc` — V(Σ) = E[φ̃(h)φ̃(h)ᵀ] by Monte Carlo, with standard errors.
 * :func:`bn_backward_map_mc` — V_back(Σ){Δ} = E[JᵀΔJ], J = ∂φ̃/∂h (block-diagonal over batches), for any Σ and Δ
   (Δ is the gradient covariance at the layer's output: Π^{l−1} = V_back(Σ^l){Π^l}); J by autograd.
@@ -33,62 +33,10 @@ from theory import validate
 from theory.errors import DeepinitError
 
 from .bn_chain import DegenerateBatchError
+from .bn_layer import _batches, _bn_params, batch_norm
 from .bn_meanfield import _check_sigma
 
 _MAX_OPERATOR_B = 24
-
-
-def _bn_params(eps, gamma, beta) -> tuple[float, float, float]:
-    """ε in [0, 1e6], γ and β finite (Monte Carlo takes any finite γ, β): theory.validate.bn_parameters."""
-    return validate.bn_parameters(eps, gamma, beta, bounded=False)
-
-
-def _batches(batches, total: int) -> tuple[int, ...]:
-    if batches is None:
-        return (total,)
-    try:
-        sizes = tuple(int(b) for b in batches)
-    except (TypeError, ValueError):
-        raise DeepinitError(f"batches must be a sequence of batch sizes, got {batches!r}") from None
-    if any(b < 2 for b in sizes) or sum(sizes) != total:
-        raise DeepinitError(f"batches {sizes}: each batch needs ≥ 2 members and they must add up to Σ's size {total}")
-    return sizes
-
-
-def batch_norm(h: torch.Tensor, eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0,
-               batches: tuple[int, ...] | None = None) -> torch.Tensor:
-    """γ (h − h̄)/sqrt(Var h + ε) + β over the last axis (biased variance), per batch when ``batches`` splits it.
-
-    Parameters
-    ----------
-    h : torch.Tensor
-        Pre-activations ``[..., B]``.
-    eps, gamma, beta : float
-        Batch norm's ε and affine γ, β (the paper: 0, 1, 0).
-    batches : tuple of int, optional
-        Sizes adding up to B, each normalised with its own statistics.
-
-    Returns
-    -------
-    torch.Tensor
-        BN(h), the shape of ``h``.
-
-    Examples
-    --------
-    >>> import torch
-    >>> from numerics import batch_norm
-    >>> batch_norm(torch.tensor([[1.0, 2.0, 3.0, 6.0]], dtype=torch.float64))
-    tensor([[-1.0690, -0.5345,  0.0000,  1.6036]], dtype=torch.float64)
-    >>> batch_norm(torch.tensor([1.0, 3.0, 0.0, 4.0], dtype=torch.float64), batches=(2, 2))
-    tensor([-1.,  1., -1.,  1.], dtype=torch.float64)
-    """
-    parts = torch.split(h, list(batches), dim=-1) if batches is not None and len(batches) > 1 else (h,)
-    out = []
-    for p in parts:
-        c = p - p.mean(dim=-1, keepdim=True)
-        var = (c * c).mean(dim=-1, keepdim=True)
-        out.append(gamma * c / torch.sqrt(var + eps) + beta)
-    return out[0] if len(out) == 1 else torch.cat(out, dim=-1)
 
 
 def _draws(Sigma: np.ndarray, samples: int, seed: int, chunk: int):

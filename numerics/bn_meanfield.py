@@ -38,6 +38,7 @@ from theory import validate
 from theory.errors import DeepinitError
 
 from .bn_chain import DegenerateBatchError
+from .bn_layer import _batches, _bn_params, batch_norm_and_variance
 from .isometry_mlp import SimulationDiverged, default_device, psd_sqrt
 from .threads import intra_op_threads
 
@@ -452,22 +453,21 @@ class _ExactGaussianLayer(torch.autograd.Function):
         gen.manual_seed(validate.seed(seed))
         K = x @ x.transpose(1, 2) / n_in
         H = psd_sqrt(K) @ torch.randn(S, B, n_out, generator=gen, dtype=x.dtype, device=x.device)
-        ctx.save_for_backward(x, H)
+        ctx.save_for_backward(x, H, K)
         ctx.seed = seed
         return H
 
     @staticmethod
     def backward(ctx, g):
-        x, H = ctx.saved_tensors
+        x, H, K = ctx.saved_tensors
         S, B, n_in = x.shape
         gen = torch.Generator(device=x.device)
         gen.manual_seed(int(ctx.seed) + 7_919)
-        Kx = _pinv_psd(x @ x.transpose(1, 2))
-        mean_part = (g @ H.transpose(1, 2)) @ Kx @ x
+        Kx = _pinv_psd(K) / n_in                    # (xxᵀ)⁺, from the forward pass's K = xxᵀ/N
         noise = psd_sqrt(g @ g.transpose(1, 2) / n_in) @ torch.randn(S, B, n_in, generator=gen, dtype=x.dtype,
                                                                       device=x.device)
-        noise = noise - (noise @ x.transpose(1, 2)) @ Kx @ x
-        return mean_part + noise, None, None
+        # (gHᵀ)(xxᵀ)⁺x + noise(I − P_x), with P_x = xᵀ(xxᵀ)⁺x: one product with x for both terms
+        return ((g @ H.transpose(1, 2) - noise @ x.transpose(1, 2)) @ Kx) @ x + noise, None, None
 
 
 @dataclass
@@ -588,7 +588,6 @@ def simulate_bn_gradients(act, width: int, batch_size: int, depth: int, seeds: i
     >>> run.width, run.batch_size, run.method, bool((run.sq_grad > 0).all())
     (32, 4, 'dense', True)
     """
-    from .bn_kernels import _batches, _bn_params
     eps, gamma, beta = _bn_params(eps, gamma, beta)
     act = _activation(act)
     if method not in ("dense", "exact"):
@@ -653,7 +652,6 @@ def derived_seed(seed: int, k: int) -> int:
 
 def _gradient_chunk(act, width, B, depth, seeds, method, x0, dtype, dev, seed, eps, gamma, beta, sizes, readout=None,
                     grad_gram: bool = False):
-    from .bn_kernels import batch_norm
     gen = torch.Generator(device=dev)
     gen.manual_seed(seed)
     phi = act.torch
@@ -670,17 +668,15 @@ def _gradient_chunk(act, width, B, depth, seeds, method, x0, dtype, dev, seed, e
             h = layer.apply(x, base + 1_000_003 * (l + 1), width)
             h.retain_grad()
             hs.append(h)
-            if not bool(torch.isfinite(h).all()):
+            # a finite sum proves every entry finite; only then are the entries tested
+            if not (bool(torch.isfinite(h.sum())) or bool(torch.isfinite(h).all())):
                 bad = ~torch.isfinite(h).flatten(1).all(dim=1)
                 raise SimulationDiverged(l + 1, torch.empty(0), torch.nonzero(bad).flatten().tolist())
-            if eps == 0:
-                for part in torch.split(h, list(sizes), dim=1):
-                    c = part - part.mean(dim=1, keepdim=True)
-                    if bool(((c * c).sum(dim=1) <= 0).any()):
-                        raise DegenerateBatchError(f"layer {l + 1}: a neuron has zero variance over the batch; BN "
-                                                   "with ε = 0 is undefined")
-            # BN over the batch axis (dim 1): move it last for batch_norm
-            x = phi(batch_norm(h.transpose(1, 2), eps, gamma, beta, sizes).transpose(1, 2))
+            y, var = batch_norm_and_variance(h, eps, gamma, beta, sizes, dim=1)   # the batch is axis 1
+            if eps == 0 and bool((var <= 0).any()):
+                raise DegenerateBatchError(f"layer {l + 1}: a neuron has zero variance over the batch; BN with ε = 0 "
+                                           "is undefined")
+            x = phi(y)
         v = torch.randn(x.shape, generator=gen, dtype=dtype, device=dev)
         if readout is not None:   # each neuron's targets across the batch ~ N(0, readout_cov)
             v = readout @ v

@@ -307,8 +307,10 @@ def test_epsilon_claim_kills_batch_norm_ignoring_gamma(monkeypatch):
     """nu-batchnorm-gamma-ignored: with γ dropped from BN the γ = 2 networks grow like γ = 1 ones, so the ε claim
     (which holds) turns inconclusive: the network row turns, and so do the γ = 2 Monte Carlo kernel rows (the forward
     map at Σ*, the Monte Carlo operator's λ_G, the backward map), which use the same batch norm."""
-    from numerics import bn_kernels as nbk
-    monkeypatch.setattr(nbk, "batch_norm", catalogued_mutant("nu-batchnorm-gamma-ignored", nbk.batch_norm))
+    from numerics import bn_layer
+    mutant = catalogued_mutant("nu-batchnorm-gamma-ignored", bn_layer.batch_norm_and_variance)
+    monkeypatch.setattr(bn_layer, "batch_norm_and_variance", mutant)    # numerics.batch_norm (the kernel maps)
+    monkeypatch.setattr(nbm, "batch_norm_and_variance", mutant)         # the finite-width networks
     claims._eps_run.cache_clear()
     claims._eps_mc_rate.cache_clear()
     try:
@@ -615,3 +617,55 @@ def test_figure_a2_on_user_data_counts_its_epochs_and_names_its_data(tmp_path, m
     assert "mine.npz (4 classes, 12 features, 320 train / 80 test" in note and "digits" not in note
     digits_note = T._a2_rows(Context(budget="quick"))[0][-1].note
     assert "scikit-learn digits (8×8, 10 classes, 1348 train / 449 test)" in digits_note
+
+
+def test_alpha_relu_kernel_against_mpmath_and_the_arc_cosine_closed_forms():
+    """k_α(ρ) = E[x₊^α y₊^α] (the 16-pair symmetric Gauss–Jacobi evaluation) against an independent route: mpmath's
+    1-D integral over x of x^α φ(x) E[(ρx + √(1−ρ²)Z)₊^α], the inner mean in closed form by the parabolic cylinder
+    function D_{−α−1}; and, for α = 0, 1, 2, Cho & Saul's arc-cosine kernels J_n(ψ)/(2π), ρ = cos ψ, at ρ = ±1 too."""
+    import mpmath as mp
+    mp.mp.dps = 30
+
+    def reference(alpha, rho):
+        a, r = mp.mpf(alpha), mp.mpf(rho)
+        s = mp.sqrt(1 - r * r)
+
+        def inner(x):
+            mu = r * x
+            return (s ** a * mp.gamma(a + 1) * mp.exp(-mu * mu / (4 * s * s)) * mp.pcfd(-a - 1, -mu / s)
+                    / mp.sqrt(2 * mp.pi))
+        return float(mp.quad(lambda x: x ** a * mp.npdf(x) * inner(x), [0, 2, 6, mp.inf]))
+
+    for alpha in (0.5, 1.5, 2.7):
+        rhos = np.array([-0.9, -0.3, 0.2, 0.8])
+        k = tbm.alpha_relu_kernel(alpha, rhos)
+        assert k == pytest.approx([reference(alpha, r) for r in rhos], rel=1e-13)
+    rho = np.array([-1.0, -0.95, -0.4, 0.0, 0.35, 0.99, 1.0])
+    psi = np.arccos(rho)
+    J = {0: np.pi - psi, 1: np.sin(psi) + (np.pi - psi) * np.cos(psi),
+         2: 3 * np.sin(psi) * np.cos(psi) + (np.pi - psi) * (1 + 2 * np.cos(psi) ** 2)}
+    for n, Jn in J.items():
+        assert tbm.alpha_relu_kernel(float(n), rho) == pytest.approx(Jn / (2 * np.pi), rel=1e-13, abs=1e-15)
+
+
+@pytest.mark.parametrize("eps, gamma, beta, sizes", [(0.0, 1.0, 0.0, (7,)), (1e-2, 1.7, -0.3, (3, 4))])
+def test_the_simulators_batch_norm_node_against_batch_norm_and_finite_differences(eps, gamma, beta, sizes):
+    """numerics.bn_layer's batch norm (one autograd node with the closed-form backward), on the batch axis 1 of the
+    finite-width simulator: its forward is the printed formula γ(h − h̄)/sqrt(Var h + ε) + β written out in numpy, to
+    1e-14, with Var h; its backward is the Jacobian of finite differences (torch.autograd.gradcheck, float64), per
+    sub-batch, with ε, γ, β."""
+    from numerics.bn_layer import batch_norm, batch_norm_and_variance
+    gen = torch.Generator().manual_seed(4)
+    h = torch.randn(2, sum(sizes), 5, generator=gen, dtype=torch.float64, requires_grad=True)
+    y, var = batch_norm_and_variance(h, eps, gamma, beta, sizes, dim=1)
+    a, ref, variances = h.detach().numpy(), [], []
+    for part in np.split(a, np.cumsum(sizes)[:-1], axis=1):
+        v = part.var(axis=1, keepdims=True)
+        ref.append(gamma * (part - part.mean(axis=1, keepdims=True)) / np.sqrt(v + eps) + beta)
+        variances.append(v)
+    assert np.allclose(y.detach().numpy(), np.concatenate(ref, axis=1), rtol=0, atol=1e-14)
+    assert np.allclose(var.numpy(), np.concatenate(variances, axis=1), rtol=1e-14, atol=0)
+    assert torch.equal(batch_norm(h.detach().transpose(1, 2), eps, gamma, beta, sizes).transpose(1, 2),
+                       batch_norm(h.detach(), eps, gamma, beta, sizes, dim=1))
+    assert torch.autograd.gradcheck(lambda t: batch_norm(t, eps, gamma, beta, sizes, dim=1), (h,), eps=1e-6,
+                                    atol=1e-8)
