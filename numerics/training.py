@@ -148,6 +148,15 @@ def train_bn_mlp(data, act, depth: int, width: int, batch_size: int, steps: int,
                       device, record_at, dtype)
 
 
+def _finite(tensors: list[torch.Tensor]) -> bool:
+    """Every entry of every tensor finite. A finite sum of the tensors' sums proves it (an inf or NaN entry makes it
+    inf or NaN) in one reduction per tensor and one synchronisation; only when that sum is not finite — a non-finite
+    entry, or finite entries whose sum overflowed — are the entries themselves tested."""
+    if bool(torch.isfinite(torch.stack([t.sum() for t in tensors]).sum())):
+        return True
+    return all(bool(torch.isfinite(t).all()) for t in tensors)
+
+
 def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed, record_steps, device, record_at=(),
            dtype=torch.float32):
     gen = torch.Generator()
@@ -205,7 +214,7 @@ def _train(ds, act, depth, width, B, steps, lr, optimizer, eps, sub_batch, seed,
             for l, (lin, bn) in enumerate(zip(linears, norms)):
                 rel_w[i, l] = float(lin.weight.grad.norm() / lin.weight.detach().norm())
                 rel_g[i, l] = float(bn.weight.grad.norm() / bn.weight.detach().norm())
-        if not all(bool(torch.isfinite(p.grad).all()) for p in params if p.grad is not None):
+        if not _finite([p.grad for p in params if p.grad is not None]):
             diverged = True
             break
         opt.step()

@@ -428,3 +428,19 @@ def test_catalogued_ensemble_bugs_move_a_member_off_its_solo_run(monkeypatch, mu
         member = ensembles.train_isometry_mlp_ensemble("digits", "relu", 3, 24, 64, 1, lr=0.01, seeds=[0, 1])[-1]
         d = ensembles.member_difference(member, train_isometry_mlp("digits", "relu", 3, 24, 64, 1, lr=0.01, seed=1))
         assert max(d.values()) > 10 * ensembles.RTOL_FLOAT32, d
+
+
+def test_the_solo_trainers_gradient_check_is_exact_where_a_sum_overflows():
+    """numerics.training._finite: NaN, +inf, −inf in any tensor are caught; finite float32 entries whose sum overflows
+    (3e38 + 3e38) are not taken for a divergence (the fallback tests the entries)."""
+    import torch
+    from numerics.training import _finite
+    ts = [torch.randn(8, 8), torch.randn(8), torch.randn(3, 8)]
+    assert _finite(ts)
+    for bad in (math.nan, math.inf, -math.inf):
+        broken = [t.clone() for t in ts]
+        broken[2][1, 5] = bad
+        assert not _finite(broken)
+    big = [torch.full((4,), 3e38), torch.full((2,), 3e38)]
+    assert not bool(torch.isfinite(torch.stack([t.sum() for t in big]).sum())) and _finite(big)
+
