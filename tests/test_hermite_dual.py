@@ -112,3 +112,26 @@ def test_parity_zeros_are_exact_and_agree_with_the_quadrature(name, degrees):
     kept = [k for k in range(31) if k not in zeros]
     assert np.array_equal(fl[kept], raw[kept])
     assert all(mp[k].error > 0.0 or mp[k].value != 0.0 for k in kept if k <= 8 and abs(raw[k]) > 1e-10)
+
+
+def test_the_series_skips_only_terms_below_its_stated_tail_and_both_evaluations_agree():
+    """NumericDual.bar for |ρ| ≤ 1/2 sums the Hermite series only up to DualSeries.terms_for(max|ρ|) terms. Against
+    ReLU's arc-cosine closed form σ̄(ρ) = (√(1−ρ²) + (π − arccos ρ)ρ)/(2π) − 1/(2π) (an independent route) the error
+    is that of the float c_k (≤ 1e-14), and no larger than with all 96 terms (the skipped terms are below 2^-97 c_k²
+    each); the cumulative-product evaluation of small arrays and Horner's rule of large ones agree to a few ulps."""
+    s = theory.DualSeries("relu", 96)
+    # c_1² = 1/4, Var σ = 1/2 − 1/(2π): K = ⌈(97 ln 2 + ln(Var σ/c_1²))/(−ln m)⌉ below |ρ| = m
+    assert [s.terms_for(m) for m in (0.0, 1e-100, 1e-3, 0.1, 0.5, 0.9)] == [0, 1, 10, 30, 96, 96]
+    nd = theory.numeric_dual("relu")
+    for scale in (0.5, 0.1, 1e-3):
+        r = np.random.default_rng(1).uniform(-scale, scale, 300)
+        exact = (np.sqrt(1 - r * r) + (np.pi - np.arccos(r)) * r) / (2 * np.pi) - 1 / (2 * np.pi)
+        err, err_all_terms = np.abs(nd.bar(r) - exact), np.abs(nd._series.mean_reduced(r) - exact)
+        rounding = 4 * np.finfo(float).eps * np.abs(exact)
+        assert err.max() < 1e-14 and np.all(err <= err_all_terms + rounding + 2 ** -96 * s.var)
+    he2 = theory.numeric_dual("x**2 - 1")         # c_1 = 0: σ̄(ρ) = 2ρ² exactly, relative accuracy down to ρ ~ 1e-150
+    r = np.array([1e-150, -3e-80, 1e-20, 0.01, 0.3])
+    assert he2.bar(r) == pytest.approx(2 * r * r, rel=1e-14)
+    r = np.random.default_rng(2).uniform(-0.5, 0.5, 4000)               # Horner's rule (4000 × 96 > 2^14)
+    small = np.concatenate([s.mean_reduced(r[i:i + 100]) for i in range(0, 4000, 100)])   # cumulative products
+    assert np.max(np.abs(s.mean_reduced(r) - small)) < 4 * np.finfo(float).eps * s.var

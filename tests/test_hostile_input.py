@@ -136,6 +136,11 @@ def test_isometry_is_scale_invariant_and_refuses_non_gram_input():
                      (np.array([[1, np.nan], [np.nan, 1]]), "non-finite"), (np.ones(3), "square")):
         with pytest.raises(DeepinitError, match=msg):
             theory.isometry(bad)
+        with pytest.raises(DeepinitError, match=msg):
+            theory.isometry_gap(bad)
+    with pytest.raises(DeepinitError, match="positive semi-definite"):    # indefinite with a positive trace
+        theory.isometry_gap(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    assert theory.isometry_gap(np.array([[1.0, 1.0], [1.0, 1.0 - 1e-9]])) == np.inf   # PSD within 1e-6: singular
 
 
 def test_hermite_degree_is_bounded_and_the_float_route_has_no_silent_nan():

@@ -21,11 +21,16 @@ from .errors import DeepinitError, UndefinedQuantityError
 from .gaussian import NotExact, mp_expectation
 
 
-def _as_gram(G, scaled: bool = False) -> np.ndarray:
-    """A finite, symmetric PSD matrix or stack (:func:`theory.validate.gram_matrix`; symmetric and PSD to 1e-6
-    relative, which admits float32 simulations). ``scaled``: divided by its largest diagonal entry, for the
-    scale-invariant quantities (𝓘(c·G) = 𝓘(G) for every c > 0, up to the float range)."""
-    G = validate.gram_matrix(G, "a Gram matrix", tol=1e-6)
+#: symmetry and positive semi-definiteness are checked to this relative tolerance (admits float32 simulations)
+GRAM_TOL = 1e-6
+
+
+def _as_gram(G, scaled: bool = False, psd: bool = True) -> np.ndarray:
+    """A finite, symmetric PSD matrix or stack (:func:`theory.validate.gram_matrix`; symmetric and PSD to
+    :data:`GRAM_TOL` relative). ``scaled``: divided by its largest diagonal entry, for the scale-invariant quantities
+    (𝓘(c·G) = 𝓘(G) for every c > 0, up to the float range). ``psd=False``: the caller checks positive
+    semi-definiteness from eigenvalues it computes anyway."""
+    G = validate.gram_matrix(G, "a Gram matrix", tol=GRAM_TOL, psd=psd)
     if scaled:
         m = np.max(np.diagonal(G, axis1=-2, axis2=-1), axis=-1)
         G = G / np.where(m > 0, m, 1.0)[..., None, None]
@@ -112,13 +117,19 @@ def isometry_gap(G) -> np.ndarray:
     >>> float(isometry_gap(np.array([[1.0, 1e-100], [1e-100, 1.0]])))    # ρ²/2: no cancellation near c·I
     5e-201
     """
-    G = _as_gram(G, scaled=True)
+    G = _as_gram(G, scaled=True, psd=False)
     n = G.shape[-1]
     t = np.trace(G, axis1=-2, axis2=-1) / n
-    if np.any(t <= 0):
+    if np.any(t < 0):
+        raise DeepinitError("a Gram matrix is not positive semi-definite (negative trace)")
+    if np.any(t == 0):
         raise DeepinitError("isometry gap of a zero Gram matrix is undefined")
     E = G / t[..., None, None] - np.eye(n)
     mu = np.linalg.eigvalsh(0.5 * (E + np.swapaxes(E, -1, -2)))
+    # positive semi-definite as theory.validate.gram_matrix checks it: λ_min ≥ −tol λ_max, λ(G)/t = 1 + μ
+    if np.any(1 + mu[..., 0] < -GRAM_TOL * np.maximum(1 + mu[..., -1], 1e-300)):
+        raise DeepinitError(f"a Gram matrix is not positive semi-definite (smallest eigenvalue of G/(tr G/n) "
+                            f"{float(np.min(1 + mu[..., 0])):.3g})")
     with np.errstate(divide="ignore", invalid="ignore"):
         big = mu - np.log1p(np.maximum(mu, -1.0))
     small = mu * mu * (0.5 - mu * (1 / 3 - mu * (0.25 - mu * 0.2)))
