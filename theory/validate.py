@@ -75,10 +75,18 @@ def gram_matrix(G, name: str = "G", *, batched: bool = True, psd: bool = True, t
     if psd:
         safe = np.where(scale > 0, scale, 1.0)
         lam = np.linalg.eigvalsh(A / safe)
-        if np.any(lam[..., 0] < -tol * np.maximum(lam[..., -1], 1e-300)):
-            raise DeepinitError(f"{name} is not positive semi-definite (smallest eigenvalue "
-                                f"{float(np.min(lam[..., 0] * safe[..., 0, 0])):.3g})")
+        psd_eigenvalues(lam[..., 0], lam[..., -1], name, tol, lam[..., 0] * safe[..., 0, 0])
     return A
+
+
+def psd_eigenvalues(smallest, largest, name: str, tol: float, reported=None) -> None:
+    """The positive semi-definiteness criterion of :func:`gram_matrix` on eigenvalues a caller already has:
+    λ_min ≥ −``tol`` λ_max for every matrix of a stack (any common positive scale). ``reported``: the smallest
+    eigenvalues to name in the error (default ``smallest``)."""
+    smallest = np.asarray(smallest, dtype=float)
+    if np.any(smallest < -tol * np.maximum(np.asarray(largest, dtype=float), 1e-300)):
+        shown = smallest if reported is None else np.asarray(reported, dtype=float)
+        raise DeepinitError(f"{name} is not positive semi-definite (smallest eigenvalue {float(np.min(shown)):.3g})")
 
 
 def _short(v, limit: int = 60) -> str:
