@@ -91,8 +91,33 @@ class _BatchNorm(torch.autograd.Function):
 
 def batch_norm_and_variance(h: torch.Tensor, eps: float = 0.0, gamma: float = 1.0, beta: float = 0.0,
                             batches: tuple[int, ...] | None = None, dim: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
-    """:func:`batch_norm` and the biased variance of each batch: ``h`` with its axis ``dim`` replaced by one entry
-    per batch (no gradient flows through it)."""
+    """:func:`batch_norm` and the biased variance Var h of each batch (whose zeros make BN with ε = 0 undefined).
+
+    Parameters
+    ----------
+    h : torch.Tensor
+        Pre-activations, the batch on axis ``dim``.
+    eps, gamma, beta : float
+        Batch norm's ε and affine γ, β (the paper: 0, 1, 0).
+    batches : tuple of int, optional
+        Sizes adding up to the batch axis' length, each normalised with its own statistics.
+    dim : int
+        The batch axis.
+
+    Returns
+    -------
+    tuple of torch.Tensor
+        BN(h), the shape of ``h``; and Var h, the shape of ``h`` with axis ``dim`` replaced by one entry per batch
+        (no gradient flows through it).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from numerics.bn_layer import batch_norm_and_variance
+    >>> y, var = batch_norm_and_variance(torch.tensor([1.0, 3.0, 0.0, 4.0], dtype=torch.float64), batches=(2, 2))
+    >>> y, var
+    (tensor([-1.,  1., -1.,  1.], dtype=torch.float64), tensor([1., 4.], dtype=torch.float64))
+    """
     dim = dim % h.dim()
     y, var, _ = _BatchNorm.apply(h, eps, gamma, beta, _batches(batches, h.shape[dim]), dim)
     return y, var
