@@ -19,11 +19,15 @@ Public surface (each name below has Parameters, Returns and Examples):
   (3/4)φ″(0)² + φ‴(0) (covariance-sde; more in :mod:`theory.covariance_sde`);
 * :class:`Estimate` — the (value, error, method) result convention (:mod:`theory.results`);
   :func:`gaussian_expectation`, :func:`bivariate_expectation` — E f(√v z) and E f(u₁)g(u₂) with stated errors;
-  :func:`solve_fixed_point`, :func:`slope`, :func:`stability` — the fixed-point toolkit (:mod:`theory.fixed_points`);
+  :func:`solve_fixed_point`, :func:`slope`, :func:`stability`, :class:`FixedPoint`, :func:`classify_slope` — the
+  fixed-point toolkit (:mod:`theory.fixed_points`);
 * :func:`length_map`, :func:`covariance_map`, :func:`correlation_map`, :func:`fixed_point_q`, :func:`fixed_point_c`,
   :func:`chi_1`, :func:`chi_c`, :func:`depth_scales`, :func:`critical_sigma_w2`, :func:`gradient_growth_rate`,
   :func:`gradient_depth_scale` — the σ_w²/σ_b² mean field of fully connected networks with dropout (Poole et al.
-  2016, Schoenholz et al. 2017; :mod:`theory.meanfield_mlp`).
+  2016, Schoenholz et al. 2017; :mod:`theory.meanfield_mlp`); :func:`length_fixed_points` (every fixed point with
+  its stability and basin), :func:`critical_points` (every χ₁ = 1 crossing, labelled, :class:`CriticalPoint`);
+* :func:`correlation_trajectory`, :func:`length_trajectory`, :func:`asymptotic_rate` — the maps iterated to depth
+  10⁶ with 1 − c at full relative precision, and the constant and exponent of its decay (:mod:`theory.meanfield_depth`).
 """
 from .activations import Activation, activation, gain_family, parse_formula, registered_names
 from .bn_meanfield import (BackwardMapQuadrature, BackwardOperatorQuadrature, BSB1FixedPoint, JacobianEigenvalues,
@@ -40,10 +44,11 @@ from .isometry import (IsometryStrength, gram_potential, isometry, isometry_gap,
                        lemma_a4_bounds, log_isometry, normalised_gram)
 from .results import Estimate
 from .gaussian import bivariate_expectation, gaussian_expectation
-from .fixed_points import Stability, slope, solve_fixed_point, stability
-from .meanfield_mlp import (DepthScales, chi_1, chi_c, correlation_map, correlation_stability, covariance_map,
-                            critical_sigma_w2, depth_scales, fixed_point_c, fixed_point_q, gradient_depth_scale,
-                            gradient_growth_rate, length_map)
+from .fixed_points import FixedPoint, Stability, classify_slope, slope, solve_fixed_point, stability
+from .meanfield_mlp import (CriticalPoint, DepthScales, chi_1, chi_c, correlation_map, correlation_stability,
+                            covariance_map, critical_points, critical_sigma_w2, depth_scales, fixed_point_c,
+                            fixed_point_q, gradient_depth_scale, gradient_growth_rate, length_fixed_points, length_map)
+from .meanfield_depth import RateFit, Trajectory, asymptotic_rate, correlation_trajectory, length_trajectory
 
 __all__ = [
     "BackwardMapQuadrature", "backward_map_quadrature", "BackwardOperatorQuadrature", "backward_operator_quadrature", "BSB1FixedPoint", "JacobianEigenvalues", "TwoBatchFixedPoint", "two_batch_fixed_point", "bn_output_mean", "bn_mean_jacobian", "bsb1_fixed_point", "bn_jacobian_eigenvalues", "gradient_explosion_rate",
@@ -57,6 +62,9 @@ __all__ = [
     "IsometryStrength", "gram_potential", "isometry", "isometry_gap", "isometry_strength",
     "lemma_a4_bounds", "log_isometry", "normalised_gram",
     "Estimate", "gaussian_expectation", "bivariate_expectation", "Stability", "slope", "solve_fixed_point", "stability",
+    "FixedPoint", "classify_slope",
     "DepthScales", "chi_1", "chi_c", "correlation_map", "correlation_stability", "covariance_map", "critical_sigma_w2",
     "depth_scales", "fixed_point_c", "fixed_point_q", "gradient_depth_scale", "gradient_growth_rate", "length_map",
+    "CriticalPoint", "critical_points", "length_fixed_points",
+    "RateFit", "Trajectory", "asymptotic_rate", "correlation_trajectory", "length_trajectory",
 ]

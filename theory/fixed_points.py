@@ -14,13 +14,89 @@ Maps may return an :class:`~theory.results.Estimate`, a float or an mpmath numbe
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from .errors import DeepinitError
 from .results import Estimate
 
-__all__ = ["Stability", "illinois", "slope", "solve_fixed_point", "stability"]
+__all__ = ["FixedPoint", "Stability", "classify_slope", "illinois", "slope", "solve_fixed_point", "stability"]
+
+#: the stability of a fixed point x* of a one-dimensional map T, from its slope s = T′(x*) and the slope's error e:
+#: |s| < 1 − e attracts, |s| > 1 + e repels, and otherwise (|s| = 1 to within the error) it is marginal, its fate
+#: decided by the higher-order terms (one side may attract, the other repel)
+STABILITIES = ("attracting", "repelling", "marginal")
+
+
+def classify_slope(slope: Estimate, band: float = 1e-14) -> str:
+    """The stability of a fixed point from its slope: a slope within its own error of ±1 is never called stable or
+    unstable.
+
+    Parameters
+    ----------
+    slope : Estimate
+        T′(x*) with its error.
+    band : float
+        The least tolerance around |T′| = 1.
+
+    Returns
+    -------
+    str
+        ``"attracting"`` (|s| < 1 − tol), ``"repelling"`` (|s| > 1 + tol) or ``"marginal"``, tol = max(band, error).
+
+    Examples
+    --------
+    >>> classify_slope(Estimate(0.5, 1e-16, "")), classify_slope(Estimate(1.1, 1e-3, ""))
+    ('attracting', 'repelling')
+    >>> classify_slope(Estimate(1.0 - 1e-20, 1e-16, ""))
+    'marginal'
+    """
+    tol = max(float(band), float(slope.error))
+    s = abs(float(slope.value))
+    if s < 1.0 - tol:
+        return "attracting"
+    if s > 1.0 + tol:
+        return "repelling"
+    return "marginal"
+
+
+@dataclass(frozen=True)
+class FixedPoint(Estimate):
+    """A fixed point x* = T(x*) of a one-dimensional map: an :class:`~theory.results.Estimate` of x* (value, error,
+    method) that also carries its slope, its stability and its basin.
+
+    Attributes
+    ----------
+    value, error, method, text
+        x* as an :class:`~theory.results.Estimate`.
+    slope : Estimate or None
+        T′(x*) with its error (one-sided at the edge of the domain).
+    stability : str
+        ``"attracting"``, ``"repelling"`` or ``"marginal"`` (:func:`classify_slope`).
+    basin : tuple or None
+        (lo, hi): the starting points x⁰ whose iterates converge to x* (an interval for an increasing map; ``None``
+        when the map was not seen to be increasing); lo = hi = x* for a repelling point.
+    note : str
+        What the slope alone does not say (a marginal point's one-sided behaviour; why the basin is unknown).
+
+    Examples
+    --------
+    >>> fp = FixedPoint(0.5, 1e-16, "example", slope=Estimate(0.25, 1e-16, ""), stability="attracting",
+    ...                 basin=(0.0, 2.0))
+    >>> float(fp), fp.stability, fp.attracting
+    (0.5, 'attracting', True)
+    """
+
+    slope: Estimate | None = field(default=None, compare=False)
+    stability: str = field(default="", compare=False)
+    basin: tuple | None = field(default=None, compare=False)
+    note: str = field(default="", compare=False)
+
+    @property
+    def attracting(self) -> bool:
+        """True for an attracting point and for a marginal one that attracts from at least one side."""
+        return self.stability == "attracting" or (self.stability == "marginal" and "attracting from" in self.note)
+
 
 
 def _value(y):

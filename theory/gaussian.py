@@ -284,10 +284,21 @@ def _check_dps(dps) -> int:
     return validate.dps(dps)
 
 
+def _mp_piece(g, a, b, dps: int):
+    """∫_a^b g by mpmath: Gauss–Legendre first (2–3× fewer evaluations than tanh–sinh on the smooth pieces between
+    kinks), accepted only when its own error estimate is below 10^(−dps−3) (g is normalised to size ~1); otherwise —
+    an endpoint singularity of a derivative, |x|^1.5 at a kink — tanh–sinh, which the convergence test then judges."""
+    val, e = mpmath.quad(g, [a, b], error=True, maxdegree=8, method="gauss-legendre")
+    if mpmath.isfinite(val) and abs(e) <= mpmath.mpf(10) ** (-dps - 3):
+        return val, e
+    return mpmath.quad(g, [a, b], error=True, maxdegree=10)
+
+
 def mp_gaussian(fn, variance, kinks=(), dps: int = 30):
     """E fn(√v Z), Z ~ N(0, 1), at ``dps`` digits: ``(value, error, scale)`` as mpf, where ``scale`` = Σ over the
     pieces of |∫ piece| (the magnitude that cancels in the sum). Pieces: the kinks of fn scaled by 1/√v, ±1/√v,
-    ±4/√v and ±2, ±4, ±8; each integrated by mpmath's tanh–sinh rule with its error estimate. Raises
+    ±4/√v and ±2, ±4, ±8; each integrated by mpmath's Gauss–Legendre rule, or its tanh–sinh rule where Gauss–Legendre
+    does not reach 10^(−dps−3) (:func:`_mp_piece`), with the rule's error estimate. Raises
     :class:`QuadratureError` when the summed error estimate exceeds 10^(−dps/2) of the scale."""
     with mpmath.workdps(dps + 10):
         v = mpmath.mpf(variance)
@@ -317,7 +328,7 @@ def mp_gaussian(fn, variance, kinks=(), dps: int = 30):
             return value(t) * mpmath.exp(-t * t / 2) * norm
         total, err, scale = mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf(0)
         for a, b in zip(pts[:-1], pts[1:]):
-            val, e = mpmath.quad(g, [a, b], error=True, maxdegree=10)
+            val, e = _mp_piece(g, a, b, dps)
             total += val * size
             err += abs(e) * size
             scale += abs(val) * size

@@ -36,20 +36,22 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 
 import mpmath
+import numpy as np
 
 from . import validate
 from .activations import Activation, activation
 from .errors import DeepinitError, UndefinedQuantityError
-from .fixed_points import Stability, illinois, solve_fixed_point, stability
+from .fixed_points import FixedPoint, Stability, classify_slope, illinois, solve_fixed_point, stability
 from .gaussian import bivariate_expectation, mp_gaussian
 from .results import Estimate
 
-__all__ = ["CRITICAL_BAND", "DepthScales", "chi_1", "chi_c", "correlation_map", "correlation_stability",
-           "covariance_map", "critical_sigma_w2", "depth_scales", "fixed_point_c", "fixed_point_q",
-           "gradient_depth_scale", "gradient_growth_rate", "length_map"]
+__all__ = ["CRITICAL_BAND", "Q_MAX", "DepthScales", "chi_1", "chi_c", "correlation_map", "correlation_stability",
+           "covariance_map", "CriticalPoint", "critical_points", "critical_sigma_w2", "depth_scales", "fixed_point_c", "fixed_point_q",
+           "gradient_depth_scale", "gradient_growth_rate", "length_fixed_points", "length_map"]
 
 #: half-width of the band around χ₁ = 1 reported as "critical" (ξ_c = +inf, ξ_c ≥ −1/log(1 − band))
 CRITICAL_BAND = 1e-14
@@ -99,11 +101,18 @@ def _derivative(act: Activation, order: int) -> Activation:
 
 @functools.lru_cache(maxsize=4096)
 def _moment(act: Activation, kind: str, q, dps: int):
-    """(value, error) as mpf of E h(√q z): kind "phi2" (φ²), "dphi2" (φ′²), "phi_ddphi" (φ″φ, with the Dirac
-    masses of φ″ at kinks where φ′ jumps added back: J·φ(b)·p_q(b))."""
+    """(value, error) as mpf of E h(√q z): kind "phi2" (φ²), "phi2_stein" (φ²·(z² − 1), which needs no derivative
+    of φ), "dphi2" (φ′²), "phi_ddphi" (φ″φ, with the Dirac masses of φ″ at kinks where φ′ jumps added back:
+    J·φ(b)·p_q(b))."""
     if kind == "phi2":
         f = act.mpmath
         val, err, _ = mp_gaussian(lambda u: f(u) ** 2, q, act.breakpoints, dps)
+        return val, err
+    if kind == "phi2_stein":                     # E φ(u)²(z² − 1), u = √q z: 2q·d/dq E φ(√q z)² (Stein's lemma)
+        f = act.mpmath
+        with mpmath.workdps(dps + 10):
+            qm = mpmath.mpf(q)
+        val, err, _ = mp_gaussian(lambda u: f(u) ** 2 * (u * u / qm - 1), q, act.breakpoints, dps)
         return val, err
     if kind == "dphi2":
         d = _derivative(act, 1)
@@ -120,6 +129,18 @@ def _moment(act: Activation, kind: str, q, dps: int):
                 bm = mpmath.mpf(b)
                 val += jump * g(bm) * mpmath.exp(-bm * bm / (2 * qm)) / mpmath.sqrt(2 * mpmath.pi * qm)
     return val, err
+
+
+def _zero_limit(act: Activation, dps: int):
+    """lim_{q→0⁺} E φ′(√q z)² = (φ′(0⁺)² + φ′(0⁻)²)/2 as (value, error) in mpmath — the limits at q* = 0 (χ₁, L′(0⁺)
+    when φ(0) = 0). One-sided values at ±10^(−dps−10), not a quadrature at a tiny q: for a kink at 0 (ELU) the
+    quadrature at q = 10^(−dps) is off by O(√q), ten orders above its stated error."""
+    d = _derivative(act, 1).mpmath
+    with mpmath.workdps(dps + 20):
+        eps = mpmath.mpf(10) ** (-dps - 10)
+        v = (d(eps) ** 2 + d(-eps) ** 2) / 2
+        v2 = (d(2 * eps) ** 2 + d(-2 * eps) ** 2) / 2
+        return v, abs(v2 - v) + abs(v) * mpmath.mpf(10) ** (-dps - 5)
 
 
 def _at(act, kind, q, dq, dps):
@@ -295,6 +316,17 @@ def _bracket_up(F, lo, start, what):
     raise UndefinedQuantityError(what + f" (up to q = {float(t):.3g})")
 
 
+def _homogeneous_marginal(act: Activation, sw: float, sb: float, rho: float, dps: int) -> bool:
+    """φ positively homogeneous of degree 1, σ_b² = 0 and (σ_w²/ρ) E φ(z)² = 1: L(q) = q for every q (ReLU at
+    σ_w² = 2), so q* is undefined while χ₁ = 1 and c* = 1 (the correlation map does not depend on q)."""
+    if sb != 0.0 or act.homogeneity_degree != 1:
+        return False
+    with mpmath.workdps(dps + 10):
+        v, _ = _moment(act, "phi2", mpmath.mpf(1), dps)
+        # σ_w² arrives as a float: within a few of its ulps of the marginal value counts as marginal
+        return abs(mpmath.mpf(sw) / mpmath.mpf(rho) * v - 1) <= mpmath.mpf(2) ** -50
+
+
 @functools.lru_cache(maxsize=1024)
 def _qstar(act: Activation, sw: float, sb: float, rho: float, dps: int):
     """(q*, its error, how) in mpmath: the stable fixed point of the length map reached from small q."""
@@ -306,7 +338,7 @@ def _qstar(act: Activation, sw: float, sb: float, rho: float, dps: int):
             return a * _moment(act, "phi2", q, d)[0] + b - q
         lo = b
         if sb == 0.0 and act.mpmath(mpmath.mpf(0)) == 0:
-            s0 = a * _moment(act, "phi2", tiny, dps)[0] / tiny          # L′(0⁺)
+            s0 = a * _zero_limit(act, dps)[0]                            # L′(0⁺) = (σ_w²/ρ) lim E φ′(√q z)²
             f1, f2 = F(mpmath.mpf(1), dps), F(mpmath.mpf(2), dps)
             if abs(f1) <= mpmath.mpf(10) ** (5 - dps) and abs(f2) <= 2 * mpmath.mpf(10) ** (5 - dps):
                 raise UndefinedQuantityError(f"{act.name} at σ_w² = {sw:g}, σ_b² = 0: every q is a fixed point of "
@@ -323,14 +355,203 @@ def _qstar(act: Activation, sw: float, sb: float, rho: float, dps: int):
     return q, dq, f"Illinois on [{float(prev):.4g}, {float(hi):.4g}] in mpmath (15, then {dps} digits), {n} iterations"
 
 
-def fixed_point_q(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Estimate:
-    """q* = (σ_w²/ρ) ∫Dz φ(√q* z)² + σ_b² (Schoenholz eq 3; [Forward maps]).
+# ---------------------------------------------------------------------------------------------
+# every fixed point of the length map, with its slope, stability and basin
+# ---------------------------------------------------------------------------------------------
 
-    The fixed point reached from small q: for σ_b² > 0 the smallest crossing of the diagonal from above on
-    [σ_b², ∞) (bracketed by doubling, then the Illinois iteration in mpmath to 10^(5−dps) relative); for
-    σ_b² = 0 and φ(0) = 0, q* = 0 exactly when L′(0⁺) ≤ 1 and L(1) < 1 (tanh: σ_w² ≤ 1), else the positive root.
-    Raises :class:`UndefinedQuantityError` when the map has no finite fixed point (ReLU with σ_w² > 2) or every q
-    is one (ReLU at σ_w² = 2, σ_b² = 0).
+#: the default range of q scanned for fixed points and edge-of-chaos crossings, and the scan's resolution
+Q_MAX = 1e4
+_SCAN_PER_DECADE = 24
+_SCAN_NODES = 40
+
+
+@functools.lru_cache(maxsize=64)
+def _legendre(nodes: int):
+    return np.polynomial.legendre.leggauss(nodes)
+
+
+def _float_moments(act: Activation, qs: np.ndarray, derivative: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """E φ(√q z)² (and E φ′(√q z)² when ``derivative``) for every q of ``qs`` by float64 Gauss–Legendre rules on
+    [−12, 12], split at the kinks b/√q and at ±1/√q, ±4/√q (where φ(√q z) turns), pieces no longer than
+    min(1, 2/√q) — the scan's route, about 1e-10 relative; every root it brackets is refined in mpmath."""
+    gx, gw = _legendre(_SCAN_NODES)
+    f = act.numpy
+    d = _derivative(act, 1).numpy if derivative else None
+    kinks = tuple(act.breakpoints) + (tuple(_derivative(act, 1).breakpoints) if derivative else ())
+    m2 = np.empty(len(qs))
+    d2 = np.empty(len(qs)) if derivative else None
+    for i, q in enumerate(qs):
+        s = math.sqrt(q)
+        if s == 0.0:                          # E φ(0·z)² = φ(0)²
+            m2[i] = float(f(np.array([0.0]))[0]) ** 2
+            if derivative:
+                d2[i] = float(d(np.array([0.0]))[0]) ** 2
+            continue
+        cuts = {b / s for b in kinks} | {-8.0, -4.0, -2.0, 2.0, 4.0, 8.0}
+        if s > 1:
+            cuts |= {-4 / s, -1 / s, 1 / s, 4 / s}
+        pts = [-12.0] + sorted(c for c in cuts if -12.0 < c < 12.0) + [12.0]
+        h = min(1.0, 2.0 / s)                 # pieces no longer than 2/√q: φ(√q z) may oscillate (sin, cos)
+        pts = np.concatenate([np.linspace(a, b, max(1, int(math.ceil((b - a) / h))) + 1)[:-1]
+                              for a, b in zip(pts[:-1], pts[1:])] + [np.array([12.0])])
+        lo, hi = pts[:-1], pts[1:]
+        z = (0.5 * (hi + lo))[:, None] + (0.5 * (hi - lo))[:, None] * gx
+        w = (0.5 * (hi - lo))[:, None] * gw * np.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+        with np.errstate(over="ignore", invalid="ignore"):
+            m2[i] = float(np.sum(w * f(s * z) ** 2))
+            if derivative:
+                d2[i] = float(np.sum(w * d(s * z) ** 2))
+    return m2, d2
+
+
+def _scan_grid(lo: float, q_max: float) -> np.ndarray:
+    lo = max(lo, 1e-10)
+    n = max(8, int(math.ceil(_SCAN_PER_DECADE * math.log10(q_max / lo))))
+    return np.geomspace(lo, q_max, n + 1)
+
+
+def _sign_changes(qs: np.ndarray, F: np.ndarray) -> list[tuple[float, float]]:
+    """Brackets [q_j, q_{j+1}] where the finite values of F change sign (or vanish at q_j)."""
+    out = []
+    for j in range(len(qs) - 1):
+        a, b = F[j], F[j + 1]
+        if not (math.isfinite(a) and math.isfinite(b)):
+            continue
+        if a == 0.0 or (a > 0) != (b > 0) and b != 0.0:
+            out.append((float(qs[j]), float(qs[j + 1])))
+    return out
+
+
+def _length_slope_at(act, a, q, dq, dps) -> Estimate:
+    """L′(q) = (σ_w²/ρ)·E[φ(√q z)²(z² − 1)]/(2q) (Stein's lemma; needs no derivative of φ); at q = 0 the limit
+    L(q)/q, q → 0⁺ (q = 10^(−dps))."""
+    with mpmath.workdps(dps + 10):
+        if q == 0:
+            v, e = _zero_limit(act, dps)
+            return _mp_estimate(a * v, a * e, "L′(0⁺) = (σ_w²/ρ)(φ′(0⁺)² + φ′(0⁻)²)/2", dps)
+        d = min(dps, 20)                      # a slope is judged against 1: 20 digits are plenty
+        v, e = _moment(act, "phi2_stein", q, d)
+        slope = a * v / (2 * q)
+        # q* is known to ±dq: the slope moves by about |L″| dq ≤ 2|L′| dq/q for the maps here (a bound, not tight)
+        err = a * e / (2 * q) + 2 * abs(slope) * dq / q
+        return _mp_estimate(slope, err, "L′(q*) = (σ_w²/ρ) E φ²(z² − 1)/(2q*) (Stein)", d)
+
+
+def _midpoint(a: float, b: float) -> float:
+    return math.sqrt(a * b) if a > 0 else b / 2
+
+
+def _marginal_side(F, q: float, lower: float) -> str:
+    """How a marginal fixed point of the length map behaves: the sign of F = L − q just above and below it."""
+    h = max(abs(q), 1e-6) * 1e-3
+    above = F(q + h)
+    below = F(q - h) if q - h > lower else None
+    parts = ["attracting from above" if above < 0 else "repelling from above"]
+    if below is not None:
+        parts.append("attracting from below" if below > 0 else "repelling from below")
+    return "marginal: " + ", ".join(parts)
+
+
+class _LengthMap:
+    """The length map of one (φ, σ_w², σ_b², ρ) with its float scan on [lo, q_max] and its mpmath roots."""
+
+    def __init__(self, act: Activation, sw: float, sb: float, rho: float, q_max: float, dps: int):
+        self.act, self.sw, self.sb, self.rho, self.q_max, self.dps = act, sw, sb, rho, float(q_max), dps
+        self.a = mpmath.mpf(sw) / mpmath.mpf(rho)
+        self.zero_is_fixed = sb == 0.0 and act.mpmath(mpmath.mpf(0)) == 0
+        self.qs = _scan_grid(sb if sb > 0 else 1e-10, self.q_max)
+        m2, _ = _float_moments(act, self.qs, derivative=False)
+        self.L = sw / rho * m2 + sb
+        self.F = self.L - self.qs
+        finite = np.isfinite(self.L)
+        self.increasing = bool(np.all(np.diff(self.L[finite]) >= -1e-12 * np.abs(self.L[finite][1:])))
+
+    def float_F(self, q: float) -> float:
+        m2, _ = _float_moments(self.act, np.array([q]), derivative=False)
+        return float(self.sw / self.rho * m2[0] + self.sb - q)
+
+    def mp_F(self, q, d):
+        return self.a * _moment(self.act, "phi2", q, d)[0] + mpmath.mpf(self.sb) - q
+
+    def root(self, lo: float, hi: float):
+        """(q, dq, how) in mpmath for a float bracket, or None when mpmath does not confirm the sign change."""
+        with mpmath.workdps(self.dps + 10):
+            flo, fhi = self.mp_F(mpmath.mpf(lo), _DPS_COARSE), self.mp_F(mpmath.mpf(hi), _DPS_COARSE)
+            if flo != 0 and fhi != 0 and (flo > 0) == (fhi > 0):
+                return None
+            try:
+                q, qlo, qhi, dF, n = _refine_root(self.mp_F, mpmath.mpf(lo), mpmath.mpf(hi), self.dps)
+            except DeepinitError:                   # the sign change vanished at full precision: a rounding artefact
+                return None
+            quad_err = self.a * _moment(self.act, "phi2", q, self.dps)[1]
+            dq = (qhi - qlo) / 2 + quad_err / max(abs(dF), mpmath.mpf(10) ** (-self.dps))
+        return q, dq, f"Illinois on [{lo:.4g}, {hi:.4g}] in mpmath (15, then {self.dps} digits), {n} iterations"
+
+    def brackets(self) -> list[tuple[float, float]]:
+        return _sign_changes(self.qs, self.F)
+
+    def float_roots(self) -> list[float]:
+        """Every fixed point in float64 (for basins and the choice of a branch): q = 0 when it is one, then a
+        root of the float map in each bracket."""
+        from scipy.optimize import brentq
+        out = [0.0] if self.zero_is_fixed else []
+        for lo, hi in self.brackets():
+            out.append(lo if self.float_F(lo) == 0.0 else brentq(self.float_F, lo, hi, rtol=1e-13))
+        return out
+
+    def annotate(self, q, dq, how, others: list[float]) -> FixedPoint:
+        """q* as a FixedPoint: its slope (Stein), stability and — for an increasing map — its basin between its
+        neighbours ``others`` (the other fixed points, floats)."""
+        slope = _length_slope_at(self.act, self.a, q, dq, self.dps)
+        stab = classify_slope(slope, CRITICAL_BAND)
+        qf = float(q)
+        note = ""
+        if stab == "marginal":
+            lower = 0.0 if self.zero_is_fixed else self.sb
+            note = _marginal_side(self.float_F, qf, lower)
+        basin = None
+        if self.increasing:
+            below = max([o for o in others if o < qf], default=None)
+            above = min([o for o in others if o > qf], default=None)
+            lo_end = 0.0 if below is None else below
+            hi_end = self.q_max if above is None else above
+            up = qf > lo_end and self.float_F(_midpoint(lo_end, qf)) > 0
+            down = hi_end > qf and self.float_F(_midpoint(qf, hi_end)) < 0
+            basin = (lo_end if up else qf, hi_end if down else qf)
+        else:
+            note = (note + "; " if note else "") + "the map is not increasing on the scanned range: basin unknown"
+        if q == 0:
+            est = Estimate.exact(0.0, how)
+        else:
+            e = _mp_estimate(q, dq, how, self.dps)
+            est = Estimate(e.value, e.error, e.method, text=mpmath.nstr(q, 20))
+        return FixedPoint(est.value, est.error, est.method, est.text, slope=slope, stability=stab, basin=basin,
+                          note=note)
+
+    def all_roots(self) -> list[tuple]:
+        """(q, dq, how) of every fixed point on the scanned range, q = 0 first when it is one."""
+        out = []
+        if self.zero_is_fixed:
+            out.append((mpmath.mpf(0), mpmath.mpf(0), "q = 0: σ_b² = 0 and φ(0) = 0"))
+        for lo, hi in self.brackets():
+            r = self.root(lo, hi)
+            if r is not None:
+                out.append(r)
+        return out
+
+
+def length_fixed_points(act, sigma_w2, sigma_b2, keep=1.0, *, q_max: float = Q_MAX,
+                        dps: int = _DPS) -> list[FixedPoint]:
+    """Every fixed point q* = L(q*) of the length map (Schoenholz eq 3) on [0, q_max], each with its slope, its
+    stability and its basin.
+
+    The map L(q) − q is scanned in float64 on a logarithmic grid (24 points per decade from σ_b², or 1e-10, to
+    ``q_max``); each sign change is refined in mpmath to 10^(5−dps) relative as :func:`fixed_point_q` does. The
+    slope is L′(q*) = (σ_w²/ρ) E[φ(√q* z)²(z² − 1)]/(2q*) (Stein's lemma, so it exists for a step function too);
+    |L′| < 1 − err attracts, |L′| > 1 + err repels, anything else is marginal and its note says from which side it
+    attracts. For an increasing map (checked on the grid) the basin of a point is the interval between its
+    neighbouring fixed points from which the iterates move towards it. A tangency that does not change the sign of
+    L(q) − q between two grid points (a saddle-node exactly at these σ_w², σ_b²) is not found.
 
     Parameters
     ----------
@@ -340,31 +561,132 @@ def fixed_point_q(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Esti
         Weight and bias variances σ_w² > 0, σ_b² ≥ 0.
     keep : float
         Dropout keep probability ρ ∈ (0, 1].
+    q_max : float
+        The end of the scanned range.
+    dps : int
+        Digits of the mpmath refinement.
+
+    Returns
+    -------
+    list of FixedPoint
+        In increasing order of q*.
+
+    Examples
+    --------
+    >>> [(round(float(p), 6), p.stability) for p in length_fixed_points("relu", 1.0, 0.5)]   # q = q/2 + 1/2
+    [(1.0, 'attracting')]
+    >>> p0, = length_fixed_points("tanh", 0.8, 0.0)                 # q* = 0 attracts every q⁰ ≥ 0
+    >>> float(p0), p0.stability, p0.basin
+    (0.0, 'attracting', (0.0, 10000.0))
+    """
+    act = _act(act)
+    sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
+    dps = validate.dps(dps)
+    q_max = _q(q_max, "q_max")
+    if not q_max > max(sb, 1e-10):
+        raise DeepinitError(f"q_max = {q_max!r} must exceed σ_b² (every fixed point lies in [σ_b², ∞))")
+    if _homogeneous_marginal(act, sw, sb, rho, dps):
+        raise UndefinedQuantityError(f"{act.name} at σ_w² = {sw:g}, σ_b² = 0: every q is a fixed point of the length "
+                                     "map (marginal; χ₁ = 1 at every q)")
+    lm = _LengthMap(act, sw, sb, rho, q_max, dps)
+    roots = lm.all_roots()
+    floats = [float(r[0]) for r in roots]
+    return [lm.annotate(q, dq, how, floats[:i] + floats[i + 1:]) for i, (q, dq, how) in enumerate(roots)]
+
+
+def fixed_point_q(act, sigma_w2, sigma_b2, keep=1.0, *, q0: float | None = None, dps: int = _DPS) -> FixedPoint:
+    """q* = (σ_w²/ρ) ∫Dz φ(√q* z)² + σ_b² (Schoenholz eq 3; [Forward maps]): the fixed point that the iterates
+    of the length map reach from q⁰, with its slope, stability and basin.
+
+    ``q0=None``: the fixed point reached from small q — for σ_b² > 0 the smallest crossing of the diagonal from
+    above on [σ_b², ∞) (bracketed by doubling, then the Illinois iteration in mpmath to 10^(5−dps) relative); for
+    σ_b² = 0 and φ(0) = 0, q* = 0 exactly when L′(0⁺) ≤ 1 and L(1) < 1 (tanh: σ_w² ≤ 1), else the positive root.
+    ``q0`` given: for an increasing map (checked on the scan of :func:`length_fixed_points`) the nearest fixed
+    point in the direction L(q⁰) − q⁰ points to; otherwise the fixed point where the float iterates from q⁰
+    settle. Every fixed point with its stability: :func:`length_fixed_points`. Raises
+    :class:`UndefinedQuantityError` when the iterates have no finite limit (ReLU with σ_w² > 2) or every q is a
+    fixed point (ReLU at σ_w² = 2, σ_b² = 0).
+
+    Parameters
+    ----------
+    act : Activation or str
+        φ (a registry name, a formula or an Activation).
+    sigma_w2, sigma_b2 : float
+        Weight and bias variances σ_w² > 0, σ_b² ≥ 0.
+    keep : float
+        Dropout keep probability ρ ∈ (0, 1].
+    q0 : float, optional
+        The starting variance q⁰ ≥ 0 (default: small q).
     dps : int
         Digits of the mpmath quadrature and of the root (10^(5−dps) relative).
 
     Returns
     -------
-    Estimate
-        ``error``: the final bracket, the quadrature error over |1 − L′(q*)|, and the float rounding;
-        ``text``: q* to 20 digits.
+    FixedPoint
+        An :class:`~theory.results.Estimate` of q* (``error``: the final bracket, the quadrature error over
+        |1 − L′(q*)|, and the float rounding; ``text``: q* to 20 digits) with ``slope`` L′(q*), ``stability``
+        and ``basin``.
 
     Examples
     --------
     >>> fixed_point_q("tanh", 0.8, 0.0).value
     0.0
     >>> e = fixed_point_q("relu", 1.0, 0.5)                 # q = q/2 + 0.5
-    >>> abs(e.value - 1.0) <= e.error
-    True
+    >>> abs(e.value - 1.0) <= e.error, e.stability, round(e.slope.value, 12)
+    (True, 'attracting', 0.5)
     """
     act = _act(act)
     sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
     dps = validate.dps(dps)
-    q, dq, how = _qstar(act, sw, sb, rho, dps)
-    if q == 0:
-        return Estimate.exact(0.0, how)
-    est = _mp_estimate(q, dq, how, dps)
-    return Estimate(est.value, est.error, est.method, text=mpmath.nstr(q, 20))
+    if q0 is None:
+        q, dq, how = _qstar(act, sw, sb, rho, dps)
+        lm = _LengthMap(act, sw, sb, rho, max(Q_MAX, 10 * float(q)), dps)
+        floats = lm.float_roots()
+        others = [r for r in floats if abs(r - float(q)) > 1e-6 * max(float(q), 1e-8)]
+        return lm.annotate(q, dq, how, others)
+    q0 = _q(q0, "q0")
+    lm = _LengthMap(act, sw, sb, rho, max(Q_MAX, 10 * q0), dps)
+    floats = lm.float_roots()
+    target = _limit_from(lm, floats, q0, act, sw, sb)
+    if target == 0.0 and lm.zero_is_fixed:
+        q, dq, how = mpmath.mpf(0), mpmath.mpf(0), "q* = 0: σ_b² = 0, φ(0) = 0"
+    else:
+        lo, hi = next((lo, hi) for lo, hi in lm.brackets() if lo <= target <= hi)
+        r = lm.root(lo, hi)
+        if r is None:
+            raise UndefinedQuantityError(f"{act.name} at σ_w² = {sw:g}, σ_b² = {sb:g}: the fixed point near "
+                                         f"{target:.6g} reached from q⁰ = {q0:g} is not confirmed in mpmath")
+        q, dq, how = r
+    how = f"reached from q⁰ = {q0:g}: " + how
+    return lm.annotate(q, dq, how, [r for r in floats if abs(r - target) > 1e-6 * max(target, 1e-8)])
+
+
+def _limit_from(lm: _LengthMap, roots: list[float], q0: float, act, sw, sb) -> float:
+    """The fixed point (float) the length map's iterates reach from q⁰."""
+    where = f"{act.name} at σ_w² = {sw:g}, σ_b² = {sb:g}"
+    if lm.increasing:
+        f0 = lm.float_F(q0)
+        near = [r for r in roots if abs(r - q0) <= 1e-12 * max(q0, 1e-300)]
+        if f0 == 0.0 or near:
+            return near[0] if near else q0
+        if f0 > 0:
+            above = [r for r in roots if r > q0]
+            if not above:
+                raise UndefinedQuantityError(f"{where}: the iterates from q⁰ = {q0:g} grow without a fixed point up to "
+                                             f"q = {lm.q_max:g} (L(q) > q)")
+            return min(above)
+        below = [r for r in roots if r < q0]
+        return max(below)
+    q = q0
+    for _ in range(20_000):
+        nq = lm.float_F(q) + q
+        if not math.isfinite(nq) or nq > lm.q_max:
+            break
+        if abs(nq - q) <= 1e-13 * max(q, 1e-300):
+            return min(roots, key=lambda r: abs(r - nq)) if roots else nq
+        q = nq
+    raise UndefinedQuantityError(f"{where}: the iterates from q⁰ = {q0:g} do not settle on a fixed point within "
+                                 f"[0, {lm.q_max:g}]")
 
 
 def chi_1(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Estimate:
@@ -396,17 +718,29 @@ def chi_1(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Estimate:
     act = _act(act)
     sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
     dps = validate.dps(dps)
+    if sb == 0.0 and act.homogeneity_degree == 1:
+        # φ′ is homogeneous of degree 0: E φ′(√q z)² = E φ′(z)² for every q > 0, so χ₁ needs no q* (which may be
+        # 0, infinite or — at (σ_w²/ρ) E φ(z)² = 1 — every q)
+        val, err = _moment(act, "dphi2", mpmath.mpf(1), dps)
+        with mpmath.workdps(dps + 10):
+            out, oerr = mpmath.mpf(sw) * val, mpmath.mpf(sw) * err
+        every = _homogeneous_marginal(act, sw, sb, rho, dps)
+        return _mp_estimate(out, oerr, "χ₁ = σ_w² E φ′(z)² at every q (φ positively homogeneous of degree 1, "
+                                        "σ_b² = 0" + ("; every q is a fixed point of the length map" if every else "")
+                                        + f"), mpmath dps={dps}", dps)
     q, dq, _ = _qstar(act, sw, sb, rho, dps)
-    q = q if q > 0 else mpmath.mpf(10) ** (-dps)
-    val, err = _at(act, "dphi2", q, dq, dps)
+    val, err = _at(act, "dphi2", q, dq, dps) if q > 0 else _zero_limit(act, dps)
     with mpmath.workdps(dps + 10):
         out, oerr = mpmath.mpf(sw) * val, mpmath.mpf(sw) * err
-    return _mp_estimate(out, oerr, f"χ₁ = σ_w² E φ′(√q* z)², mpmath dps={dps}", dps)
+    return _mp_estimate(out, oerr, f"χ₁ = σ_w² E φ′(√q* z)²{'' if q > 0 else ' at q* = 0: (φ′(0⁺)² + φ′(0⁻)²)/2'}"
+                                   f", mpmath dps={dps}", dps)
 
 
 @functools.lru_cache(maxsize=1024)
 def _cstar(act: Activation, sw: float, sb: float, rho: float):
     """c* (Estimate) with the phase decided by χ₁ (keep = 1) or the dropout branch (keep < 1)."""
+    if rho == 1.0 and _homogeneous_marginal(act, sw, sb, rho, _DPS):
+        return Estimate.exact(1.0, "every q is a fixed point and χ₁ = 1 (positive homogeneity): c* = 1")
     qs = fixed_point_q(act, sw, sb, rho)
     if qs.value == 0.0:
         return Estimate.exact(1.0, "q* = 0: all inputs collapse, c* = 1")
@@ -564,8 +898,10 @@ class DepthScales:
     ----------
     xi_q, xi_c : Estimate
         ξ_q and ξ_c (eqs 7–9).
-    q_star, c_star : Estimate
-        q* and c*.
+    q_star : FixedPoint or None
+        q* with its slope and stability; ``None`` where every q is a fixed point (ReLU at σ_w² = 2, σ_b² = 0).
+    c_star : Estimate
+        c*.
     chi_1, chi_c : Estimate
         χ₁ and χ_c.
     phase : str
@@ -589,7 +925,7 @@ class DepthScales:
 
     xi_q: Estimate
     xi_c: Estimate
-    q_star: Estimate
+    q_star: Estimate | None
     c_star: Estimate
     chi_1: Estimate
     chi_c: Estimate
@@ -614,9 +950,11 @@ def _xi(slope: Estimate, what: str) -> Estimate:
 def _length_slope(act, sw, sb, rho, dps) -> Estimate:
     """L′(q*) = (σ_w²/ρ)[E φ′² + E φ″φ] (Stein's lemma; Schoenholz eq 7's bracket when ρ = 1)."""
     q, dq, _ = _qstar(act, sw, sb, rho, dps)
-    q = q if q > 0 else mpmath.mpf(10) ** (-dps)
-    v1, e1 = _at(act, "dphi2", q, dq, dps)
-    v2, e2 = _at(act, "phi_ddphi", q, dq, dps)
+    if q > 0:
+        v1, e1 = _at(act, "dphi2", q, dq, dps)
+        v2, e2 = _at(act, "phi_ddphi", q, dq, dps)
+    else:                                       # q* = 0 needs φ(0) = 0: E φ″φ → 0, E φ′² → its one-sided limit
+        (v1, e1), (v2, e2) = _zero_limit(act, dps), (mpmath.mpf(0), mpmath.mpf(0))
     with mpmath.workdps(dps + 10):
         a = mpmath.mpf(sw) / mpmath.mpf(rho)
         return _mp_estimate(a * (v1 + v2), a * (e1 + e2), "(χ₁ + σ_w² E φ″φ)/ρ", dps)
@@ -655,13 +993,17 @@ def depth_scales(act, sigma_w2, sigma_b2, keep=1.0, *, dps: int = _DPS) -> Depth
     act = _act(act)
     sw, sb, rho = _params(sigma_w2, sigma_b2, keep)
     dps = validate.dps(dps)
-    qs = fixed_point_q(act, sw, sb, rho, dps=dps)
     x1 = chi_1(act, sw, sb, rho, dps=dps)
     band = _band(x1)
     phase = "ordered" if x1.value < 1.0 else "chaotic"
     if rho == 1.0 and abs(x1.value - 1.0) <= band:
         phase = "critical"
-    xi_q = _xi(_length_slope(act, sw, sb, rho, dps), "ξ_q")
+    if _homogeneous_marginal(act, sw, sb, rho, dps):
+        qs = None
+        xi_q = Estimate(math.inf, 0.0, "every q is a fixed point of the length map (L′ = 1): ξ_q = ∞")
+    else:
+        qs = fixed_point_q(act, sw, sb, rho, dps=dps)
+        xi_q = _xi(_length_slope(act, sw, sb, rho, dps), "ξ_q")
     cs = fixed_point_c(act, sw, sb, rho)
     xc = chi_c(act, sw, sb, rho)
     bound = None
@@ -749,9 +1091,11 @@ def gradient_depth_scale(act, sigma_w2, sigma_b2, keep=1.0) -> Estimate:
 # ---------------------------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=256)
-def _critical(act: Activation, sb: float, dps: int):
-    """(σ_w²,crit, error, q*, how) in mpmath: eliminate σ_w² = 1/E φ′(√q z)² from χ₁ = 1 and solve
-    G(q) = E φ(√q z)²/E φ′(√q z)² + σ_b² − q = 0."""
+def _critical(act: Activation, sb: float, dps: int, q_max: float = Q_MAX):
+    """Every solution of χ₁ = 1 jointly with q = L(q) on [0, q_max]: eliminate σ_w² = 1/E φ′(√q z)² and solve
+    G(q) = E φ(√q z)²/E φ′(√q z)² + σ_b² − q = 0 — a float64 scan for sign changes, each refined in mpmath.
+    Returns a tuple of (σ_w²,crit, error, q*, dq*, how), mpmath numbers, in increasing q*."""
+    out = []
     with mpmath.workdps(dps + 10):
         b = mpmath.mpf(sb)
         tiny = mpmath.mpf(10) ** (-dps)
@@ -759,27 +1103,137 @@ def _critical(act: Activation, sb: float, dps: int):
         def G(q, d):
             return _moment(act, "phi2", q, d)[0] / _moment(act, "dphi2", q, d)[0] + b - q
         if sb == 0.0 and act.mpmath(mpmath.mpf(0)) == 0:
-            v, e = _moment(act, "dphi2", tiny, dps)
-            return 1 / v, e / v ** 2, mpmath.mpf(0), "σ_b² = 0, φ(0) = 0: q* = 0, σ_w²,crit = 1/lim E φ′(√q z)², q → 0⁺"
-        prev, hi = _bracket_up(G, b if sb > 0 else tiny, max(b, mpmath.mpf(2) ** -8),
-                               f"{act.name} at σ_b² = {sb:g}: no order-to-chaos boundary (χ₁ = 1 and the length map's "
-                               "fixed point have no common solution)")
-        q, qlo, qhi, dG, n = _refine_root(G, prev, hi, dps)
-        (m, em), (v, e) = _moment(act, "phi2", q, dps), _moment(act, "dphi2", q, dps)
-        sw = 1 / v
-        dq = (qhi - qlo) / 2 + (em / v + e * m / v ** 2) / max(abs(dG), tiny)
-        err = abs(1 / _moment(act, "dphi2", q + dq, dps)[0] - sw) + e / v ** 2
-    return sw, err, q, (f"χ₁ = 1 and q* jointly: Illinois in mpmath (15, then {dps} digits), {n} iterations, "
-                        f"q* = {mpmath.nstr(q, 15)}")
+            v, e = _zero_limit(act, dps)
+            out.append((1 / v, e / v ** 2, mpmath.mpf(0), mpmath.mpf(0),
+                        "σ_b² = 0, φ(0) = 0: q* = 0, σ_w²,crit = 2/(φ′(0⁺)² + φ′(0⁻)²)"))
+            if act.homogeneity_degree == 1:      # G ≡ 0: at that σ_w² every q is a fixed point with χ₁ = 1
+                return tuple(out)
+        qs = _scan_grid(sb if sb > 0 else 1e-10, q_max)
+        m2, d2 = _float_moments(act, qs, derivative=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            Gf = m2 / d2 + sb - qs
+        for lo, hi in _sign_changes(qs, Gf):
+            glo, ghi = G(mpmath.mpf(lo), _DPS_COARSE), G(mpmath.mpf(hi), _DPS_COARSE)
+            if glo != 0 and ghi != 0 and (glo > 0) == (ghi > 0):
+                continue                                    # the float scan's sign change is not confirmed
+            q, qlo, qhi, dG, n = _refine_root(G, mpmath.mpf(lo), mpmath.mpf(hi), dps)
+            (m, em), (v, e) = _moment(act, "phi2", q, dps), _moment(act, "dphi2", q, dps)
+            sw = 1 / v
+            dq = (qhi - qlo) / 2 + (em / v + e * m / v ** 2) / max(abs(dG), tiny)
+            err = abs(1 / _moment(act, "dphi2", q + dq, dps)[0] - sw) + e / v ** 2
+            out.append((sw, err, q, dq, f"χ₁ = 1 and q* jointly: Illinois in mpmath (15, then {dps} digits), {n} "
+                                        f"iterations, q* = {mpmath.nstr(q, 15)}"))
+    return tuple(out)
 
 
-def critical_sigma_w2(act, sigma_b2, *, dps: int = _DPS) -> Estimate:
+@dataclass(frozen=True)
+class CriticalPoint(Estimate):
+    """A point of the order-to-chaos boundary: an :class:`~theory.results.Estimate` of σ_w²,crit at which
+    χ₁ = 1 at a fixed point q* of the length map, with that fixed point.
+
+    Attributes
+    ----------
+    value, error, method, text
+        σ_w²,crit as an :class:`~theory.results.Estimate`.
+    q_star : FixedPoint or None
+        The fixed point where χ₁ = 1, with its slope L′(q*), stability and basin at σ_w²,crit; ``None`` where every q
+        is one (ReLU at σ_b² = 0).
+    reached : bool
+        True when q* is the fixed point that the iterates reach from small q (:func:`fixed_point_q`) at this σ_w²:
+        only then does a network initialised there sit at the edge of chaos.
+    branch : str
+        In words: which fixed point this is and how it behaves.
+
+    Examples
+    --------
+    >>> cp, = critical_points("tanh", 0.05)
+    >>> round(cp.value, 6), round(cp.q_star.value, 6), cp.q_star.stability, cp.reached
+    (1.760955, 0.570048, 'attracting', True)
+    """
+
+    q_star: FixedPoint | None = field(default=None, compare=False)
+    reached: bool = field(default=False, compare=False)
+    branch: str = field(default="", compare=False)
+
+
+def critical_points(act, sigma_b2, *, q_max: float = Q_MAX, dps: int = _DPS) -> list[CriticalPoint]:
+    """Every solution (σ_w², q*) of χ₁ = σ_w² E φ′(√q* z)² = 1 with q* = L(q*) (Schoenholz eqs 3, 6) for
+    q* ∈ [0, q_max], each labelled with the stability of q* and whether it is the fixed point reached from small q.
+
+    An activation whose length map has several fixed points (SiLU, GELU with a bias) can meet χ₁ = 1 at a
+    repelling fixed point: that σ_w² is not an edge of chaos for a network, whose variance settles at the
+    attracting q* instead. :func:`critical_sigma_w2` returns the points that are reached.
+
+    Parameters
+    ----------
+    act : Activation or str
+        φ (a registry name, a formula or an Activation); φ′ must not carry a Dirac mass.
+    sigma_b2 : float
+        σ_b² ≥ 0.
+    q_max : float
+        The end of the scanned range of q*.
+    dps : int
+        Digits of the mpmath refinement.
+
+    Returns
+    -------
+    list of CriticalPoint
+        In increasing order of q*.
+
+    Examples
+    --------
+    >>> [(round(c.value, 5), round(c.q_star.value, 4), c.q_star.stability, c.reached)
+    ...  for c in critical_points("silu", 0.05)][:1]
+    [(2.72861, 0.8266, 'repelling', False)]
+    """
+    act = _act(act)
+    sb = float(sigma_b2)
+    if not (math.isfinite(sb) and sb >= 0):
+        raise DeepinitError(f"σ_b² = {sigma_b2!r} must be a finite number ≥ 0")
+    dps = validate.dps(dps)
+    q_max = _q(q_max, "q_max")
+    if not q_max > max(sb, 1e-10):
+        raise DeepinitError(f"q_max = {q_max!r} must exceed σ_b²")
+    out = []
+    for sw, err, q, dq, how in _critical(act, sb, dps, q_max):
+        swf = float(sw)
+        if _homogeneous_marginal(act, swf, sb, 1.0, dps):
+            est = _mp_estimate(sw, err, how + "; every q is a fixed point (positive homogeneity of degree 1)", dps)
+            out.append(CriticalPoint(est.value, est.error, est.method, est.text, q_star=None, reached=True,
+                                     branch="every q is a fixed point of the length map and χ₁ = 1 at every q "
+                                            "(φ positively homogeneous of degree 1, σ_b² = 0): marginal everywhere"))
+            continue
+        lm = _LengthMap(act, swf, sb, 1.0, max(q_max, 10 * float(q)), dps)
+        floats = lm.float_roots()
+        others = [r for r in floats if abs(r - float(q)) > 1e-6 * max(float(q), 1e-8)]
+        fp = lm.annotate(q, dq, how, others)
+        if q == 0:
+            reached = fp.attracting
+        else:
+            try:
+                limit = _limit_from(lm, floats, 1e-10 if sb == 0 else 0.0, act, swf, sb)
+                reached = abs(limit - float(q)) <= 1e-6 * max(float(q), 1e-8)
+            except UndefinedQuantityError:
+                reached = False
+        label = (f"q* = {float(q):.6g} is {fp.stability}" + (f" ({fp.note})" if fp.note else "")
+                 + (", reached from small q" if reached else ", not the fixed point reached from small q"))
+        est = _mp_estimate(sw, err, how, dps)
+        out.append(CriticalPoint(est.value, est.error, est.method, est.text, q_star=fp, reached=reached,
+                                 branch=label))
+    return out
+
+
+def critical_sigma_w2(act, sigma_b2, *, dps: int = _DPS) -> CriticalPoint:
     """The order-to-chaos boundary σ_b² ↦ σ_w²,crit (Poole et al. Fig 2; Schoenholz Fig 1; [Forward maps]): the
-    σ_w² at which χ₁ = σ_w² ∫Dz φ′(√q* z)² = 1 with q* = σ_w² ∫Dz φ(√q* z)² + σ_b².
+    σ_w² at which χ₁ = σ_w² ∫Dz φ′(√q* z)² = 1 at the fixed point q* = σ_w² ∫Dz φ(√q* z)² + σ_b² that the
+    network's variance reaches from small q.
 
-    σ_w² = 1/E φ′(√q z)² is eliminated and the 1-D equation E φ²/E φ′² + σ_b² = q solved in mpmath (bracketed
-    by doubling from σ_b², Illinois to 10^(5−dps) relative); σ_b² = 0 with φ(0) = 0 gives q* = 0 and
-    1/lim_{q→0⁺} E φ′(√q z)² (tanh: 1).
+    σ_w² = 1/E φ′(√q z)² is eliminated and the 1-D equation E φ²/E φ′² + σ_b² = q solved for every root in
+    [0, :data:`Q_MAX`] (:func:`critical_points`: a float scan, each root refined in mpmath to 10^(5−dps) relative);
+    σ_b² = 0 with φ(0) = 0 gives the candidate q* = 0 and 1/lim_{q→0⁺} E φ′(√q z)² (tanh: 1). Only a root whose q*
+    is the fixed point reached from small q (attracting, or marginal and attracting from above) is an edge of
+    chaos; when several are, the smallest σ_w² is returned and its method says how many there are. Raises
+    :class:`UndefinedQuantityError` when none is (SiLU: χ₁ = 1 only at a repelling fixed point).
 
     Parameters
     ----------
@@ -792,9 +1246,9 @@ def critical_sigma_w2(act, sigma_b2, *, dps: int = _DPS) -> Estimate:
 
     Returns
     -------
-    Estimate
-        ``error`` from the final bracket (propagated through 1/E φ′²) and the quadrature, plus the float rounding;
-        ``text``: the value to ``dps`` digits.
+    CriticalPoint
+        An Estimate of σ_w²,crit (``error`` from the final bracket, propagated through 1/E φ′², and the quadrature,
+        plus the float rounding; ``text``: the value to ``dps`` digits) with ``q_star`` (a :class:`FixedPoint`).
 
     Examples
     --------
@@ -804,9 +1258,27 @@ def critical_sigma_w2(act, sigma_b2, *, dps: int = _DPS) -> Estimate:
     1.761
     """
     act = _act(act)
+    points = critical_points(act, sigma_b2, dps=dps)
     sb = float(sigma_b2)
-    if not (math.isfinite(sb) and sb >= 0):
-        raise DeepinitError(f"σ_b² = {sigma_b2!r} must be a finite number ≥ 0")
-    dps = validate.dps(dps)
-    sw, err, _, how = _critical(act, sb, dps)
-    return _mp_estimate(sw, err, how, dps)
+    good = [c for c in points if c.reached]
+    if good:
+        best = min(good, key=lambda c: c.value)
+        if len(good) == 1:
+            return best
+        return dataclasses.replace(best, method=best.method + f"; {len(good)} edges of chaos on the branch reached "
+                                                                "from small q (critical_points lists them), the "
+                                                                "smallest σ_w² returned")
+    if not points:
+        raise UndefinedQuantityError(f"{act.name} at σ_b² = {sb:g}: no order-to-chaos boundary (χ₁ = 1 and the "
+                                     f"length map's fixed point have no common solution for q* ≤ {Q_MAX:g})")
+    c = points[0]
+    try:
+        there = fixed_point_q(act, c.value, sb, dps=dps)
+        x1 = chi_1(act, c.value, sb, dps=dps)
+        fate = f"the variance reached from small q there is q* = {there.value:.4g}, where χ₁ = {x1.value:.4g}"
+    except UndefinedQuantityError as exc:
+        fate = f"from small q the variance does not settle ({str(exc).split(': ', 1)[-1]})"
+    raise UndefinedQuantityError(
+        f"{act.name} at σ_b² = {sb:g}: no edge of chaos on the fixed point reached from small q — χ₁ = 1 only at "
+        f"σ_w² = {c.value:.6g} with q* = {c.q_star.value:.4g}, which is {c.q_star.stability} "
+        f"(L′ = {c.q_star.slope.value:.4g}); {fate}")
