@@ -31,4 +31,6 @@ python -m verify profile relu --batch-sizes 4,8 > /dev/null
 python -m verify isometry:theorem1 isometry:figure6 isometry:definition3 --budget quick --expect shipped -q || {
   echo "the shipped expectations (a data file of the wheel) do not hold"; exit 1; }
 python -m pytest -p no:cacheprovider -q --verify-claims=isometry:theorem1,isometry:definition3 --verify-budget=quick
+# the CI commands of the README and of docs/ci.md's ready job, exactly as written, in a scratch paper repository
+python "$root/.ci/ci_commands.py" "$root"
 echo "wheel smoke test: passed ($(basename "$wheel"))"

@@ -188,7 +188,7 @@ def test_marchenko_pastur_cdf_against_wishart_and_moments():
         theory.marchenko_pastur_cdf([1.0], 1.5)
 
 
-@pytest.mark.slow
+@pytest.mark.standard
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_claim_standard_budget(name):
     """The verdicts recorded in docs/papers/bn-finite-width.md, with their ±5% controls."""

@@ -343,13 +343,8 @@ def test_constants_table_rows():
                       "linear": ["linear", "identity"]}
 
 
-#: training claims whose standard budget is not rerun by the suite (CI's 40 minutes): figure4 takes 205 s at standard
-#: on 2 cores; its quick test asserts the verdict and the structural control, and docs/papers records the standard run
-STANDARD_NOT_IN_SUITE = {"figure4", "figure-a2"}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", [n for n in EXPECTED if n not in STANDARD_NOT_IN_SUITE])
+@pytest.mark.standard
+@pytest.mark.parametrize("name", list(EXPECTED))
 def test_claim_standard_budget(name):
     """The verdicts recorded in docs/papers/bn-mean-field.md (about 6 minutes in all on 2 cores)."""
     v = run_claim(resolve(f"bn-mean-field:{name}"), Context(budget="standard", seed=0))

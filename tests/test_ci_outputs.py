@@ -238,3 +238,116 @@ def test_a_verdict_from_the_cache_writes_every_requested_output_and_no_report_sa
             assert (os.stat(f).st_mode & 0o777) == 0o644, f
     finally:
         os.umask(old_mask)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# one expectation semantics: the command line, the pytest plugin and the JUnit view of a report
+# ---------------------------------------------------------------------------------------------------------------
+
+def _junit_cases(path):
+    return {c.get("name"): c for c in ET.parse(path).iter("testcase")}
+
+
+def test_the_pytest_plugin_expects_the_status_of_its_budget_layers_files_and_names_kinds(tmp_path):
+    """A user file over the shipped one: theorem1 expected violated in general but holds at the quick budget (the
+    plugin must honour status_quick, as `verify all --expect` does), figure6 not named (the shipped erratum stays
+    expected), and the kinds label the xfails truthfully. The same file with --verify-expect-replace drops the shipped
+    erratum, and figure6's violation becomes a failure."""
+    mine = tmp_path / "mine.toml"
+    mine.write_text('["isometry:theorem1"]\nstatus = "violated"\nstatus_quick = "holds"\nreason = "per budget"\n')
+    env = {**_env(), "DEEPINIT_CACHE": str(tmp_path / "cache")}
+    env.pop("DEEPINIT_NO_CACHE", None)
+    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-o", "addopts=",
+            "--verify-claims=isometry:theorem1,isometry:figure6", "--verify-budget=quick", f"--verify-expect={mine}"]
+    r = subprocess.run(args + [f"--junitxml={tmp_path / 'a.xml'}"], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0 and "1 passed, 1 xfailed" in r.stdout, r.stdout + r.stderr
+    cases = _junit_cases(tmp_path / "a.xml")
+    skipped = cases["figure6"].find("skipped")
+    assert skipped is not None and skipped.get("message").startswith("known erratum:")
+    props = {p.get("name"): p.get("value") for p in cases["figure6"].iter("property")}
+    assert props["kind"] == "erratum" and props["expected"] == "violated"
+    # the user's own kind for figure6: named as what it is, not as an erratum
+    mine.write_text(mine.read_text() + '\n["isometry:figure6"]\nstatus = "violated"\nkind = "not reproduced"\n'
+                                       'reason = "substitute data"\n')
+    r = subprocess.run(args + [f"--junitxml={tmp_path / 'b.xml'}"], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    msg = _junit_cases(tmp_path / "b.xml")["figure6"].find("skipped").get("message")
+    assert msg.startswith("experiment not reproduced in a substitute setting:") and "erratum" not in msg
+    # replace instead of layer: figure6 is no longer expected violated
+    mine.write_text('["isometry:theorem1"]\nstatus = "holds"\n')
+    r = subprocess.run(args + ["--verify-expect-replace"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 1 and "REGRESSION: expected holds, got violated" in r.stdout, r.stdout + r.stderr
+
+
+def test_unknown_keys_and_a_bad_seed_are_usage_errors(tmp_path, capsys):
+    f = tmp_path / "e.toml"
+    f.write_text('["isometry:theorem1"]\nstaus = "holds"\n')
+    assert main(["isometry:theorem1", "--expect", str(f), "--budget", "quick"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: --expect {str(f)!r}: ['isometry:theorem1'] unknown key 'staus'; did you mean 'status'?"]
+    f.write_text('["isometry:theorem1"]\nstatus = "holds"\nkinds = "erratum"\n')
+    with pytest.raises(E.ExpectationError, match="unknown key 'kinds'; did you mean 'kind'"):
+        E.load(str(f))
+    assert main(["isometry:theorem1", "--expect-replace", "--budget", "quick"]) == 2
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-o", "addopts=",
+                        "--verify-claims=isometry:theorem1", "--verify-seed=-1"], cwd=tmp_path, env=_env(),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 4 and "--verify-seed" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_layering_puts_the_shipped_files_first_unless_replaced(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('["isometry:theorem1"]\nstatus = "violated"\nreason = "mine"\n')
+    layered = E.load_many([str(f)])
+    assert layered["isometry:theorem1"].status == "violated" and layered["isometry:figure6"].kind == "erratum"
+    assert set(E.load_many([str(f)], replace=True)) == {"isometry:theorem1"}
+    # a later "shipped" wins over the user's file, as the order says
+    assert E.load_many([str(f), "shipped"])["isometry:theorem1"].status == "violated"   # shipped does not name it
+    assert E.load_many(["shipped"]) == E.load_many([])
+
+
+def test_one_run_gives_the_json_report_and_its_junit_view_and_render_rebuilds_it(tmp_path, capsys):
+    """`verify all --json --junit` computes each claim once; `render --junit` gives the same cases from the saved
+    report, judged by the expectations the run recorded — or by the --expect given to render."""
+    report, junit = tmp_path / "r.json", tmp_path / "r.xml"
+    code = main(["isometry:theorem1", "isometry:figure6", "--budget", "quick", "-q", "--expect", "shipped",
+                 "--json", str(report), "--junit", str(junit)])
+    assert code == 0
+    cases = _junit_cases(junit)
+    assert cases["figure6"].find("skipped").get("message").startswith("known erratum:")
+    assert cases["theorem1"].find("failure") is None and cases["theorem1"].find("skipped") is None
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("2", "0", "1")
+    again = tmp_path / "again.xml"
+    assert main(["render", str(report), "--junit", str(again)]) == 0
+    assert again.read_text() == junit.read_text()
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text('["isometry:theorem1"]\nstatus = "violated"\nreason = "wrong"\n')
+    assert main(["render", str(report), "--junit", str(again), "--expect", str(wrong)]) == 0
+    failure = _junit_cases(again)["theorem1"].find("failure")
+    assert failure is not None and failure.get("message") == "NO LONGER REPRODUCES: expected violated, got holds"
+    capsys.readouterr()
+
+
+def test_the_pytest_plugin_reuses_the_verdicts_the_command_line_cached(tmp_path):
+    """One cache for both front ends (the same settings key): a verdict the command line computed is served to the
+    pytest plugin unchanged (its recorded seconds are the command line's), and --verify-no-cache recomputes."""
+    env = {**_env(), "DEEPINIT_CACHE": str(tmp_path / "cache")}
+    env.pop("DEEPINIT_NO_CACHE", None)
+    r = subprocess.run([sys.executable, "-m", "verify", "isometry:theorem1", "--budget", "quick", "-q", "--json",
+                        str(tmp_path / "r.json")], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    seconds = json.loads((tmp_path / "r.json").read_text())["verdicts"][0]["seconds"]
+    for extra, same in (([], True), (["--verify-no-cache"], False)):   # recomputed: the verdict holds again
+        r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-o", "addopts=",
+                            "--verify-claims=isometry:theorem1", "--verify-budget=quick",
+                            f"--junitxml={tmp_path / 'j.xml'}", *extra], cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        props = {p.get("name"): p.get("value") for p in ET.parse(tmp_path / "j.xml").iter("property")}
+        assert props["status"] == "holds"
+        if same:      # served from the cache: the command line's own run, seconds and all
+            assert float(props["seconds"]) == pytest.approx(seconds, abs=0.006)

@@ -251,7 +251,7 @@ def test_errata_recorded():
     assert v.errata and "diagonal" in v.errata[0].found
 
 
-@pytest.mark.slow
+@pytest.mark.standard
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_claim_standard_budget(name):
     """The verdicts recorded in docs/papers/covariance-sde.md (about 8 minutes in all on 2 cores)."""

@@ -40,23 +40,37 @@ def test_the_example_plugins_own_tests_pass_against_the_installed_plugin(site):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
 
 
-def test_its_claims_run_with_the_shipped_expectations_render_and_turn_red_when_perturbed(site):
+@pytest.fixture(scope="module")
+def report(site):
+    """``verify all --paper schoenholz2017 --budget quick --expect shipped --json``, run once: the tests below read its
+    verdicts (render, the docs page, --jobs 2 and Dask against the same numbers) instead of computing them again."""
+    tmp, env = site
+    path = tmp / "r.json"
+    r = _verify(env, "all", "--paper", "schoenholz2017", "--budget", "quick", "--expect", "shipped", "-q",
+                "--json", str(path))
+    return r, path
+
+
+#: the tests that read the one report run on one pytest-xdist worker (--dist loadgroup), which computes it once
+ONE_REPORT = pytest.mark.xdist_group("example-plugin-report")
+
+
+@ONE_REPORT
+def test_its_claims_run_with_the_shipped_expectations_render_and_turn_red_when_perturbed(site, report):
     tmp, env = site
     r = _verify(env, "list", "schoenholz2017")
     assert r.returncode == 0 and r.stdout.count("schoenholz2017:") >= 6, r.stdout
-    report = tmp / "r.json"
-    r = _verify(env, "all", "--paper", "schoenholz2017", "--budget", "quick", "--expect", "shipped", "-q",
-                "--json", str(report))
+    r, path = report
     assert r.returncode == 0, r.stdout + r.stderr
     assert "6 of 6 claims as expected" in r.stdout
-    doc = json.loads(report.read_text())
+    doc = json.loads(path.read_text())
     by = {v["claim"]: v for v in doc["verdicts"]}
     assert by["schoenholz2017:edge-of-chaos"]["resolution"] == {"schoenholz2017:chi1": 0.05}
     assert all(v["status"] == "holds" for v in by.values())
     assert any(p["paper"] == "schoenholz2017" and p["distribution"] == "deepinfo-propagation-claims"
                and p["version"] == "0.1.0" for p in doc["provenance"]["papers"])
     page = tmp / "page.md"
-    r = _verify(env, "render", str(report), "--markdown", str(page))
+    r = _verify(env, "render", str(path), "--markdown", str(page))
     assert r.returncode == 0, r.stderr
     assert "# `schoenholz2017` — Schoenholz, Gilmer, Ganguli, Sohl-Dickstein" in page.read_text()
     r = _verify(env, "schoenholz2017:edge-of-chaos", "--budget", "quick", "-q", "--no-control",
@@ -81,33 +95,42 @@ def test_its_claims_are_junit_cases_of_the_pytest_plugin(site):
     assert junit.read_text().count('classname="deepinit-verify.schoenholz2017"') == 2
 
 
-def test_its_page_comes_from_verify_docs_with_its_coverage_table(site):
+@ONE_REPORT
+def test_its_page_comes_from_verify_docs_with_its_coverage_table(site, report):
+    """The page of ``python -m verify.docs`` from the run's report (``--from-report``: nothing computed again)."""
     tmp, env = site
     page = tmp / "schoenholz2017.md"
-    r = subprocess.run([sys.executable, "-m", "verify.docs", "schoenholz2017", "--budget", "quick", "--out", str(page),
-                        "--figures", str(tmp / "figs")], cwd=ROOT, env=env, capture_output=True, text=True,
-                       timeout=900)
+    r = subprocess.run([sys.executable, "-m", "verify.docs", "schoenholz2017", "--from-report", str(report[1]),
+                        "--out", str(page)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-2000:]
     text = page.read_text()
     assert "# `schoenholz2017` — Schoenholz, Gilmer, Ganguli, Sohl-Dickstein" in text
     assert "`schoenholz2017:edge-of-chaos`" in text and "| holds |" in text.replace("**", "")
     rows = [line for line in text.splitlines() if line.startswith("| ") and "`schoenholz2017:" in line]
     assert len(rows) >= 6, text[:3000]
+    assert "*Verdict (quick budget, seed 0" in text
+    # a report without the paper's verdicts is refused in one line, exit 2
+    other = tmp / "other.json"
+    other.write_text(json.dumps({"verdicts": []}))
+    r = subprocess.run([sys.executable, "-m", "verify.docs", "schoenholz2017", "--from-report", str(other),
+                        "--out", str(tmp / "x.md")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].startswith("error: --from-report")
 
 
-def test_its_claims_on_a_dask_local_cluster_give_the_serial_numbers(site, monkeypatch):
+@ONE_REPORT
+def test_its_claims_on_a_dask_local_cluster_give_the_serial_numbers(site, report, monkeypatch):
     """Dask workers are separate processes: they find the installed plugin through its entry point."""
     distributed = pytest.importorskip("distributed")
     tmp, env = site
     monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
     monkeypatch.syspath_prepend(env["PYTHONPATH"].split(os.pathsep)[0])
-    serial, remote = tmp / "s.json", tmp / "d.json"
+    remote = tmp / "d.json"
     args = [*FAST, "--budget", "quick", "--no-cache", "-q"]
-    assert _verify(env, *args, "--json", str(serial)).returncode == 0
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
         r = _verify(env, *args, "--json", str(remote), "--scheduler", c.scheduler_address)
     assert r.returncode == 0, r.stderr[-2000:]
-    numbers = [[(v["claim"], v["status"], [e["numeric"] for e in v["evidence"]])
-                for v in json.loads(p.read_text())["verdicts"]] for p in (serial, remote)]
-    assert numbers[0] == numbers[1]
-    assert sorted(n[0] for n in numbers[0]) == sorted(FAST) and {n[1] for n in numbers[0]} == {"holds"}
+    serial = {v["claim"]: v for v in json.loads(report[1].read_text())["verdicts"]}    # the serial run's numbers
+    numbers = [(v["claim"], v["status"], [e["numeric"] for e in v["evidence"]])
+               for v in json.loads(remote.read_text())["verdicts"]]
+    assert numbers == [(c, serial[c]["status"], [e["numeric"] for e in serial[c]["evidence"]]) for c, _, _ in numbers]
+    assert sorted(n[0] for n in numbers) == sorted(FAST) and {n[1] for n in numbers} == {"holds"}

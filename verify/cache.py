@@ -79,6 +79,20 @@ def code_hash() -> str:
     return h.hexdigest()
 
 
+def run_settings(budget: str, seed: int, *, device: str = "cpu", dtype: str = "float64", controls: bool = True,
+                 sensitivity: bool = False, perturb: dict | None = None, figure_style: str = "default",
+                 params: dict | None = None) -> dict:
+    """What a verdict depends on besides the code, JSON-normalised: the cache key's settings and what ``--resume``
+    compares. The command line and the pytest plugin build it here, so each reuses the other's cached verdicts."""
+    from . import __version__
+    from .core import _clean
+    return _clean({"budget": budget, "seed": seed, "device": device, "dtype": dtype, "controls": bool(controls),
+                   "sensitivity": bool(sensitivity), "version": __version__,
+                   **({"perturb": dict(perturb)} if perturb else {}),
+                   **({"figure_style": figure_style} if figure_style != "default" else {}),
+                   **{f"param.{k}": v for k, v in sorted((params or {}).items())}})
+
+
 def key(claim_id: str, settings: dict) -> str:
     paper = claim_id.split(":", 1)[0]
     doc = json.dumps({"claim": claim_id, "settings": settings, "code": package_hash(), "plugin": plugin_hash(paper)},

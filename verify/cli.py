@@ -23,6 +23,7 @@ from . import params as P
 from . import provenance
 from . import quantities as Q
 from .core import BUDGETS, FIGURE_STYLES, Context, Progress, Verdict, _clean, caused_by_interrupt
+from .junit import render_junit
 from .latex import MAX_DIGITS, PLAIN_DIGITS
 from .registry import UsageError, all_claims, failures, paper_keys, resolve
 from .report import (OutputPathError, check_output_dir, check_output_path, render_json, render_latex, render_text,
@@ -116,8 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--expect", metavar="FILE", action="append",
                    help="compare every verdict with the expected verdicts of FILE (TOML; 'shipped' for the files "
                         "shipped with the papers: the built-in one and each plugin's): exit 0 when all match, 1 on a "
-                        "regression or when an expected violation no longer reproduces. Repeat to compose: a later "
-                        "file's entry replaces an earlier one's for the same claim")
+                        "regression or when an expected violation no longer reproduces. FILE is layered over the "
+                        "shipped files; repeat to compose: a later file's entry replaces an earlier one's for the "
+                        "same claim")
+    p.add_argument("--expect-replace", action="store_true",
+                   help="with --expect: use only the files given, not layered over the shipped ones")
     p.add_argument("--latex", metavar="PATH", help="write booktabs tables of constants and results to PATH")
     p.add_argument("--latex-standalone", action="store_true",
                    help="with --latex: a compilable document instead of a fragment to \\input")
@@ -131,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "parentheses when the error reaches the N-th digit")
     p.add_argument("--csv", metavar="DIR", help="with 'render': every table and evidence list as CSV files in DIR")
     p.add_argument("--markdown", metavar="PATH", help="with 'render': the report as Markdown (one section per paper)")
+    p.add_argument("--junit", metavar="PATH",
+                   help="write a JUnit XML report to PATH: one test case per claim, judged by --expect (an expected "
+                        "violation is an xfail naming its kind); also with 'render', from a saved report")
     p.add_argument("--artefacts", metavar="DIR", help="write figure data and plots into DIR")
     p.add_argument("--figure-style", choices=FIGURE_STYLES, default="default",
                    help="figure size and fonts for a venue: one column of NeurIPS, ICML or ICLR (tueplots), or the "
@@ -371,11 +378,9 @@ def _perturbable(text: str) -> str | None:
 
 def _settings(args, ctx: Context) -> dict:
     """What a verdict depends on besides the code: compared by ``--resume`` (JSON-normalised)."""
-    return _clean({"budget": ctx.budget, "seed": ctx.seed, "device": ctx.device, "dtype": ctx.dtype,
-                   "controls": not args.no_control, "sensitivity": bool(args.sensitivity), "version": __version__,
-                   **({"perturb": Q.base_perturbation()} if Q.base_perturbation() else {}),
-                   **({"figure_style": args.figure_style} if args.figure_style != "default" else {}),
-                   **{f"param.{k}": v for k, v in sorted(ctx.params.items())}})
+    return cache.run_settings(ctx.budget, ctx.seed, device=ctx.device, dtype=ctx.dtype, controls=not args.no_control,
+                              sensitivity=bool(args.sensitivity), perturb=Q.base_perturbation(),
+                              figure_style=args.figure_style, params=ctx.params)
 
 
 def _render(args) -> int:
@@ -389,9 +394,9 @@ def _render(args) -> int:
     verdicts = _read_report(path)
     if not verdicts:
         raise UsageError(f"render: {path!r} holds no verdicts")
-    if not (args.latex or args.markdown or args.csv):
-        raise UsageError("render: say what to write: --latex PATH, --markdown PATH and/or --csv DIR")
-    for out, what in ((args.latex, "--latex"), (args.markdown, "--markdown")):
+    if not (args.latex or args.markdown or args.csv or args.junit):
+        raise UsageError("render: say what to write: --latex PATH, --markdown PATH, --junit PATH and/or --csv DIR")
+    for out, what in ((args.latex, "--latex"), (args.markdown, "--markdown"), (args.junit, "--junit")):
         if out:
             check_output_path(out, what)
     if args.csv:
@@ -417,8 +422,26 @@ def _render(args) -> int:
         write_atomic(args.markdown, "\n\n".join(pages))
     if args.csv:
         _write_csv(known, args.csv)
+    if args.junit:
+        write_atomic(args.junit, render_junit(known, _report_comparisons(path, known, args)))
     print(f"rendered {len(known)} verdicts from {path}")
     return 0
+
+
+def _report_comparisons(path: str, verdicts: list[Verdict], args) -> list:
+    """The expectation outcomes for ``render --junit``: by the ``--expect`` files given to ``render``, else those the
+    report recorded (its run's ``--expect``), else every claim expected to hold."""
+    if args.expect:
+        return expect.compare(verdicts, expect.load_many(args.expect, replace=args.expect_replace))
+    with open(path, encoding="utf-8") as f:
+        recorded = {c.get("claim"): c for c in json.load(f).get("expectations") or [] if isinstance(c, dict)}
+    if not recorded:
+        return expect.compare(verdicts, {})
+    try:
+        return [expect.Comparison(**{k: recorded[v.claim_id][k] for k in expect.Comparison.__dataclass_fields__
+                                     if k in recorded[v.claim_id]}) for v in verdicts]
+    except (KeyError, TypeError) as exc:
+        raise UsageError(f"render: {path!r}: its expectations do not match its verdicts ({exc})") from None
 
 
 def _contract(args) -> int:
@@ -652,12 +675,14 @@ def _main(args) -> int:
             if not torch.cuda.is_available():
                 raise UsageError("--device cuda: no CUDA device is available on this machine")
         bound = {c.id: P.bind(c, raw) for c in claims}
-        expectations = expect.load_many(args.expect) if args.expect else None
+        if args.expect_replace and not args.expect:
+            raise UsageError("--expect-replace needs --expect FILE (the files that replace the shipped ones)")
+        expectations = expect.load_many(args.expect, replace=args.expect_replace) if args.expect else None
         perturbation = _parse_perturbation(args.perturb)
         json_path = args.json if args.json is not None else args.resume
         previous = _read_report(args.resume) if args.resume else []
         # output paths decided before any work: a run never computes for an hour and then fails to write
-        for path, what in ((json_path, "--json"), (args.latex, "--latex")):
+        for path, what in ((json_path, "--json"), (args.latex, "--latex"), (args.junit, "--junit")):
             if path and path != "-":
                 check_output_path(path, what)
         if args.latex == "-":
@@ -779,6 +804,8 @@ def _main(args) -> int:
         if args.latex and verdicts:
             write_atomic(args.latex, render_latex(verdicts, claim_map, standalone=args.latex_standalone,
                                                  prose=args.latex_prose, digits=args.digits))
+        if args.junit and verdicts:
+            write_atomic(args.junit, render_junit(verdicts, expect.compare(verdicts, expectations or {})))
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted while writing the reports\n")
         return 130

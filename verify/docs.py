@@ -1,9 +1,12 @@
 """Generate ``docs/papers/<paper>.md`` from the registry and fresh verdicts.
 
     python -m verify.docs isometry [--budget standard]
+    python -m verify.docs isometry --from-report ci-artefacts/standard.json
 
 The page lists each claim (checked or not yet), how it is checked, its verdict with the numbers,
-its negative control, and every erratum found — generated, never written by hand.
+its negative control, and every erratum found — generated, never written by hand. ``--from-report`` takes the
+verdicts of a saved ``--json`` report (CI's standard-budget report, say) instead of computing them again; the
+report's figures are embedded where its run wrote them (``--artefacts``).
 """
 from __future__ import annotations
 
@@ -172,6 +175,31 @@ def render_paper_page(paper: str, verdicts: dict, budget: str, page_dir: str | N
     return "\n".join(lines) + "\n"
 
 
+def _fail(message: str):
+    sys.stderr.write(f"error: {message}\n")
+    raise SystemExit(2)
+
+
+def _verdicts_from_report(path: str, paper: str) -> tuple[dict, str]:
+    """The paper's verdicts of a saved report and their budget; exits 2 (one line) when the report lacks a checked
+    claim of the paper, mixes budgets or cannot be read."""
+    import json
+    from .core import Verdict
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        found = {d["claim"]: Verdict.from_dict(d) for d in doc["verdicts"] if str(d.get("claim", "")).startswith(paper + ":")}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        _fail(f"--from-report {path!r}: not a readable deepinit-verify JSON report ({exc})")
+    missing = [c.id for c in all_claims() if c.paper == paper and c.checked and c.id not in found]
+    if missing:
+        _fail(f"--from-report {path!r} has no verdict of {', '.join(missing[:5])}" + (" …" if len(missing) > 5 else ""))
+    budgets = {v.settings.get("budget") for v in found.values()}
+    if len(budgets) != 1 or None in budgets:
+        _fail(f"--from-report {path!r}: the verdicts of {paper} are of budgets {sorted(map(str, budgets))}, not one")
+    return found, budgets.pop()
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m verify.docs")
     p.add_argument("paper", choices=tuple(paper_keys()))
@@ -179,6 +207,9 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=None)
     p.add_argument("--coverage-only", action="store_true",
                    help="rewrite only the page's coverage table (no claim is run; the verdicts stay as generated)")
+    p.add_argument("--from-report", metavar="REPORT", default=None,
+                   help="take the paper's verdicts from a saved --json report instead of computing them (its budget "
+                        "is the page's budget)")
     p.add_argument("--figures", default=os.path.join("docs", "figures"),
                    help="directory for the figure claims' PNG/PDF/CSV, embedded in the page (default docs/figures)")
     args = p.parse_args(argv)
@@ -187,6 +218,11 @@ def main(argv=None) -> int:
         with open(out, encoding="utf-8") as fh:
             page = fh.read()
         write_atomic(out, replace_coverage_section(page, args.paper))
+        print(out)
+        return 0
+    if args.from_report:
+        verdicts, budget = _verdicts_from_report(args.from_report, args.paper)
+        write_atomic(out, render_paper_page(args.paper, verdicts, budget, os.path.dirname(os.path.abspath(out))))
         print(out)
         return 0
     os.makedirs(args.figures, exist_ok=True)

@@ -2,9 +2,11 @@
 
 ``python -m verify all --expect FILE`` compares every verdict with its expectation. ``--expect shipped`` means the files
 shipped with the papers: :data:`SHIPPED` (the built-in papers') and the file each plugin paper declares
-(:attr:`verify.api.Paper.expectations`). Files compose (:func:`load_many`): ``--expect shipped --expect mine.toml``
-keeps every shipped expectation and lets ``mine.toml`` replace those of the claims it names. A claim no file lists is
-expected to ``hold``. An entry may name a different status
+(:attr:`verify.api.Paper.expectations`). Files are layered (:func:`load_many`): the shipped files first, then each file
+given, in order — ``--expect mine.toml`` keeps every shipped expectation and lets ``mine.toml`` replace those of the
+claims it names; ``--expect-replace`` (the pytest plugin's ``--verify-expect-replace``) uses only the files given. A
+claim no file lists is expected to ``hold``. The command line and the pytest plugin use the same comparison
+(:func:`compare`, per budget). An entry may name a different status
 for one budget (``status_standard = "violated"``, also ``status_quick``, ``status_full``) when the larger budget
 resolves more of the statement (more settings, more steps). Outcomes per claim:
 
@@ -35,6 +37,10 @@ class ExpectationError(ValueError):
     """A malformed expectations file (exit status 2)."""
 
 
+#: the keys an entry may have; anything else (a misspelt ``staus``, ``kinds``) is refused, never ignored
+KEYS = ("status", "status_quick", "status_standard", "status_full", "kind", "reason")
+
+
 # what an expectation other than "holds" records (the ``kind`` of an entry)
 KINDS = {
     "erratum": "the printed statement is false (exact or asymptotic evidence in the paper's own setting)",
@@ -42,6 +48,11 @@ KINDS = {
                       "text, an assumed learning rate): not evidence that the paper is wrong",
     "undecided": "the budget is too small to decide the statement",
 }
+
+
+#: how a report names an expected deviation of each kind (JUnit's xfail reasons, the summary line)
+KIND_LABELS = {"erratum": "known erratum", "not reproduced": "experiment not reproduced in a substitute setting",
+               "undecided": "undecided at this budget", "": "expected deviation of no stated kind"}
 
 
 @dataclass(frozen=True)
@@ -71,7 +82,15 @@ def load(path: str) -> dict[str, Expectation]:
     known = {c.id for c in all_claims()}
     out = {}
     for claim, entry in doc.items():
-        if not isinstance(entry, dict) or "status" not in entry:
+        if not isinstance(entry, dict):
+            raise ExpectationError(f"--expect {path!r}: [{claim!r}] must be a table with a status")
+        unknown = [k for k in entry if k not in KEYS and not str(k).startswith("status_")]   # those: a budget
+        if unknown:
+            import difflib
+            near = difflib.get_close_matches(str(unknown[0]), KEYS, n=1, cutoff=0.6)
+            raise ExpectationError(f"--expect {path!r}: [{claim!r}] unknown key {str(unknown[0])[:60]!r}"
+                                   + (f"; did you mean {near[0]!r}?" if near else f" (keys: {', '.join(KEYS)})"))
+        if "status" not in entry:
             raise ExpectationError(f"--expect {path!r}: [{claim!r}] needs a status")
         if claim not in known:
             raise ExpectationError(f"--expect {path!r}: unknown claim {claim!r}")
@@ -106,12 +125,16 @@ def shipped_files() -> list[str]:
     return out
 
 
-def load_many(paths) -> dict[str, Expectation]:
+def load_many(paths, *, replace: bool = False) -> dict[str, Expectation]:
     """Compose expectation files in order: a later file's entry replaces an earlier one's for the same claim, and a
     claim a file does not mention keeps the expectation of the file that does. ``shipped`` stands for
-    :func:`shipped_files`."""
+    :func:`shipped_files`, and the shipped files come first unless ``paths`` names them itself or ``replace`` is true
+    (then only the files given count)."""
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    if not replace and "shipped" not in paths:
+        paths = ["shipped", *paths]
     out: dict[str, Expectation] = {}
-    for path in ([paths] if isinstance(paths, str) else list(paths)):
+    for path in paths:
         for f in (shipped_files() if path == "shipped" else [path]):
             out.update(load(f))
     return out

@@ -2,10 +2,13 @@
 
     pytest --verify-claims=all --verify-budget=quick --junitxml=report.xml
 
-gives one JUnit test case per claim. A claim passes when its verdict is the expected one
-(:mod:`verify.expectations`; ``--verify-expect FILE``, default the shipped file of the four papers); a known erratum
-(expected ``violated``) is a strict xfail, so the build goes red both when a bound that held is now violated and when
-a known violation no longer reproduces. The plugin does nothing unless ``--verify-claims`` is given.
+gives one JUnit test case per claim. A claim passes when its verdict is the expected one, by the same comparison as
+``python -m verify all --expect`` (:func:`verify.expectations.compare`: the status expected at the run's budget).
+Expectation files are layered as on the command line: the shipped files (the built-in papers' and each plugin's),
+then each ``--verify-expect FILE`` in order; ``--verify-expect-replace`` uses only the files given. An expected
+violation is a strict xfail whose reason names its kind (a known erratum, or an experiment not reproduced in a
+substitute setting), so the build goes red both when a bound that held is now violated and when a known violation no
+longer reproduces. The plugin does nothing unless ``--verify-claims`` is given.
 """
 from __future__ import annotations
 
@@ -19,9 +22,14 @@ def pytest_addoption(parser):
     group.addoption("--verify-budget", default="quick", choices=("quick", "standard", "full"))
     group.addoption("--verify-seed", default=0, type=int)
     group.addoption("--verify-expect", action="append", default=None, metavar="FILE",
-                    help="expected verdicts (TOML; repeat to compose, later files win per claim); default 'shipped': "
-                         "the files shipped with the papers, the built-in one and each plugin's")
+                    help="expected verdicts (TOML), layered over the files shipped with the papers (the built-in one "
+                         "and each plugin's); repeat to compose, later files win per claim")
+    group.addoption("--verify-expect-replace", action="store_true",
+                    help="use only the --verify-expect files, not layered over the shipped ones")
     group.addoption("--verify-no-control", action="store_true", help="skip the negative and positive controls")
+    group.addoption("--verify-no-cache", action="store_true",
+                    help="compute every verdict (default: reuse the on-disk verdict cache the command line shares, "
+                         "keyed by the code, the claim and its settings)")
     group.addoption("--verify-only", action="store_true",
                     help="run the claims alone: deselect the repository's own collected tests")
 
@@ -45,30 +53,45 @@ class ClaimFailure(Exception):
 
 
 class ClaimItem(pytest.Item):
-    def __init__(self, *, claim, expectation, **kw):
+    def __init__(self, *, claim, expectation, budget, **kw):
         super().__init__(**kw)
-        self.claim, self.expectation = claim, expectation
-        if expectation.status == "violated":
+        from .expectations import KIND_LABELS
+        self.claim, self.expectation, self.budget = claim, expectation, budget
+        self.expected = expectation.status_for(budget)
+        if self.expected == "violated":
+            label = KIND_LABELS.get(expectation.kind, KIND_LABELS[""])
             self.add_marker(pytest.mark.xfail(strict=True, raises=ClaimFailure,
-                                              reason=f"known erratum: {expectation.reason[:200]}"))
+                                              reason=f"{label}: {expectation.reason[:200]}"))
 
     def runtest(self):
         from .core import Context
+        from .expectations import compare
         from .runner import run_claim
         opt = self.config.getoption
-        ctx = Context(budget=opt("verify_budget"), seed=opt("verify_seed"))
-        v = run_claim(self.claim, ctx, with_control=not opt("verify_no_control"))
-        for key, value in (("status", v.status), ("expected", self.expectation.status), ("seconds", round(v.seconds, 2)),
-                           ("summary", v.summary[:500])):
+        from . import cache
+        ctx = Context(budget=self.budget, seed=opt("verify_seed"))
+        settings = cache.run_settings(self.budget, ctx.seed, controls=not opt("verify_no_control"))
+        use_cache = not (opt("verify_no_cache") or cache.disabled())
+        v = cache.load(self.claim.id, settings) if use_cache else None
+        if v is None:
+            v = run_claim(self.claim, ctx, with_control=not opt("verify_no_control"))
+            v.settings = settings
+            if use_cache:
+                cache.store(v, settings)
+        (c,) = compare([v], {self.claim.id: self.expectation})
+        for key, value in (("status", v.status), ("expected", c.expected), ("kind", c.kind),
+                           ("seconds", round(v.seconds, 2)), ("summary", v.summary[:500])):
             self.user_properties.append((key, value))
         if v.status == "error":
             raise RuntimeError(f"the check crashed: {v.summary}")
-        if self.expectation.status == "violated":
-            if v.status == "violated":  # the known erratum reproduces: the strict xfail
-                raise ClaimFailure(f"{self.claim.id}: violated as expected — {v.summary}")
+        if c.expected == "violated":
+            if c.outcome == "match":  # the expected violation reproduces: the strict xfail
+                raise ClaimFailure(f"{self.claim.id}: violated as expected ({c.kind or 'no stated kind'}) — "
+                                   f"{v.summary}")
             return  # an expected violation that no longer reproduces: XPASS(strict) fails the build
-        if v.status != self.expectation.status:
-            raise ClaimFailure(f"{self.claim.id}: expected {self.expectation.status}, got {v.status} — {v.summary}")
+        if c.outcome != "match":
+            raise ClaimFailure(f"{self.claim.id}: {c.outcome.upper()}: expected {c.expected}, got {v.status} — "
+                               f"{v.summary}")
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, (ClaimFailure, RuntimeError)):
@@ -82,15 +105,15 @@ class ClaimItem(pytest.Item):
 class PaperCollector(pytest.Collector):
     """The claims of one paper (JUnit classname ``deepinit-verify.<paper>``)."""
 
-    def __init__(self, *, claims, expected, **kw):
+    def __init__(self, *, claims, expected, budget, **kw):
         super().__init__(**kw)
-        self.claims, self.expected = claims, expected
+        self.claims, self.expected, self.budget = claims, expected, budget
 
     def collect(self):
         from .core import HOLDS
         from .expectations import Expectation
         for c in self.claims:
-            yield ClaimItem.from_parent(self, name=c.name, claim=c,
+            yield ClaimItem.from_parent(self, name=c.name, claim=c, budget=self.budget,
                                         expectation=self.expected.get(c.id) or Expectation(c.id, HOLDS))
 
 
@@ -101,14 +124,25 @@ def pytest_collection_modifyitems(session, config, items):
     from .expectations import ExpectationError
     from .registry import UsageError
     try:
-        expected = expectations.load_many(config.getoption("verify_expect") or ["shipped"])
+        files = config.getoption("verify_expect") or []
+        if config.getoption("verify_expect_replace") and not files:
+            raise ExpectationError("--verify-expect-replace needs --verify-expect FILE (the files that replace the "
+                                   "shipped ones)")
+        expected = expectations.load_many(files or ["shipped"], replace=config.getoption("verify_expect_replace"))
+        from theory import validate
+        from theory.errors import DeepinitError
+        try:
+            validate.seed(config.getoption("verify_seed"))
+        except DeepinitError as exc:
+            raise UsageError(f"--verify-seed: {exc}") from None
         claims = _select(config.getoption("verify_claims"))
         if config.getoption("verify_only") and items:
             config.hook.pytest_deselected(items=list(items))
             items.clear()
         for paper in dict.fromkeys(c.paper for c in claims):
             col = PaperCollector.from_parent(session, name=paper, nodeid=f"deepinit-verify::{paper}",
-                                             claims=[c for c in claims if c.paper == paper], expected=expected)
+                                             claims=[c for c in claims if c.paper == paper], expected=expected,
+                                             budget=config.getoption("verify_budget"))
             items.extend(col.collect())
     except (UsageError, ExpectationError) as exc:
         raise pytest.UsageError(str(exc)) from None
