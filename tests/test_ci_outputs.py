@@ -351,3 +351,29 @@ def test_the_pytest_plugin_reuses_the_verdicts_the_command_line_cached(tmp_path)
         assert props["status"] == "holds"
         if same:      # served from the cache: the command line's own run, seconds and all
             assert float(props["seconds"]) == pytest.approx(seconds, abs=0.006)
+
+
+def test_the_readmes_table_counts_are_the_registrys_and_the_files():
+    """The README's table of papers: each built-in paper's number of checked claims is the registry's, its errata and
+    experiments not reproduced are the shipped file's kinds; the example plugin's count is its declared claims."""
+    import collections
+    import glob
+    import re
+    from verify.registry import all_claims
+    exp = E.load("shipped")
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        table = {m.group(1): (int(m.group(2)), m.group(3).strip(), m.group(4).strip()) for m in re.finditer(
+            r"^\| `([a-z0-9-]+)` — [^|]*\| (\d+) \|([^|]*)\|([^|]*)\|$", f.read(), re.M)}
+    claims = collections.Counter(c.paper for c in all_claims())
+    example = sum(open(p, encoding="utf-8").read().count("@PAPER.claim(")
+                  for p in glob.glob(os.path.join(ROOT, "examples", "deepinfo-propagation", "deepinfo_claims", "*.py")))
+    assert set(table) == set(claims) | {"schoenholz2017"}
+    assert table["schoenholz2017"][0] == example
+    for paper, (n, errata, not_reproduced) in table.items():
+        if paper == "schoenholz2017":
+            continue
+        assert n == claims[paper], f"{paper}: the README says {n} checked claims, the registry has {claims[paper]}"
+        for column, kind in ((errata, "erratum"), (not_reproduced, "not reproduced")):
+            want = sum(1 for e in exp.values() if e.kind == kind and e.claim.startswith(paper + ":"))
+            got = int(column.split(":")[0]) if column[0].isdigit() else 0
+            assert got == want, f"{paper}: the README counts {got} of kind {kind!r}, the shipped file {want}"

@@ -13,7 +13,8 @@ consults after ``sys.path``), one thread (``OMP_NUM_THREADS=1``), no verdict cac
 Oracles:
 
 * **verify** — ``python -m verify all --paper P --budget quick --expect shipped --no-cache --jobs 1 -q`` for each
-  paper the mutant lists. The unmutated baseline runs first (it must exit 0; the harness aborts otherwise) and its
+  paper the mutant lists (a plugin paper — the example plugin ``schoenholz2017``, the mean-field engine's claims —
+  is pip-installed from the extracted tree into a directory behind each copy on PYTHONPATH). The unmutated baseline runs first (it must exit 0; the harness aborts otherwise) and its
   per-claim statuses are recorded. Since the baseline matches every shipped expectation and the run is
   deterministic (same seed, same numbers), a mutated run exits non-zero exactly when some claim's status differs
   from the baseline's, or the run crashes (exit 4: a crash or the self-test of the verdict machinery) — so the run
@@ -57,7 +58,11 @@ except ModuleNotFoundError:  # Python 3.10
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CATALOGUE = os.path.join(HERE, "mutants.toml")
-PAPERS = ("bn-finite-width", "bn-mean-field", "covariance-sde", "isometry")
+#: the example plugin (examples/deepinfo-propagation) is an oracle paper too: it is the mean-field engine's claims
+PLUGINS = {"schoenholz2017": "examples/deepinfo-propagation"}
+PAPERS = ("bn-finite-width", "bn-mean-field", "covariance-sde", "isometry") + tuple(PLUGINS)
+#: where the plugins of the extracted ref are installed (pip --target), behind each copy on PYTHONPATH
+PLUGIN_SITE: list = []
 CLASSES = ("normalisation", "factor", "dropped-term", "ignored-parameter", "wrong-branch", "tolerance",
            "error-scaling", "control-logic", "critical-value", "operator")
 # the modules whose mutants may not be curated here (none at present)
@@ -128,13 +133,27 @@ def extract(ref: str, dest: str) -> str:
     return commit
 
 
+def install_plugins(base: str, papers, dest: str) -> None:
+    """pip-install the plugins among ``papers`` from the extracted tree ``base`` into ``dest`` (no dependencies, no
+    build isolation) and put ``dest`` behind every copy on PYTHONPATH: their entry points are found there, while
+    ``theory``, ``numerics`` and ``verify`` still come from the (mutated) copy."""
+    wanted = [PLUGINS[p] for p in papers if p in PLUGINS]
+    if not wanted:
+        return
+    for rel in wanted:
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                        "--disable-pip-version-check", "--target", dest, os.path.join(base, rel)], check=True,
+                       capture_output=True)
+    PLUGIN_SITE[:] = [dest]
+
+
 def copy_tree(base: str, dest: str) -> None:
     shutil.copytree(base, dest, ignore=shutil.ignore_patterns("docs", "__pycache__", "*.pyc"), symlinks=True)
 
 
 def environment(tree: str, cache_dir: str) -> dict:
     env = dict(os.environ)
-    env.update({"PYTHONPATH": tree, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+    env.update({"PYTHONPATH": os.pathsep.join([tree] + PLUGIN_SITE), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
                 "DEEPINIT_THREADS": "1", "DEEPINIT_NO_CACHE": "1", "DEEPINIT_CACHE": cache_dir,
                 "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0"})
     return env
@@ -480,6 +499,7 @@ def main(argv=None) -> int:
                 print(f"{m.id:34s} {m.file:32s} {m.cls:18s} {','.join(m.papers):28s} {m.description}")
             return 0
         papers = [] if args.tests_only else sorted({p for m in mutants for p in m.papers})
+        install_plugins(base, {p for m in mutants for p in m.papers}, os.path.join(top, "plugins"))
         baselines = {}
         for paper in papers:
             r = run_verify(base, paper, None, timeout=None)

@@ -21,13 +21,14 @@ __version__ = "0.1.0"
 _ITEMS = [
     api.Item("§ Setting", (), "the random network z^l = W^l y^{l−1} + b^l: implemented by numerics.simulate_mlp"),
     api.Item("§ Forward maps: length map", ("finite-width-tracking", "depth-scales")),
+    api.Item("§ Forward maps: the fixed point q* (one and stable for bounded φ)", ("q-star-stability",)),
     api.Item("§ Forward maps: correlation map", ("finite-width-tracking", "depth-scales", "dropout")),
     api.Item("§ Forward maps: χ₁ and the order-to-chaos boundary", ("edge-of-chaos", "backprop")),
     api.Item("§ Forward maps: length of an input circle (Poole et al.)", (),
              "exponential growth of a circle's length in the chaotic phase: could be checked with the same networks, "
              "not checked by this plugin", "not yet"),
     api.Item("§ Depth scales: ξ_q", ("depth-scales",)),
-    api.Item("§ Depth scales: ξ_c and its divergence at χ₁ = 1", ("depth-scales",)),
+    api.Item("§ Depth scales: ξ_c and its divergence at χ₁ = 1", ("depth-scales", "critical-power-law")),
     api.Item("§ Dropout", ("dropout",)),
     api.Item("§ Backpropagation", ("backprop",)),
     api.Item("§ Trainability: depth ≲ 6ξ_c", ("trainability",)),
@@ -54,7 +55,11 @@ qmap = PAPER.quantity("q-map", "q^l", "iterates of the length map from the input
                       "theory.meanfield_mlp.length_map")
 cmap = PAPER.quantity("c-map", "c^l", "iterates of the correlation map from the inputs' c^0 (§ Forward maps)",
                       "theory.meanfield_mlp.correlation_map")
+lslope = PAPER.quantity("length-slope", "L′(q*)", "slope of the length map at its fixed point, which decides its "
+                        "stability (§ Forward maps)", "theory.meanfield_mlp.length_fixed_points")
+rate_constant = PAPER.quantity("rate-constant", "A", "constant of the power law 1 − c^l ≈ A l^{−p} on the boundary "
+                               "χ₁ = 1 (§ Depth scales)", "theory.meanfield_depth.asymptotic_rate")
 
-from . import forward, networks  # noqa: E402,F401  (the claims register themselves on PAPER)
+from . import forward, networks, stability  # noqa: E402,F401  (the claims register themselves on PAPER)
 
-__all__ = ["PAPER", "chi1", "xi_q", "xi_c", "cstar", "qmap", "cmap"]
+__all__ = ["PAPER", "chi1", "xi_q", "xi_c", "cstar", "qmap", "cmap", "lslope", "rate_constant"]

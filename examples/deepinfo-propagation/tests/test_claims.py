@@ -17,7 +17,8 @@ from verify import api
 # rule with Brent's method agree to 1e-15
 GOLDEN_CRIT = {0.01: 1.4242052904885957346, 0.05: 1.7609546396067391316, 0.1: 1.9860726411358642072,
                0.3: 2.5051271896797649738}
-CLAIMS = ("edge-of-chaos", "depth-scales", "dropout", "backprop", "finite-width-tracking", "trainability")
+CLAIMS = ("edge-of-chaos", "depth-scales", "dropout", "backprop", "finite-width-tracking", "trainability",
+          "q-star-stability", "critical-power-law")
 _VERDICTS: dict = {}
 
 
@@ -298,3 +299,61 @@ def test_gradient_depth_scale_sign_bug_is_caught(monkeypatch, fresh_engine):
         mf.gradient_depth_scale, "return Estimate(-1.0 / lg,", "return Estimate(1.0 / lg,"))
     v = api.run("schoenholz2017:backprop", budget="quick", controls=False)
     assert not any(e.passed for e in rows(v, "ξ_∇ at")) and v.status != "holds"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the engine's fixed points, trajectories and rates (q-star-stability, critical-power-law)
+# ---------------------------------------------------------------------------------------------------------------
+
+def test_q_star_stability_values_and_control():
+    v = verdict("q-star-stability")
+    assert v.status == "holds", v.summary
+    (s,) = rows(v, "σ_b² = 0.05, σ_w² = 1.76095: L′(q*)")
+    assert abs(s.theory - 0.51818648406805) < 1e-12 and s.observed < 1e-9 and s.passed
+    (f,) = rows(v, "SiLU, σ_b² = 0.05, σ_w² = 2.72861: the engine's fixed points")
+    assert [round(x, 10) for x in f.numeric] == [0.2278615257, 0.8265760501] and f.observed < 1e-12 and f.passed
+    slopes = rows(v, "SiLU at q*")
+    assert [("attracting" in e.note.split(";")[0], e.passed) for e in slopes] == [(True, True), (False, True)]
+    assert abs(slopes[1].theory - 1.09987229794818) < 1e-12
+    (x,) = rows(v, "χ₁ = 1 at the repelling fixed point only")
+    assert abs(x.numeric[1] - 1) < 1e-12 and abs(x.numeric[0] - 0.8094) < 1e-3 and "refusal: silu" in x.note
+    assert v.negative_control.status == "violated"
+
+
+def test_critical_power_law_values_and_control():
+    import math
+    v = verdict("critical-power-law")
+    assert v.status == "holds", v.summary
+    (t,) = rows(v, "tanh at σ_w²,crit(0.05) from c⁰ = 0.5")
+    assert t.observed < 1e-10 and abs(t.numeric[-1] - 0.0061954) < 1e-7 and t.passed
+    (a,) = rows(v, "tanh at σ_w²,crit(0.05): the engine's power law")
+    assert abs(a.numeric - 6.171126142) < 1e-8 and a.observed < 1e-5 and a.passed   # 1/a: 6.17112614217 by mpmath
+    (r,) = rows(v, "ReLU: the engine's power law")
+    assert r.numeric == 9 * math.pi ** 2 / 2 and r.observed < 1e-9 * r.numeric and r.passed
+    (d,) = rows(v, "ReLU at σ_w² = 2, σ_b² = 0 from c⁰ = 0.5")
+    assert abs(d.numeric[-1] - 4.439217e-9) < 1e-14 and d.observed < 1e-12 and d.passed
+    (o,) = rows(v, "tanh off the boundary")
+    assert abs(o.numeric - 0.0633272356) < 1e-9 and o.passed
+    assert v.negative_control.status == "violated"
+
+
+def test_an_edge_of_chaos_on_a_repelling_fixed_point_is_caught(monkeypatch, fresh_engine):
+    """critical_sigma_w2 returning a solution of χ₁ = 1 at any fixed point (the engine before its stability
+    semantics): SiLU's σ_w² = 2.72861 comes back, and q-star-stability no longer holds."""
+    mf = fresh_engine
+    monkeypatch.setattr(mf, "critical_sigma_w2", _mutant(mf.critical_sigma_w2, "good = [c for c in points if "
+                                                         "c.reached]", "good = list(points)"))
+    v = api.run("schoenholz2017:q-star-stability", budget="quick", controls=False)
+    (x,) = rows(v, "χ₁ = 1 at the repelling fixed point only")
+    assert not x.passed and "none (an edge of chaos returned)" in x.note and v.status != "holds"
+
+
+def test_a_deviation_rounded_through_c_is_caught(monkeypatch, fresh_engine):
+    """A trajectory that keeps c and recomputes 1 − c (absolute precision 1e-16): at depth 10⁵ ReLU's 1 − c^l is
+    4e-9 and the fitted constant leaves 9π²/2."""
+    from theory import meanfield_depth as md
+    monkeypatch.setattr(md, "correlation_trajectory", _mutant(md.correlation_trajectory, "t[l], rel[l] = new, acc",
+                                                              "t[l], rel[l] = 1.0 - (1.0 - new), acc"))
+    v = api.run("schoenholz2017:critical-power-law", budget="quick", controls=False)
+    assert v.status != "holds"
+    assert not all(e.passed for e in rows(v, "ReLU"))
