@@ -48,10 +48,13 @@ def test_catalogue_shape():
             assert os.path.exists(os.path.join(ROOT, t)), (m.id, t)
 
 
-def test_papers_are_the_registered_ones():
+def test_papers_are_the_registered_ones_and_the_example_plugins():
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
         eps = R.tomllib.load(f)["project"]["entry-points"]["deepinit_verify.papers"]
-    assert set(R.PAPERS) == set(eps)
+    assert set(R.PAPERS) == set(eps) | set(R.PLUGINS)
+    for paper, rel in R.PLUGINS.items():     # each plugin paper is a distribution whose entry point names it
+        with open(os.path.join(ROOT, rel, "pyproject.toml"), "rb") as f:
+            assert paper in R.tomllib.load(f)["project"]["entry-points"]["deepinit_verify.papers"]
 
 
 @pytest.mark.skipif(subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True).returncode != 0,
