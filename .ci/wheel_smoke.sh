@@ -20,7 +20,7 @@ python - <<'PY'
 import os, verify
 here = os.path.dirname(verify.__file__)
 assert "site-packages" in here, here
-for f in ("data/expected.toml", "data/claim_seconds.json"):
+for f in ("data/expected.toml", "data/claim_seconds.json", "data/report.schema.json"):
     assert os.path.isfile(os.path.join(here, f)), f
 PY
 python -m verify list > list.txt; grep "^isometry:theorem1 " list.txt > /dev/null
@@ -28,8 +28,16 @@ grep "^covariance-sde:figure1 " list.txt > /dev/null
 deepinit-verify list isometry > /dev/null
 python -m verify isometry:theorem1 --budget quick
 python -m verify profile relu --batch-sizes 4,8 > /dev/null
-python -m verify isometry:theorem1 isometry:figure6 isometry:definition3 --budget quick --expect shipped -q || {
-  echo "the shipped expectations (a data file of the wheel) do not hold"; exit 1; }
+python -m verify isometry:theorem1 isometry:figure6 isometry:definition3 --budget quick --expect shipped -q \
+    --json smoke.json || { echo "the shipped expectations (a data file of the wheel) do not hold"; exit 1; }
+# the report validates against the schema the wheel ships
+python - <<'PY'
+import json
+from importlib.resources import files
+import jsonschema
+schema = json.loads((files("verify") / "data" / "report.schema.json").read_text(encoding="utf-8"))
+jsonschema.validate(json.load(open("smoke.json", encoding="utf-8")), schema)
+PY
 python -m pytest -p no:cacheprovider -q --verify-claims=isometry:theorem1,isometry:definition3 --verify-budget=quick
 # the CI commands of the README and of docs/ci.md's ready job, exactly as written, in a scratch paper repository
 python "$root/.ci/ci_commands.py" "$root"

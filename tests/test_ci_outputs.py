@@ -19,7 +19,7 @@ from verify.core import Verdict
 from verify.registry import all_claims
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCHEMA = json.load(open(os.path.join(ROOT, "docs", "report.schema.json"), encoding="utf-8"))
+SCHEMA = json.load(open(os.path.join(ROOT, "verify", "data", "report.schema.json"), encoding="utf-8"))
 
 
 def _env():

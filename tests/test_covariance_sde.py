@@ -86,8 +86,10 @@ def test_relu_chain_coefficients_one_layer():
 
 
 def test_bad_input():
-    with pytest.raises(DeepinitError):
+    with pytest.raises(DeepinitError, match="relu has a kink at x₀ = 0.*Definition 3.1"):
         tcs.explosion_criterion("relu")            # kink at 0: not C⁴
+    with pytest.raises(DeepinitError, match="step has a jump at x₀ = 0: not continuous"):
+        tcs.explosion_criterion("step")            # a jump is not a kink
     with pytest.raises(DeepinitError):
         tcs.explosion_criterion("cos")             # σ′(0) = 0: cannot recentre
     with pytest.raises(DeepinitError):

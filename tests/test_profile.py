@@ -132,6 +132,25 @@ def test_profile_cli_writes_a_table_json_and_latex_that_compiles(tmp_path):
         assert c.stdout.strip() == ""
 
 
+def test_profile_figures_take_the_figure_style_a_neurips_figure_is_the_text_width(tmp_path):
+    """``profile --artefacts --figure-style neurips``: the PDF page is NeurIPS' text width, 5.5 in (396 pt), with the
+    venue's serif fonts; the default style stays the screen size (3 panels a row, 3.6 in each)."""
+    import re
+    widths = {}
+    for style in ("neurips", "default"):
+        out = tmp_path / style
+        r = _cli("profile", "relu", "tanh", "--batch-sizes", "8,16", "--artefacts", str(out), "--figure-style", style)
+        assert r.returncode == 0, r.stderr[-2000:]
+        pdf = (out / "activation_profile.pdf").read_bytes()
+        box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf)
+        widths[style] = float(box.group(1)) / 72
+        fonts = set(re.findall(rb"/BaseFont /([A-Za-z0-9+-]+)", pdf))
+        serif = any(k in f.lower() for f in fonts for k in (b"times", b"nimbus", b"stix", b"cmr"))   # Times-like, CM
+        assert serif == (style == "neurips"), (style, fonts)
+    assert abs(widths["neurips"] - 5.5) < 0.05, widths
+    assert abs(widths["default"] - 3 * 3.6) < 0.1, widths
+
+
 @pytest.mark.parametrize("args, code, message", [
     (["profile", "sinn(x)"], 2, "not allowed"),
     (["profile", "relu", "--batch-sizes", "2"], 2, "[4, 4096]"),

@@ -334,6 +334,9 @@ def explosion_criterion(act, x0=0) -> ExplosionCriterion:
     a = activation(act)
     x0 = sp.nsimplify(x0)
     if any(abs(float(b) - float(x0)) < 1e-12 for b in a.breakpoints):
+        if sp.limit(a.expr, X, x0, "-") != sp.limit(a.expr, X, x0, "+"):
+            raise DeepinitError(f"{a.name} has a jump at x₀ = {x0}: not continuous there, let alone C⁴ "
+                                "(Assumption 3.5); no shaping of this paper applies")
         raise DeepinitError(f"{a.name} has a kink at x₀ = {x0}: not C⁴ there (Assumption 3.5); ReLU-like "
                             "activations are shaped by Definition 3.1 instead")
     f = a.expr

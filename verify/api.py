@@ -349,7 +349,9 @@ def run(claim: str, *, budget: str = "quick", seed: int = 0, controls: bool = Tr
     claim : str
         ``paper:claim``.
     budget : {"quick", "standard", "full"}
-        The sizes of the check (the quick budget answers in seconds).
+        The sizes of the check. The default here is ``"quick"`` (answers in seconds, for notebooks and tests); the
+        command line's default is ``standard`` (the budget of the paper pages and of CI's standard step), so pass
+        ``budget="standard"`` to reproduce ``python -m verify CLAIM``.
     seed : int
         The random seed.
     controls : bool

@@ -100,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("claims", nargs="+", metavar="CLAIM",
                    help="claim ids (paper:claim; a bare name that one paper has works too), or a command: all, "
                         "list, profile, design, render, contract (see 'commands' below)")
-    p.add_argument("--budget", choices=BUDGETS, default="standard", help="sample sizes and grids (default standard)")
+    p.add_argument("--budget", choices=BUDGETS, default="standard", help="sample sizes and grids (default standard; verify.api.run from Python defaults to quick)")
     p.add_argument("--seed", type=_argtype(P.seed), default=0,
                    help=f"random seed in [0, {P.SEED_MAX}] (same seed, same numbers on the same machine)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu", help="torch device (default cpu)")
@@ -530,7 +530,7 @@ def _profile(args) -> int:
     if args.latex:
         write_atomic(args.latex, PR.render_latex(profiles, args.digits, standalone=args.latex_standalone))
     if args.artefacts:
-        files = PR.write_profile_figures(profiles, args.artefacts)
+        files = PR.write_profile_figures(profiles, args.artefacts, style=args.figure_style)
         if args.json != "-":
             print("figures: " + ", ".join(v for k, v in files.items() if k != "caption"))
     return 0

@@ -742,6 +742,13 @@ def _figure_legend(fig, handles, labels, spec: _Spec) -> None:
 # the figure
 # ---------------------------------------------------------------------------------------------------------------
 
+def _integer_abscissae(p: Panel) -> bool:
+    """Every finite x of the panel's series is an integer (layers, degrees, depths): its ticks are integers too."""
+    xs = [_arr(s.x) for s in p.series]
+    xs = [x[np.isfinite(x)] for x in xs if x.size]
+    return bool(xs) and all(np.all(x == np.round(x)) for x in xs)
+
+
 def make_figure(panels: list[Panel], *, style: str | None = None):
     """The figure of ``panels`` as a :class:`matplotlib.figure.Figure` (no pyplot state; display it in a notebook,
     save it with ``fig.savefig``). ``style``: ``default``, ``neurips``, ``icml`` or ``iclr`` (default: :data:`STYLE`,
@@ -790,6 +797,9 @@ def make_figure(panels: list[Panel], *, style: str | None = None):
                 _log_ticks(ax.xaxis, *ax.get_xlim(), xv)
             if p.logy:
                 _log_ticks(ax.yaxis, *ax.get_ylim(), None)
+            if not p.logx and _integer_abscissae(p):
+                from matplotlib.ticker import MaxNLocator
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             avail = spec.size[0] / ncols - 5.5 * float(spec.rc["ytick.labelsize"]) / 72   # the axes' own width
             ax.set_title(_wrap(p.title, avail, float(spec.rc["axes.titlesize"]), fig))
             ax.set_xlabel(p.xlabel)
@@ -881,6 +891,9 @@ def _make_room(fig, axes, panels: list[Panel], spec: _Spec) -> None:
                 ax.set_ylim(inv(b - (b - a) * k), hi)
             if p.logy:
                 _log_ticks(ax.yaxis, *ax.get_ylim(), None)
+            if not p.logx and _integer_abscissae(p):
+                from matplotlib.ticker import MaxNLocator
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         loc = _LOC[(vert, horiz)]
         if hasattr(leg, "set_loc"):
             leg.set_loc(loc)

@@ -296,8 +296,9 @@ def undefined_notes(profiles: list[ActivationProfile]) -> list[str]:
     return out
 
 
-def write_profile_figures(profiles: list[ActivationProfile], directory: str) -> dict:
-    """σ̂(ρ) and σ̄(ρ)/σ̄(1), λ_max and 16ξ against B, and the Hermite spectrum (PNG + PDF + CSV)."""
+def write_profile_figures(profiles: list[ActivationProfile], directory: str, style: str | None = None) -> dict:
+    """σ̂(ρ) and σ̄(ρ)/σ̄(1), λ_max and 16ξ against B, and the Hermite spectrum (PNG + PDF + CSV), in the figure
+    ``style`` (``default``, ``neurips``, ``icml``, ``iclr``: verify.figures.make_figure; ``profile --figure-style``)."""
     import theory
 
     from .figures import Panel, Series, write_figure
@@ -325,14 +326,14 @@ def write_profile_figures(profiles: list[ActivationProfile], directory: str) -> 
             # |c_k| within the float route's error (1e-14) of 0 is a zero: not drawn on the log axis
             herm.append(Series(p.activation, np.arange(len(ks), dtype=float),
                                np.array([q.value ** 2 if abs(q.value) > 10 * HERMITE_FLOAT_ERROR else 0.0
-                                         for q in ks]), "simulation", p.activation))
+                                         for q in ks]), "simulation", p.activation, draw="points"))
     panels = [Panel("dual activation", r"$\rho$", r"$\hat\sigma(\rho)$", dual),
               Panel("mean-reduced dual, normalised", r"$\rho$", r"$\bar\sigma(\rho)/\bar\sigma(1)$", reduced),
               Panel("gradient explosion rate", r"batch size $B$", r"$\lambda_{\max}$", lam, logx=True),
               Panel("maximal trainable depth", r"batch size $B$", r"$16\xi$", xi, logx=True),
               Panel("Hermite spectrum", r"$k$", r"$c_k^2$", herm, logy=True)]
     return write_figure(directory, "activation_profile", [p for p in panels if p.series],
-                        "activation profile: " + ", ".join(p.activation for p in profiles))
+                        "activation profile: " + ", ".join(p.activation for p in profiles), style=style)
 
 
 # --------------------------------------------------------------------------------------------
