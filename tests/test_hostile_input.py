@@ -564,3 +564,58 @@ def test_a_sigma_mpmath_cannot_evaluate_far_out_is_a_quadrature_error_not_a_cras
         mp_expectation(act.mpmath, act.breakpoints)
     with pytest.raises(QuadratureError, match="cannot be evaluated"):
         gaussian_expectation(act)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# terminal streams that cannot be written
+# ---------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_a_full_or_closed_stderr_changes_no_status_and_costs_no_report(tmp_path):
+    """Two claims that hold with stderr on a full device (every progress line fails with ENOSPC), then with stderr
+    closed and stdout full: exit 0 and both verdicts in the report; a usage error is still exit 2."""
+    args = [sys.executable, "-m", "verify", "isometry:theorem1", "isometry:definition3", "--budget", "quick",
+            "--no-cache"]
+    runs = {"stderr full": dict(stderr=open("/dev/full", "w")),
+            "stderr closed, stdout full": dict(stderr=subprocess.DEVNULL, stdout=open("/dev/full", "w"))}
+    for name, streams in runs.items():
+        report = tmp_path / f"{len(name)}.json"
+        cmd = args + ["--json", str(report)]
+        if name.startswith("stderr closed"):   # fd 2 closed before Python starts: sys.stderr is None
+            r = subprocess.run(["sh", "-c", " ".join(f"'{a}'" for a in cmd) + " 2>&-"], cwd=tmp_path, env=_env(),
+                               stdout=streams["stdout"], timeout=300)
+        else:
+            r = subprocess.run(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.DEVNULL, timeout=300, **streams)
+        assert r.returncode == 0, name
+        doc = json.loads(report.read_text())
+        assert [(v["claim"], v["status"]) for v in doc["verdicts"]] == [("isometry:theorem1", "holds"),
+                                                                         ("isometry:definition3", "holds")], name
+    r = subprocess.run([sys.executable, "-m", "verify", "isometry:nonexistent"], cwd=tmp_path, env=_env(),
+                       stdout=subprocess.DEVNULL, stderr=open("/dev/full", "w"), timeout=120)
+    assert r.returncode == 2
+
+
+@pytest.mark.parametrize("var, value, message", [
+    ("DEEPINIT_THREADS", "abc", "takes a positive integer or 'auto'"),
+    ("DEEPINIT_STORE_MB", "inf", "must be a finite number ≥ 0"),
+    ("DEEPINIT_STORE_MB", "-3", "must be a finite number ≥ 0"),
+    ("DEEPINIT_MEMORY_GB", "nan", "must be a finite number > 0"),
+    ("DEEPINIT_MEMORY_GB", "0", "must be a finite number > 0")])
+def test_a_bad_environment_variable_is_a_one_line_usage_error_before_any_work(tmp_path, var, value, message):
+    r = subprocess.run([sys.executable, "-m", "verify", "isometry:theorem1", "--budget", "quick", "--no-cache",
+                        "--json", str(tmp_path / "r.json")], cwd=tmp_path, env={**_env(), var: value},
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "r.json").exists()          # refused before any work
+
+
+def test_the_memory_limit_refuses_a_nan_instead_of_letting_every_simulation_through(monkeypatch):
+    from theory import validate
+    from theory.errors import DeepinitError
+    monkeypatch.setenv("DEEPINIT_MEMORY_GB", "nan")
+    with pytest.raises(DeepinitError, match="DEEPINIT_MEMORY_GB='nan' must be a finite number > 0"):
+        validate.memory(1.0, "a tiny simulation")
+    monkeypatch.setenv("DEEPINIT_MEMORY_GB", "1")
+    with pytest.raises(DeepinitError):
+        validate.memory(2 * 2 ** 30, "a 2 GiB simulation")
+    validate.memory(2 ** 29, "a half-GiB simulation")

@@ -132,6 +132,28 @@ def test_profile_cli_writes_a_table_json_and_latex_that_compiles(tmp_path):
         assert c.stdout.strip() == ""
 
 
+def test_overflowing_formulas_give_strict_json_and_undefined_quantities_not_nan_or_a_crash(tmp_path):
+    """x·1e300: E σ² overflows, so the Hermite tail is undefined (it was NaN ± inf, written as the non-JSON literal
+    NaN); erf(1e300·x): its derivative's constant 2·10³⁰⁰/√π·e^(−10⁶⁰⁰x²) overflows float64 in the lambdified
+    function (it crashed with exit 4): λ_max is undefined with the reason."""
+    out = tmp_path / "p.json"
+    r = _cli("profile", "x*1e300", "erf(1e300*x)", "--batch-sizes", "4", "--json", str(out))
+    assert r.returncode == 0, r.stderr[-2000:]
+
+    def strict(c):
+        raise ValueError(f"non-JSON literal {c}")
+    doc = json.loads(out.read_text(), parse_constant=strict)
+    by = {p["activation"]: {q["key"]: q for q in p["quantities"]} for p in doc["profiles"]}
+    tail = by["x*1e300"]["hermite_tail@K=8"]
+    assert tail["value"] is None and "overflows float64" in tail["undefined"]
+    lam = by["erf(1e300*x)"]["lambda_max@B=4"]
+    assert lam["value"] is None and "overflows float64; rescale the formula" in lam["undefined"]
+    assert not [(a, k) for a, qs in by.items() for k, q in qs.items() if "nan" in (q["value"], q["error"])]
+    # an exact value beyond float64 keeps its exact form; its float is written as the string "-inf" (JSON-safe)
+    crit = by["erf(1e300*x)"]["sde_criterion"]
+    assert crit["value"] == "-inf" and crit["exact"] == "-2" + "0" * 600
+
+
 def test_profile_figures_take_the_figure_style_a_neurips_figure_is_the_text_width(tmp_path):
     """``profile --artefacts --figure-style neurips``: the PDF page is NeurIPS' text width, 5.5 in (396 pt), with the
     venue's serif fonts; the default style stays the screen size (3 panels a row, 3.6 in each)."""

@@ -117,7 +117,11 @@ class Activation:
         def call(z):
             z = np.asarray(z, dtype=float)
             with np.errstate(over="ignore", invalid="ignore"):
-                out = f(z)
+                try:
+                    out = f(z)
+                except OverflowError:   # an exact constant of the expression beyond float64 (erf(1e300*x)′: 10⁶⁰⁰)
+                    raise ActivationError(f"{self.name}: a constant of the expression overflows float64; "
+                                          "rescale the formula") from None
             return np.broadcast_to(np.asarray(out, dtype=float), z.shape).copy()
         return call
 

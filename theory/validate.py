@@ -96,11 +96,17 @@ def _short(v, limit: int = 60) -> str:
 
 #: memory a single simulation may ask for (GiB); DEEPINIT_MEMORY_GB overrides it
 def memory_limit_gb() -> float:
+    """DEEPINIT_MEMORY_GB (default 32); a value that is not a finite number > 0 is an error, never ignored (a NaN
+    limit would let every simulation through)."""
     import os
+    text = os.environ.get("DEEPINIT_MEMORY_GB", "") or "32"
     try:
-        return float(os.environ.get("DEEPINIT_MEMORY_GB", "32"))
+        v = float(text)
     except ValueError:
-        return 32.0
+        v = math.nan
+    if not (math.isfinite(v) and v > 0):
+        raise DeepinitError(f"DEEPINIT_MEMORY_GB={text[:40]!r} must be a finite number > 0 (GiB; default 32)")
+    return v
 
 
 def memory(nbytes: float, what: str) -> None:

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 import json
+import math
 import os
 
 from . import __version__
@@ -289,17 +290,74 @@ def _artefacts_in(v: Verdict, directory: str) -> bool:
     return all(os.path.abspath(p).startswith(base) and os.path.isfile(p) for p in files)
 
 
-def _safe_streams() -> None:
-    """A terminal that cannot encode the output (LANG=C, a cp1252 console) gets escapes, never a crash."""
-    for stream in (sys.stdout, sys.stderr):
+class TerminalStream:
+    """A terminal stream whose failure costs only its text. A write or flush that raises ``OSError`` — a full disk
+    (``2>/dev/full``), an I/O error, a closed descriptor — drops that text and every later one, so that no progress
+    line or message can turn a verdict into another status or cost the report. A closed pipe on stdout is the
+    exception: ``verify list | head`` ends the run (exit 141) as before. ``None`` (the stream was closed before
+    Python started) behaves as a stream that failed."""
+
+    def __init__(self, stream, name: str):
+        self._stream, self.name, self.failed = stream, name, stream is None
+
+    def _call(self, method: str, *args):
+        """The wrapped stream's ``method``, or None once it failed (then and after)."""
+        if self.failed:
+            return None
+        try:
+            return getattr(self._stream, method)(*args)
+        except BrokenPipeError:
+            if self.name == "stdout":
+                raise
+        except OSError:
+            pass
+        self.failed = True
+        return None
+
+    def write(self, text: str) -> int:
+        n = self._call("write", text)
+        return len(text) if n is None else n
+
+    def flush(self) -> None:
+        self._call("flush")
+
+    def isatty(self) -> bool:
+        try:
+            return not self.failed and self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def __getattr__(self, attr):          # encoding, fileno, buffer, reconfigure, …: the wrapped stream's
+        if self._stream is None:
+            raise AttributeError(attr)
+        return getattr(self._stream, attr)
+
+
+def _safe_streams() -> tuple:
+    """A terminal that cannot encode the output (LANG=C, a cp1252 console) gets escapes, never a crash; stdout and
+    stderr are wrapped in :class:`TerminalStream`. Returns the original streams (``main`` puts them back)."""
+    saved = (sys.stdout, sys.stderr)
+    for stream in saved:
         try:
             stream.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError):
             pass
+    if not isinstance(sys.stdout, TerminalStream):
+        sys.stdout = TerminalStream(sys.stdout, "stdout")
+    if not isinstance(sys.stderr, TerminalStream):
+        sys.stderr = TerminalStream(sys.stderr, "stderr")
+    return saved
 
 
 def main(argv=None) -> int:
-    _safe_streams()
+    saved = _safe_streams()
+    try:
+        return _main_guarded(argv)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _main_guarded(argv) -> int:
     if not (sys.argv[1:] if argv is None else argv):   # bare `python -m verify`: the three most common commands
         sys.stdout.write(SHORT_USAGE + "\n")
         return 2
@@ -510,7 +568,8 @@ def _profile(args) -> int:
     header, rows = PR.comparison_rows(profiles, text_digits)
     notes = PR.undefined_notes(profiles)
     if args.json == "-":
-        sys.stdout.write(json.dumps(_profile_document(args, profiles), ensure_ascii=False, indent=1) + "\n")
+        sys.stdout.write(json.dumps(_profile_document(args, profiles), ensure_ascii=False, indent=1,
+                                    allow_nan=False) + "\n")
     else:
         _print_table(*PR.terminal_rows(profiles, text_digits))
         for nt in notes:
@@ -518,7 +577,7 @@ def _profile(args) -> int:
         print(f"({', '.join(f'{p.activation} {p.seconds:.1f} s' for p in profiles)})")
         if args.json:
             write_atomic(args.json, json.dumps(_profile_document(args, profiles), ensure_ascii=False,
-                                               indent=1) + "\n")
+                                               indent=1, allow_nan=False) + "\n")
     if args.csv:
         import csv
         import io
@@ -579,9 +638,10 @@ def _design(args) -> int:
 
 
 def _profile_document(args, profiles) -> dict:
-    """``profile --json``: the profiles with the provenance every report carries."""
+    """``profile --json``: the profiles with the provenance every report carries; a non-finite number is written as
+    the string "inf", "-inf" or "nan", as in every report (JSON has no literal for them)."""
     started = provenance.now()
-    return {"profiles": [p.to_dict() for p in profiles],
+    return {"profiles": [_clean(p.to_dict()) for p in profiles],
             "provenance": provenance.collect("cpu", args.budget, args.seed, args.dtype, started, args.argv)}
 
 
@@ -629,8 +689,38 @@ def _read_report(path: str) -> list[Verdict]:
         raise UsageError(f"--resume {path!r}: not a readable deepinit-verify JSON report ({exc})") from None
 
 
+def _number_at_least(text: str, low: float, strict: bool) -> float:
+    v = float(text)
+    if not (math.isfinite(v) and (v > low if strict else v >= low)):
+        raise ValueError(text)
+    return v
+
+
+def check_environment() -> None:
+    """The DEEPINIT_* variables a run reads, checked before any work: a bad value is a one-line usage error (exit 2),
+    never a crash later or a setting silently ignored (DEEPINIT_MEMORY_GB=nan disabled the memory check;
+    DEEPINIT_STORE_MB=inf crashed)."""
+    from numerics import threads
+    from theory.errors import DeepinitError
+    try:
+        threads.setting()
+    except DeepinitError as exc:
+        raise UsageError(str(exc)) from None
+    for name, default, what, strict in (("DEEPINIT_STORE_MB", "2048", "the store's size in MiB", False),
+                                        ("DEEPINIT_MEMORY_GB", "32", "the largest simulation in GiB", True)):
+        text = os.environ.get(name, "")
+        if text.strip() == "":
+            continue
+        try:
+            _number_at_least(text, 0.0, strict)
+        except ValueError:
+            raise UsageError(f"{name}={text[:40]!r}: {what} must be a finite number {'>' if strict else '≥'} 0 "
+                             f"(default {default})") from None
+
+
 def _main(args) -> int:
     try:
+        check_environment()
         if args.claims and args.claims[0] == "list":
             return _list(args.paper, args.verbose, args.claims[1:])
         if args.claims and args.claims[0] == "render":

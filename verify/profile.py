@@ -150,10 +150,16 @@ def profile_activation(act, batch_sizes=DEFAULT_BATCH_SIZES, hermite_degree: int
         Qs.append(ProfileQuantity("beta", "isometry strength β_σ", beta, err, b.method, exact=exact))
         if c is not None:
             total = float(b.variance) + float(c[0]) ** 2   # E σ² = Var σ + (E σ)²
-            tail = max(total - float(np.sum(c * c)), 0.0)
-            Qs.append(ProfileQuantity(f"hermite_tail@K={K}", f"Hermite tail mass E σ² − Σ_(k≤{K}) c_k²", tail,
-                                      2 * (K + 1) * HERMITE_FLOAT_ERROR * max(1.0, math.sqrt(total)),
-                                      "E σ² by quadrature minus the float coefficients"))
+            label = f"Hermite tail mass E σ² − Σ_(k≤{K}) c_k²"
+            with np.errstate(over="ignore", invalid="ignore"):
+                tail = total - float(np.sum(c * c))
+            if math.isfinite(tail):
+                Qs.append(ProfileQuantity(f"hermite_tail@K={K}", label, max(tail, 0.0),
+                                          2 * (K + 1) * HERMITE_FLOAT_ERROR * max(1.0, math.sqrt(total)),
+                                          "E σ² by quadrature minus the float coefficients"))
+            else:
+                Qs.append(ProfileQuantity(f"hermite_tail@K={K}", label, undefined=(
+                    f"undefined because E σ² = {total:.3g} or Σ c_k² overflows float64 (the tail is their difference)")))
     except DeepinitError as exc:
         Qs.append(_undefined("beta", "isometry strength β_σ", exc))
     if beta is not None:
