@@ -575,7 +575,7 @@ def test_a_full_or_closed_stderr_changes_no_status_and_costs_no_report(tmp_path)
     """Two claims that hold with stderr on a full device (every progress line fails with ENOSPC), then with stderr
     closed and stdout full: exit 0 and both verdicts in the report; a usage error is still exit 2."""
     args = [sys.executable, "-m", "verify", "isometry:theorem1", "isometry:definition3", "--budget", "quick",
-            "--no-cache"]
+            "--no-cache", "--no-control"]
     runs = {"stderr full": dict(stderr=open("/dev/full", "w")),
             "stderr closed, stdout full": dict(stderr=subprocess.DEVNULL, stdout=open("/dev/full", "w"))}
     for name, streams in runs.items():
