@@ -689,9 +689,9 @@ def _read_report(path: str) -> list[Verdict]:
         raise UsageError(f"--resume {path!r}: not a readable deepinit-verify JSON report ({exc})") from None
 
 
-def _number_at_least(text: str, low: float, strict: bool) -> float:
+def _non_negative_number(text: str) -> float:
     v = float(text)
-    if not (math.isfinite(v) and (v > low if strict else v >= low)):
+    if not (math.isfinite(v) and v >= 0):
         raise ValueError(text)
     return v
 
@@ -701,21 +701,20 @@ def check_environment() -> None:
     never a crash later or a setting silently ignored (DEEPINIT_MEMORY_GB=nan disabled the memory check;
     DEEPINIT_STORE_MB=inf crashed)."""
     from numerics import threads
+    from theory import validate
     from theory.errors import DeepinitError
     try:
         threads.setting()
+        validate.memory_limit_gb()
     except DeepinitError as exc:
         raise UsageError(str(exc)) from None
-    for name, default, what, strict in (("DEEPINIT_STORE_MB", "2048", "the store's size in MiB", False),
-                                        ("DEEPINIT_MEMORY_GB", "32", "the largest simulation in GiB", True)):
-        text = os.environ.get(name, "")
-        if text.strip() == "":
-            continue
-        try:
-            _number_at_least(text, 0.0, strict)
-        except ValueError:
-            raise UsageError(f"{name}={text[:40]!r}: {what} must be a finite number {'>' if strict else '≥'} 0 "
-                             f"(default {default})") from None
+    text = os.environ.get("DEEPINIT_STORE_MB", "")
+    try:
+        if text.strip():
+            _non_negative_number(text)
+    except ValueError:
+        raise UsageError(f"DEEPINIT_STORE_MB={text[:40]!r}: the store's size in MiB must be a finite number ≥ 0 "
+                         "(default 2048)") from None
 
 
 def _main(args) -> int:

@@ -23,15 +23,12 @@ from theory.errors import UndefinedQuantityError
 from verify import api
 
 from . import PAPER, _routes as R, lslope, rate_constant
+from .forward import _rel
 
 ACT, SB2 = "tanh", 0.05
 SLOPE_TOL = 1e-7      # relative: the route's finite-difference slope is good to about 1e-11
 Q_TOL = 1e-10         # relative: q* of the engine vs the route's Brent root (both ~1e-15 at these slopes)
 SILU_SB2 = 0.05
-
-
-def _rel(a: float, b: float) -> float:
-    return abs(a - b) / abs(b)
 
 
 # ---------------------------------------------------------------------------------------------------------------
