@@ -27,7 +27,10 @@ Public surface (each name below has Parameters, Returns and Examples):
   2016, Schoenholz et al. 2017; :mod:`theory.meanfield_mlp`); :func:`length_fixed_points` (every fixed point with
   its stability and basin), :func:`critical_points` (every χ₁ = 1 crossing, labelled, :class:`CriticalPoint`);
 * :func:`correlation_trajectory`, :func:`length_trajectory`, :func:`asymptotic_rate` — the maps iterated to depth
-  10⁶ with 1 − c at full relative precision, and the constant and exponent of its decay (:mod:`theory.meanfield_depth`).
+  10⁶ with 1 − c at full relative precision, and the constant and exponent of its decay (:mod:`theory.meanfield_depth`);
+* :func:`nngp_kernel`, :func:`ntk_kernel`, :func:`network_kernels` — the NNGP kernel and the neural tangent kernel
+  of a whole input set through L layers, as a :class:`MatrixEstimate` (closed forms, the logistic scale mixture for
+  tanh and sigmoid, quadrature otherwise: :func:`kernel_route`; :mod:`theory.kernels`).
 """
 from .activations import Activation, activation, gain_family, parse_formula, registered_names
 from .bn_meanfield import (BackwardMapQuadrature, BackwardOperatorQuadrature, BSB1FixedPoint, JacobianEigenvalues,
@@ -42,7 +45,8 @@ from .errors import ActivationError, DeepinitError, QuadratureError, UndefinedQu
 from .hermite import hermite_coefficients, hermite_polynomial, hermite_values
 from .isometry import (IsometryStrength, gram_potential, isometry, isometry_gap, isometry_strength,
                        lemma_a4_bounds, log_isometry, normalised_gram)
-from .results import Estimate
+from .results import Estimate, MatrixEstimate
+from .kernels import NetworkKernels, kernel_entries_reference, kernel_route, network_kernels, nngp_kernel, ntk_kernel
 from .gaussian import bivariate_expectation, gaussian_expectation
 from .fixed_points import FixedPoint, Stability, classify_slope, slope, solve_fixed_point, stability
 from .meanfield_mlp import (CriticalPoint, DepthScales, chi_1, chi_c, correlation_map, correlation_stability,
@@ -67,4 +71,6 @@ __all__ = [
     "depth_scales", "fixed_point_c", "fixed_point_q", "gradient_depth_scale", "gradient_growth_rate", "length_map",
     "CriticalPoint", "critical_points", "length_fixed_points",
     "RateFit", "Trajectory", "asymptotic_rate", "correlation_trajectory", "length_trajectory",
+    "MatrixEstimate", "NetworkKernels", "kernel_entries_reference", "kernel_route", "network_kernels", "nngp_kernel",
+    "ntk_kernel",
 ]

@@ -406,12 +406,14 @@ def _radius(fn, gn, s1: float, s2: float, tail: float = 1e-20) -> float:
     """L such that the integrand |f(s1 z1) g(s2 z2)| φ(z1) φ(z2) is below ``tail`` (relative) beyond |z| = L."""
     probe = np.array([-1.0, -0.5, 0.5, 1.0])
     with np.errstate(all="ignore"):
-        ref = max(float(np.max(np.abs(fn(s1 * probe)))), 1e-300) * max(float(np.max(np.abs(gn(s2 * probe)))), 1e-300)
+        # in logs: both probes can be ~1e-300 (erf′ at q = 10⁴ is e^{−10⁴} at z = 1) and their product underflows
+        log_ref = (math.log(max(float(np.max(np.abs(fn(s1 * probe)))), 1e-300))
+                   + math.log(max(float(np.max(np.abs(gn(s2 * probe)))), 1e-300)))
         r = 9.0
         while r < 60.0:
             pts = np.array([-r, r])
             big = float(np.max(np.abs(fn(s1 * pts)))) * float(np.max(np.abs(gn(s2 * pts)))) + 1e-300
-            if math.log(big) - r * r / 2 < math.log(tail * ref) and math.isfinite(big):
+            if math.log(big) - r * r / 2 < math.log(tail) + log_ref and math.isfinite(big):
                 break
             r += 1.0
     return r

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-__all__ = ["Estimate"]
+__all__ = ["Estimate", "MatrixEstimate"]
 
 
 @dataclass(frozen=True)
@@ -99,3 +99,65 @@ class Estimate:
 
     def __format__(self, spec: str) -> str:
         return str(self) if not spec else format(self.value, spec)
+
+
+@dataclass(frozen=True, eq=False)
+class MatrixEstimate:
+    """A computed matrix with its entrywise error and the method: the :class:`Estimate` convention for arrays.
+
+    Parameters
+    ----------
+    value : numpy.ndarray
+        The matrix (read-only float64).
+    error : numpy.ndarray
+        Same shape, non-negative: an estimate or bound of ``|value − true value|`` entry by entry (the method says
+        which), including the rounding of ``value``.
+    method : str
+        How the matrix was computed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = MatrixEstimate(np.eye(2), np.full((2, 2), 1e-16), "example")
+    >>> m.shape, m.max_error
+    ((2, 2), 1e-16)
+    >>> float(m[0, 0])
+    1.0
+    """
+
+    value: "np.ndarray"
+    error: "np.ndarray"
+    method: str
+
+    def __post_init__(self):
+        import numpy as np
+        v = np.array(self.value, dtype=float)
+        e = np.array(self.error, dtype=float)
+        if v.shape != e.shape:
+            raise ValueError(f"value and error must have one shape, not {v.shape} and {e.shape}")
+        if not np.all(e >= 0.0):
+            raise ValueError("a MatrixEstimate's errors must be non-negative")
+        v += 0.0  # −0.0 → +0.0
+        v.flags.writeable = False
+        e.flags.writeable = False
+        object.__setattr__(self, "value", v)
+        object.__setattr__(self, "error", e)
+
+    @property
+    def shape(self) -> tuple:
+        return self.value.shape
+
+    @property
+    def max_error(self) -> float:
+        """The largest entrywise error."""
+        return float(self.error.max()) if self.error.size else 0.0
+
+    def __getitem__(self, index):
+        return self.value[index]
+
+    def __array__(self, dtype=None, copy=None):
+        return self.value if dtype is None else self.value.astype(dtype)
+
+    def entry(self, i: int, j: int) -> Estimate:
+        """Entry (i, j) as an :class:`Estimate`."""
+        return Estimate(float(self.value[i, j]), float(self.error[i, j]), self.method)
