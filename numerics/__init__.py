@@ -18,7 +18,8 @@ Public surface:
   2017), dense or exact in law, batched over seeds: q^l, c^l, forward tangents and backpropagated gradients
   (:class:`MLPRun`); :func:`inputs_with_moments` — inputs with given q⁰, c⁰;
 * :func:`empirical_kernels` — finite-width NNGP and NTK by autograd, the route :func:`theory.network_kernels` is
-  compared with (:class:`EmpiricalKernels`);
+  compared with (:class:`EmpiricalKernels`); :func:`jacobian_moments_mc` — spectral moments of finite networks'
+  input–output Jacobians, Gaussian or orthogonal weights (:class:`JacobianMoments`);
 * :func:`batch_norm`, :func:`bn_forward_map_mc`, :func:`bn_backward_map_mc`, :func:`bn_backward_operator_mc` — the
   BN kernel maps for any Σ (forward, backward V_back(Σ){Δ} = E[JᵀΔJ], cross-batch) with ε, γ, β (bn_layer: batch norm with its closed-form
   backward, one autograd node; bn_kernels: the maps).
@@ -43,9 +44,10 @@ _WHERE = {
     "MLPRun": "mlp", "simulate_mlp": "mlp", "inputs_with_moments": "mlp",
     "train_bn_mlp_ensemble": "ensembles", "train_isometry_mlp_ensemble": "ensembles",
     "EmpiricalKernels": "ntk", "empirical_kernels": "ntk",
+    "JacobianMoments": "jacobian", "jacobian_moments_mc": "jacobian",
 }
 _SUBMODULES = ("isometry_mlp", "bn_chain", "bn_meanfield", "bn_layer", "bn_kernels", "meanfield", "covariance_sde",
-               "mlp", "ntk")
+               "mlp", "ntk", "jacobian")
 
 
 def __getattr__(name):
@@ -69,4 +71,5 @@ __all__ = ["VARIANTS", "SimulationDiverged", "default_device", "equicorrelated_g
            "bn_meanfield_map_mc", "classify_covariance", "iterate_bn_meanfield", "simulate_bn_gradients",
            "batch_norm", "bn_forward_map_mc", "bn_backward_map_mc", "bn_backward_operator_mc", "BackwardOperator",
            "MLPRun", "simulate_mlp", "inputs_with_moments",
-           "train_bn_mlp_ensemble", "train_isometry_mlp_ensemble", "EmpiricalKernels", "empirical_kernels"]
+           "train_bn_mlp_ensemble", "train_isometry_mlp_ensemble", "EmpiricalKernels", "empirical_kernels",
+           "JacobianMoments", "jacobian_moments_mc"]

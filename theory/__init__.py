@@ -30,7 +30,9 @@ Public surface (each name below has Parameters, Returns and Examples):
   10⁶ with 1 − c at full relative precision, and the constant and exponent of its decay (:mod:`theory.meanfield_depth`);
 * :func:`nngp_kernel`, :func:`ntk_kernel`, :func:`network_kernels` — the NNGP kernel and the neural tangent kernel
   of a whole input set through L layers, as a :class:`MatrixEstimate` (closed forms, the logistic scale mixture for
-  tanh and sigmoid, quadrature otherwise: :func:`kernel_route`; :mod:`theory.kernels`).
+  tanh and sigmoid, quadrature otherwise: :func:`kernel_route`; :mod:`theory.kernels`);
+* :func:`jacobian_spectrum_moments` — mean and variance of the squared singular values of the input–output Jacobian,
+  Gaussian or orthogonal weights (Pennington et al. 2017; :mod:`theory.jacobian`).
 """
 from .activations import Activation, activation, gain_family, parse_formula, registered_names
 from .bn_meanfield import (BackwardMapQuadrature, BackwardOperatorQuadrature, BSB1FixedPoint, JacobianEigenvalues,
@@ -46,6 +48,7 @@ from .hermite import hermite_coefficients, hermite_polynomial, hermite_values
 from .isometry import (IsometryStrength, gram_potential, isometry, isometry_gap, isometry_strength,
                        lemma_a4_bounds, log_isometry, normalised_gram)
 from .results import Estimate, MatrixEstimate
+from .jacobian import JacobianSpectrum, jacobian_spectrum_moments
 from .kernels import NetworkKernels, kernel_entries_reference, kernel_route, network_kernels, nngp_kernel, ntk_kernel
 from .gaussian import bivariate_expectation, gaussian_expectation
 from .fixed_points import FixedPoint, Stability, classify_slope, slope, solve_fixed_point, stability
@@ -72,5 +75,5 @@ __all__ = [
     "CriticalPoint", "critical_points", "length_fixed_points",
     "RateFit", "Trajectory", "asymptotic_rate", "correlation_trajectory", "length_trajectory",
     "MatrixEstimate", "NetworkKernels", "kernel_entries_reference", "kernel_route", "network_kernels", "nngp_kernel",
-    "ntk_kernel",
+    "ntk_kernel", "JacobianSpectrum", "jacobian_spectrum_moments",
 ]
