@@ -295,7 +295,7 @@ class _TanhMixture(_Route):
         a2 = self.a2
         F = np.empty_like(p.q12)
         D = np.empty_like(p.q12) if derivative else None
-        chunk = max(1, 1_000_000 // len(ww))
+        chunk = max(1, 65536 // len(ww))      # temporaries of ~0.5 MB
         for lo in range(0, len(F), chunk):
             sl = slice(lo, lo + chunk)
             R = (a2 * p.q1[sl])[:, None] * sb2
@@ -305,8 +305,7 @@ class _TanhMixture(_Route):
             np.sqrt(R, out=R)
             if derivative:
                 D[sl] = np.reciprocal(R) @ ww
-            np.divide((a2 * p.q12[sl])[:, None], R, out=R)
-            np.arctan(R, out=R)
+            np.arctan2((a2 * p.q12[sl])[:, None], R, out=R)
             F[sl] = R @ ww
         F = self.m2 + self.k2 * (2 / math.pi) * F
         return F, (self.k2 * (2 * a2 / math.pi) * D if derivative else None)
@@ -631,9 +630,7 @@ def network_kernels(act, inputs=None, depth: int = 1, sigma_w2: float = 1.0, sig
                           route.name, depth)
 
 
-def nngp_kernel(act, inputs=None, depth: int = 1, sigma_w2: float = 1.0, sigma_b2: float = 0.0, keep: float = 1.0,
-                *, input_gram=None) -> MatrixEstimate:
-    """The NNGP kernel K^L of an input set (:func:`network_kernels` without the NTK).
+_ONE_KERNEL_DOC = """The {name} {symbol} of an input set (:func:`network_kernels`{note}).
 
     Parameters
     ----------
@@ -653,48 +650,34 @@ def nngp_kernel(act, inputs=None, depth: int = 1, sigma_w2: float = 1.0, sigma_b
     Returns
     -------
     MatrixEstimate
-        K^L (n × n) with its entrywise error.
+        {symbol} (n × n) with its entrywise error.
 
     Examples
     --------
-    >>> K = nngp_kernel("erf", input_gram=[[1.0, 0.5], [0.5, 1.0]], depth=1)
-    >>> bool(abs(K[0, 1] - 2 / math.pi * math.asin(2 * 0.5 / 3)) < 1e-15)
-    True
+{example}
     """
+
+
+def nngp_kernel(act, inputs=None, depth: int = 1, sigma_w2: float = 1.0, sigma_b2: float = 0.0, keep: float = 1.0,
+                *, input_gram=None) -> MatrixEstimate:
     return network_kernels(act, inputs, depth, sigma_w2, sigma_b2, keep, input_gram=input_gram, ntk=False).nngp
 
 
 def ntk_kernel(act, inputs=None, depth: int = 1, sigma_w2: float = 1.0, sigma_b2: float = 0.0, keep: float = 1.0,
                *, input_gram=None) -> MatrixEstimate:
-    """The neural tangent kernel Θ^L of an input set (:func:`network_kernels`).
+    return network_kernels(act, inputs, depth, sigma_w2, sigma_b2, keep, input_gram=input_gram, ntk=True).ntk
 
-    Parameters
-    ----------
-    act : Activation or str
-        φ (a registry name, a formula or an Activation).
-    inputs : array_like, shape (n, d), optional
-        The inputs (rows); K⁰ = σ_w² X Xᵀ/d + σ_b².
-    depth : int
-        L ≥ 0 hidden layers.
-    sigma_w2, sigma_b2 : float
-        σ_w² > 0 and σ_b² ≥ 0.
-    keep : float
-        Dropout keep probability ρ ∈ (0, 1].
-    input_gram : array_like, shape (n, n), optional
-        X Xᵀ/d instead of the inputs.
 
-    Returns
-    -------
-    MatrixEstimate
-        Θ^L (n × n) with its entrywise error.
-
-    Examples
-    --------
+nngp_kernel.__doc__ = _ONE_KERNEL_DOC.format(
+    name="NNGP kernel", symbol="K^L", note=" without the NTK", example="""\
+    >>> K = nngp_kernel("erf", input_gram=[[1.0, 0.5], [0.5, 1.0]], depth=1)
+    >>> bool(abs(K[0, 1] - 2 / math.pi * math.asin(2 * 0.5 / 3)) < 1e-15)
+    True""")
+ntk_kernel.__doc__ = _ONE_KERNEL_DOC.format(
+    name="neural tangent kernel", symbol="Θ^L", note="", example="""\
     >>> T = ntk_kernel("relu", input_gram=[[1.0, 0.0], [0.0, 1.0]], depth=1, sigma_w2=2.0)
     >>> round(float(T[0, 0]), 12), round(float(T[0, 1]), 12)   # K¹ + 2·E φ′φ′·K⁰: 2 + 2·½·2; 2/π + 0
-    (4.0, 0.636619772368)
-    """
-    return network_kernels(act, inputs, depth, sigma_w2, sigma_b2, keep, input_gram=input_gram, ntk=True).ntk
+    (4.0, 0.636619772368)""")
 
 
 # ---------------------------------------------------------------------------------------------
