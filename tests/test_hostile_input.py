@@ -619,3 +619,65 @@ def test_the_memory_limit_refuses_a_nan_instead_of_letting_every_simulation_thro
     with pytest.raises(DeepinitError):
         validate.memory(2 * 2 ** 30, "a 2 GiB simulation")
     validate.memory(2 ** 29, "a half-GiB simulation")
+
+
+def test_a_non_utf8_argument_costs_no_report(tmp_path):
+    """A path argument holding a byte that is not UTF-8 (Python keeps it as a lone surrogate): the claim still runs,
+    the report is written and names the argument with the byte as \\xNN (it used to exit 4 with no report)."""
+    report = tmp_path / "r.json"
+    latex = os.fsdecode(os.fsencode(str(tmp_path)) + b"/\xff.tex")
+    code = main(["isometry:lemma-a4", "--budget", "quick", "--no-cache", "--json", str(report), "--latex", latex])
+    assert code == 0
+    doc = json.loads(report.read_text(encoding="utf-8"))
+    assert doc["provenance"]["command"][-1].endswith("\\xff.tex")
+    assert os.path.exists(os.fsencode(str(tmp_path)) + b"/\xff.tex")
+
+
+@pytest.mark.parametrize("argv", [["isometry:" + "a" * 100_000], ["isometry:lemma-a4", "--budget", "q" * 100_000],
+                                  ["isometry:lemma-a4", "--perturb", "z" * 100_000 + "=1.05"],
+                                  ["isometry:lemma-a4", "--json", "p" * 100_000]])
+def test_errors_name_a_huge_argument_without_repeating_it(argv, capsys):
+    """A 100 kB argument gets one short line (it was echoed whole: lines of 100 kB), and a file name longer than the
+    file system allows is refused before any work (it crashed with exit 4 after the work)."""
+    with pytest.raises(SystemExit) as exit_info:
+        code = main(argv)
+        raise SystemExit(code)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and len(err) < 500
+    assert "characters]" in err or "bytes long" in err
+
+
+def test_reports_keep_symlinks_and_permissions_and_long_names(tmp_path):
+    """write_atomic replaces a symlink's target (not the link), keeps an existing file's mode, and writes a 250-byte
+    file name (its temporary file no longer borrows the name)."""
+    from verify.report import check_output_path, write_atomic
+    target = tmp_path / "real.json"
+    target.write_text("{}")
+    os.chmod(target, 0o600)
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    write_atomic(str(link), '{"a": 1}')
+    assert link.is_symlink() and target.read_text() == '{"a": 1}'
+    assert (os.stat(target).st_mode & 0o777) == 0o600
+    long_name = str(tmp_path / ("n" * 250 + ".json"))
+    check_output_path(long_name, "--json")
+    write_atomic(long_name, "x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["real.json", "link.json", "n" * 250 + ".json"])
+
+
+def test_a_second_run_writing_the_same_report_refuses_at_start(tmp_path, capsys):
+    """While one run holds --json X (here: this process holds the lock), another run on X exits 2 at start with one
+    line, before any work; the lock goes with the run (a later run proceeds), and a different file is not blocked."""
+    from verify.report import lock_output, release_outputs
+    report = tmp_path / "r.json"
+    lock_output(str(report), "--json")
+    try:
+        child = subprocess.run([sys.executable, "-m", "verify", "isometry:lemma-a4", "--budget", "quick",
+                                "--json", str(report)], capture_output=True, text=True, timeout=120)
+        assert child.returncode == 2 and "being written by another deepinit-verify run" in child.stderr
+        assert not report.exists()
+    finally:
+        release_outputs()
+    assert main(["isometry:lemma-a4", "--budget", "quick", "--json", str(report)]) == 0
+    assert "provenance" in json.loads(report.read_text())

@@ -11,6 +11,7 @@ reads such a report, skips the claims it already has with the same settings and 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 import json
@@ -27,8 +28,8 @@ from .core import BUDGETS, FIGURE_STYLES, Context, Progress, Verdict, _clean, ca
 from .junit import render_junit
 from .latex import MAX_DIGITS, PLAIN_DIGITS
 from .registry import UsageError, all_claims, failures, paper_keys, resolve
-from .report import (OutputPathError, check_output_dir, check_output_path, render_json, render_latex, render_text,
-                     resolution_text, write_atomic)
+from .report import (OutputPathError, check_output_dir, check_output_path, lock_output, release_outputs, render_json,
+                     render_latex, render_text, resolution_text, write_atomic)
 from .runner import exit_status, run_claim
 
 
@@ -89,9 +90,23 @@ usage: python -m verify PAPER:CLAIM [options]  |  all  |  list  |  profile ACT  
 python -m verify --help lists every command and option."""
 
 
+def clip_long_words(text: str, limit: int = 120) -> str:
+    """``text`` with every run of more than ``limit`` non-space characters shortened to its first 60 and last 20
+    characters and its length: an error message names a 100 kB argument without repeating it."""
+    def clip(m):
+        word = m.group(0)
+        return f"{word[:60]}…[{len(word)} characters]…{word[-20:]}"
+    return re.sub(r"\S{%d,}" % (limit + 1), clip, str(text))
+
+
+def error_line(message: str) -> str:
+    """One ``error: …`` line for stderr, long words clipped (:func:`clip_long_words`)."""
+    return "error: " + clip_long_words(message) + "\n"
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own errors: exit 2 with one clear line, no usage dump, no traceback
-        sys.stderr.write(f"error: {_did_you_mean(message)} (python -m verify --help lists every option)\n")
+        sys.stderr.write(error_line(f"{_did_you_mean(message)} (python -m verify --help lists every option)"))
         sys.exit(2)
 
 
@@ -259,7 +274,7 @@ def _list(paper: str | None, verbose: bool, filters: list[str] = ()) -> int:
                 shown += 1
                 print(f"{ident:40s} {it.status:9s} {it.note}")
     if not shown and filters:
-        sys.stderr.write(f"error: nothing matches {' '.join(filters)!r}; papers are: {', '.join(paper_keys())}\n")
+        sys.stderr.write(error_line(f"nothing matches {' '.join(filters)!r}; papers are: {', '.join(paper_keys())}"))
         return 2
     return 0
 
@@ -389,10 +404,11 @@ def _main_guarded(argv) -> int:
         if args.debug:
             import traceback
             traceback.print_exc()
-        sys.stderr.write(f"error: deepinit-verify crashed: {type(exc).__name__}: {exc}"
-                         + ("" if args.debug else " (--debug shows the traceback)") + "\n")
+        sys.stderr.write(error_line(f"deepinit-verify crashed: {type(exc).__name__}: {exc}"
+                                    + ("" if args.debug else " (--debug shows the traceback)")))
         return 4
     finally:
+        release_outputs()
         Q.set_base_perturbation(None)  # --perturb is for this run only (main may be called in-process)
         if saved_threads is None:
             os.environ.pop("DEEPINIT_THREADS", None)
@@ -744,7 +760,7 @@ def _main(args) -> int:
             claims = [c for c in all_claims() if c.checked and (not args.paper or c.paper == args.paper)]
             broken = {k: why for k, why in failures().items() if not args.paper or k == args.paper}
             for k, why in broken.items():  # the other papers run; the run exits 2 at the end
-                sys.stderr.write(f"error: plugin paper {k!r} could not be loaded, its claims are not run: {why}\n")
+                sys.stderr.write(error_line(f"plugin paper {k!r} could not be loaded, its claims are not run: {why}"))
             if not claims and broken:
                 return 2
         else:
@@ -774,13 +790,15 @@ def _main(args) -> int:
         for path, what in ((json_path, "--json"), (args.latex, "--latex"), (args.junit, "--junit")):
             if path and path != "-":
                 check_output_path(path, what)
+        if json_path and json_path != "-":
+            lock_output(json_path, "--json" if args.json is not None else "--resume")
         if args.latex == "-":
             raise UsageError("--latex needs a file name")
         if args.artefacts:
             check_output_dir(args.artefacts, "--artefacts")
         pool = _pool(args)  # a cluster that cannot be reached is said before any work
     except (UsageError, OutputPathError, expect.ExpectationError) as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        sys.stderr.write(error_line(str(exc)))
         return 2
 
     Q.set_base_perturbation(perturbation)

@@ -176,7 +176,8 @@ def render_paper_page(paper: str, verdicts: dict, budget: str, page_dir: str | N
 
 
 def _fail(message: str):
-    sys.stderr.write(f"error: {message}\n")
+    from .cli import error_line
+    sys.stderr.write(error_line(message))
     raise SystemExit(2)
 
 

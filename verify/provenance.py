@@ -48,6 +48,12 @@ def library_versions() -> dict:
     return out
 
 
+def printable_argument(arg: str) -> str:
+    """An argument as text a report can hold: bytes that were not UTF-8 (kept by Python as lone surrogates, which
+    no UTF-8 file can store) written as ``\\xNN``."""
+    return arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def collect(device: str, budget: str, seed: int, dtype: str, started: str, argv: list[str] | None = None) -> dict:
     return {
         "package": "deepinit-verify", "version": __version__, "git": git_commit(),
@@ -55,7 +61,8 @@ def collect(device: str, budget: str, seed: int, dtype: str, started: str, argv:
         "platform": platform.platform(), "machine": platform.machine(), "cpu_count": os.cpu_count(),
         "libraries": library_versions(), "device": device, "budget": budget, "seed": seed, "dtype": dtype,
         "torch_threads": _torch_threads(), "started": started, "finished": now(),
-        "command": [os.path.basename(sys.executable), "-m", "verify", *(sys.argv[1:] if argv is None else argv)],
+        "command": [os.path.basename(sys.executable), "-m", "verify",
+                    *map(printable_argument, sys.argv[1:] if argv is None else argv)],
         **papers(),
     }
 

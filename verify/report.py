@@ -181,7 +181,16 @@ def check_output_path(path: str, what: str) -> str:
         raise OutputPathError(f"{what} {path!r} is a directory; give a file name")
     if os.path.exists(ap) and not os.path.isfile(ap):
         raise OutputPathError(f"{what} {path!r} exists and is not a regular file")
-    _probe_directory(os.path.dirname(ap) or ".", path, what)
+    directory = os.path.dirname(ap) or "."
+    _probe_directory(directory, path, what)
+    name = os.fsencode(os.path.basename(ap))
+    try:
+        name_max = os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        name_max = 255
+    if len(name) > name_max:
+        raise OutputPathError(f"{what}: the file name is {len(name)} bytes long; this file system allows at most "
+                              f"{name_max}")
     return ap
 
 
@@ -205,6 +214,43 @@ def _probe_directory(directory: str, path: str, what: str) -> None:
         raise OutputPathError(f"{what} {path!r} cannot be written: {exc.strerror or exc}") from None
 
 
+#: file descriptors of the output locks this process holds (:func:`lock_output`, released by :func:`release_outputs`)
+_HELD_LOCKS: list[int] = []
+
+
+def lock_output(path: str, what: str) -> None:
+    """Hold, until :func:`release_outputs` or the process ends (a kill included), an exclusive lock on ``path`` for
+    this run: a second run writing the same report (``--json``, ``--resume``) refuses at start instead of one run's
+    verdicts vanishing. The lock is a file named by the path's hash in the temporary directory (nothing is written
+    next to the report); :class:`OutputPathError` if another run holds it. Where ``fcntl`` is missing, no lock."""
+    try:
+        import fcntl
+    except ImportError:
+        return
+    import hashlib
+    real = os.path.realpath(path)
+    d = os.path.join(tempfile.gettempdir(), f"deepinit-verify-locks-{os.getuid()}")
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    fd = os.open(os.path.join(d, hashlib.sha256(os.fsencode(real)).hexdigest()[:32] + ".lock"),
+                 os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise OutputPathError(f"{what} {path!r} is being written by another deepinit-verify run; wait for it to "
+                              "finish or write another file") from None
+    _HELD_LOCKS.append(fd)
+
+
+def release_outputs() -> None:
+    """Release every lock of :func:`lock_output`."""
+    while _HELD_LOCKS:
+        try:
+            os.close(_HELD_LOCKS.pop())
+        except OSError:
+            pass
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
@@ -213,15 +259,21 @@ def _umask() -> int:
 
 def write_atomic(path: str, text: str) -> None:
     """Write ``text`` to ``path`` atomically (an interrupted run never leaves a torn file, and no temporary file is
-    left behind on any path out, Ctrl-C included)."""
-    d = os.path.dirname(os.path.abspath(path)) or "."
+    left behind on any path out, Ctrl-C included). A symbolic link is followed (its target is replaced, the link
+    stays) and an existing file keeps its permissions; a new one gets the umask's."""
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    d = os.path.dirname(os.path.abspath(target)) or "."
     os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except OSError:
+        mode = 0o666 & ~_umask()   # mkstemp's 0600 would make every new report private: the umask decides
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".part")   # a long name stays within NAME_MAX
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would make every report private: the umask decides
-        os.replace(tmp, path)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
