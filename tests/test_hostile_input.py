@@ -681,3 +681,21 @@ def test_a_second_run_writing_the_same_report_refuses_at_start(tmp_path, capsys)
         release_outputs()
     assert main(["isometry:lemma-a4", "--budget", "quick", "--json", str(report)]) == 0
     assert "provenance" in json.loads(report.read_text())
+
+
+def test_resume_reuses_a_verdict_only_from_the_same_code(tmp_path, monkeypatch, capsys):
+    """--resume compares the code (package and plugin sources, as the cache keys them) besides the settings: a
+    report written by other code is recomputed, not reported as "holds (not rerun)"."""
+    from verify import cache
+    report = tmp_path / "r.json"
+    args = ["isometry:lemma-a4", "--budget", "quick", "--no-cache", "--resume", str(report)]
+    assert main(args) == 0
+    doc = json.loads(report.read_text())
+    assert doc["verdicts"][0]["settings"]["code"] == cache.code_id("isometry:lemma-a4")
+    capsys.readouterr()
+    assert main(args) == 0
+    assert "same settings and code, not rerun" in capsys.readouterr().out
+    monkeypatch.setattr(cache, "code_id", lambda claim_id: "0" * 16)      # as after an edit of the sources
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "not rerun" not in out and "isometry:lemma-a4" in out

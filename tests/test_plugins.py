@@ -270,3 +270,20 @@ def test_the_contract_checker_passes_a_sound_plugin_and_names_what_a_sloppy_one_
     assert r.returncode == 1
     assert "FAIL  declared quantities are the consumed ones — declared ['mini2024:m2'], consumed none" in r.stdout
     assert "FAIL  mini2024:m2 ×(1 ± 0.05) is flagged — +δ: not consumed, −δ: not consumed" in r.stdout
+
+
+def test_a_plugin_that_exits_or_prints_at_import_fails_alone(plugin_env):
+    """A plugin calling sys.exit(0) at import made every command exit 0 having run nothing, and one printing at import
+    corrupted `--json -`: the first is that plugin's failure (the others run, the exit status is theirs), the second
+    prints to stderr."""
+    site, env, tmp = plugin_env
+    _install(site, "exiting_plugin", "import sys\nsys.exit(0)\n", key="exiting2024")
+    _install(site, "chatty_plugin", "print('hello from a plugin')\nfrom verify import api\n"
+             "PAPER = api.Paper(key='chatty2024', title='t', citation='c', api_version='1.0')\n", key="chatty2024")
+    r = _verify(env, "list", "exiting2024")
+    assert "exiting2024" in r.stdout and "sys.exit(0)" in r.stdout
+    r = _verify(env, "exiting2024:anything", "-q")
+    assert r.returncode == 2 and "could not be loaded" in r.stderr
+    r = _verify(env, "isometry:lemma-a4", "--budget", "quick", "--no-cache", "--json", "-", "-q")
+    assert r.returncode == 0 and json.loads(r.stdout)["verdicts"][0]["status"] == "holds"
+    assert "hello from a plugin" in r.stderr and "hello" not in r.stdout

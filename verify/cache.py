@@ -79,6 +79,13 @@ def code_hash() -> str:
     return h.hexdigest()
 
 
+def code_id(claim_id: str) -> str:
+    """The code a claim's verdict depends on — the package's sources and its paper's plugin — as the short hash
+    a report records in each verdict's settings (``"code"``) and ``--resume`` compares."""
+    paper = claim_id.split(":", 1)[0]
+    return hashlib.sha256(f"{package_hash()}:{plugin_hash(paper)}".encode()).hexdigest()[:16]
+
+
 def run_settings(budget: str, seed: int, *, device: str = "cpu", dtype: str = "float64", controls: bool = True,
                  sensitivity: bool = False, perturb: dict | None = None, figure_style: str = "default",
                  params: dict | None = None) -> dict:

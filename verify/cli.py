@@ -841,11 +841,15 @@ def _main(args) -> int:
                        artefact_dir=args.artefacts, figure_style=args.figure_style)
 
     def known(claim, settings) -> tuple[Verdict | None, bool]:
-        """A verdict this run need not compute, and whether it comes from --resume (same settings) or the cache."""
+        """A verdict this run need not compute, and whether it comes from --resume (same settings and the same code:
+        the sources of the package and of the claim's plugin, as the cache keys them) or the cache."""
         old = kept.get(claim.id)
-        if old is not None and old.status != "error" and _clean(old.settings) == settings:
-            say(f"{claim.id:40s} {old.status:20s} (from {args.resume}: same settings, not rerun)")
-            return old, True
+        if old is not None and old.status != "error":
+            recorded = _clean(old.settings)
+            same_code = recorded.pop("code", None) == cache.code_id(claim.id)
+            if recorded == settings and same_code:
+                say(f"{claim.id:40s} {old.status:20s} (from {args.resume}: same settings and code, not rerun)")
+                return old, True
         cached = cache.load(claim.id, settings) if use_cache else None
         if cached is not None and args.artefacts and not _artefacts_in(cached, args.artefacts):
             cached = None  # its figures were written elsewhere: recompute, so that they are written where asked
@@ -859,7 +863,7 @@ def _main(args) -> int:
             if use_cache:
                 cache.store(v, settings)
         run_seconds.append(v.seconds)
-        v.settings = settings
+        v.settings = {**settings, "code": cache.code_id(claim.id)}   # what --resume compares
         verdicts.append(v)
         tag = " (cached)" if v.claim_id in from_cache else ""   # the terminal only: never in a report's content
         if args.quiet:

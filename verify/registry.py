@@ -8,9 +8,11 @@ recorded with its cause (:func:`failures`); the other papers load and run.
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import re
+import sys
 from importlib import metadata
 
 from .core import Claim
@@ -160,7 +162,12 @@ def load_papers() -> None:
         source = {"distribution": _distribution(ep), "version": dist.version if dist is not None else None,
                   "module": ep.value.split(":", 1)[0], "builtin": _distribution(ep) == BUILTIN_DISTRIBUTION}
         try:
-            obj = ep.load()
+            # a plugin's prints at import go to stderr (stdout may be `--json -`), and its sys.exit() is its failure
+            with contextlib.redirect_stdout(sys.stderr):
+                try:
+                    obj = ep.load()
+                except SystemExit as exc:
+                    raise RuntimeError(f"the plugin called sys.exit({exc.code!r}) while being imported") from None
             if not isinstance(obj, Paper):
                 raise TypeError(f"entry point {ep.name} = {ep.value!r} is not a verify.api.Paper")
             if obj.key != ep.name:
