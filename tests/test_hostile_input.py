@@ -699,3 +699,20 @@ def test_resume_reuses_a_verdict_only_from_the_same_code(tmp_path, monkeypatch, 
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "not rerun" not in out and "isometry:lemma-a4" in out
+
+
+def test_artefacts_are_written_even_when_the_verdict_was_cached_without_them(tmp_path, monkeypatch):
+    """A verdict cached (or resumed) from a run without --artefacts records no figure files: --artefacts DIR used to
+    reuse it and write nothing. The settings now record that figures were asked for, so the claim is recomputed and
+    its figure written; a second run into the same directory reuses the cached verdict."""
+    monkeypatch.setenv("DEEPINIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("DEEPINIT_NO_CACHE", raising=False)
+    args = ["covariance-sde:figure1", "--budget", "quick", "--no-control", "-q"]
+    assert main(args) == 0
+    figures = tmp_path / "figures"
+    assert main(args + ["--artefacts", str(figures)]) == 0
+    assert (figures / "covariance_sde_figure1.png").is_file()
+    report = tmp_path / "r.json"
+    assert main(args + ["--resume", str(report)]) == 0                    # a report made without figures
+    assert main(args + ["--resume", str(report), "--artefacts", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "covariance_sde_figure1.png").is_file()

@@ -454,7 +454,7 @@ def _settings(args, ctx: Context) -> dict:
     """What a verdict depends on besides the code: compared by ``--resume`` (JSON-normalised)."""
     return cache.run_settings(ctx.budget, ctx.seed, device=ctx.device, dtype=ctx.dtype, controls=not args.no_control,
                               sensitivity=bool(args.sensitivity), perturb=Q.base_perturbation(),
-                              figure_style=args.figure_style, params=ctx.params)
+                              figure_style=args.figure_style, params=ctx.params, artefacts=bool(args.artefacts))
 
 
 def _render(args) -> int:
@@ -847,7 +847,7 @@ def _main(args) -> int:
         if old is not None and old.status != "error":
             recorded = _clean(old.settings)
             same_code = recorded.pop("code", None) == cache.code_id(claim.id)
-            if recorded == settings and same_code:
+            if recorded == settings and same_code and (not args.artefacts or _artefacts_in(old, args.artefacts)):
                 say(f"{claim.id:40s} {old.status:20s} (from {args.resume}: same settings and code, not rerun)")
                 return old, True
         cached = cache.load(claim.id, settings) if use_cache else None
