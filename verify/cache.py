@@ -88,7 +88,7 @@ def code_id(claim_id: str) -> str:
 
 def run_settings(budget: str, seed: int, *, device: str = "cpu", dtype: str = "float64", controls: bool = True,
                  sensitivity: bool = False, perturb: dict | None = None, figure_style: str = "default",
-                 params: dict | None = None, artefacts: bool = False) -> dict:
+                 params: dict | None = None) -> dict:
     """What a verdict depends on besides the code, JSON-normalised: the cache key's settings and what ``--resume``
     compares. The command line and the pytest plugin build it here, so each reuses the other's cached verdicts."""
     from . import __version__
@@ -97,7 +97,6 @@ def run_settings(budget: str, seed: int, *, device: str = "cpu", dtype: str = "f
                    "sensitivity": bool(sensitivity), "version": __version__,
                    **({"perturb": dict(perturb)} if perturb else {}),
                    **({"figure_style": figure_style} if figure_style != "default" else {}),
-                   **({"artefacts": True} if artefacts else {}),   # a verdict computed without figures has none
                    **{f"param.{k}": v for k, v in sorted((params or {}).items())}})
 
 

@@ -454,7 +454,7 @@ def _settings(args, ctx: Context) -> dict:
     """What a verdict depends on besides the code: compared by ``--resume`` (JSON-normalised)."""
     return cache.run_settings(ctx.budget, ctx.seed, device=ctx.device, dtype=ctx.dtype, controls=not args.no_control,
                               sensitivity=bool(args.sensitivity), perturb=Q.base_perturbation(),
-                              figure_style=args.figure_style, params=ctx.params, artefacts=bool(args.artefacts))
+                              figure_style=args.figure_style, params=ctx.params)
 
 
 def _render(args) -> int:
@@ -840,6 +840,12 @@ def _main(args) -> int:
                        params=bound[claim.id], progress=Progress(label, enabled=progress and not args.quiet),
                        artefact_dir=args.artefacts, figure_style=args.figure_style)
 
+    def with_figures(v: Verdict) -> bool:
+        """Under --artefacts, a verdict is reused only if it was computed with figures asked for (its settings say
+        ``artefacts: true``; one computed without lists no files, so "all its files are there" would hold vacuously)
+        and its files are in the requested directory."""
+        return not args.artefacts or (bool(v.settings.get("artefacts")) and _artefacts_in(v, args.artefacts))
+
     def known(claim, settings) -> tuple[Verdict | None, bool]:
         """A verdict this run need not compute, and whether it comes from --resume (same settings and the same code:
         the sources of the package and of the claim's plugin, as the cache keys them) or the cache."""
@@ -847,23 +853,25 @@ def _main(args) -> int:
         if old is not None and old.status != "error":
             recorded = _clean(old.settings)
             same_code = recorded.pop("code", None) == cache.code_id(claim.id)
-            if recorded == settings and same_code and (not args.artefacts or _artefacts_in(old, args.artefacts)):
+            recorded.pop("artefacts", None)
+            if recorded == settings and same_code and with_figures(old):
                 say(f"{claim.id:40s} {old.status:20s} (from {args.resume}: same settings and code, not rerun)")
                 return old, True
         cached = cache.load(claim.id, settings) if use_cache else None
-        if cached is not None and args.artefacts and not _artefacts_in(cached, args.artefacts):
-            cached = None  # its figures were written elsewhere: recompute, so that they are written where asked
+        if cached is not None and not with_figures(cached):
+            cached = None  # no figures, or written elsewhere: recompute, so that they are written where asked
         if cached is not None:
             from_cache.add(claim.id)
         return cached, False
 
     def finished(v: Verdict, claim, settings, computed: bool) -> None:
+        figures = {"artefacts": True} if (v.settings.get("artefacts") if not computed else args.artefacts) else {}
         if computed:
-            v.settings = settings
+            v.settings = {**settings, **figures}
             if use_cache:
                 cache.store(v, settings)
         run_seconds.append(v.seconds)
-        v.settings = {**settings, "code": cache.code_id(claim.id)}   # what --resume compares
+        v.settings = {**settings, **figures, "code": cache.code_id(claim.id)}   # what --resume compares
         verdicts.append(v)
         tag = " (cached)" if v.claim_id in from_cache else ""   # the terminal only: never in a report's content
         if args.quiet:
