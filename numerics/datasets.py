@@ -59,21 +59,25 @@ def _labels(y, name: str) -> np.ndarray:
     y = np.asarray(y)
     if y.ndim != 1 or y.size == 0:
         raise DeepinitError(f"{name}: labels must be a non-empty 1-D array")
+    if y.dtype.kind not in "iufb":   # complex, text, objects: not labels
+        raise DeepinitError(f"{name}: labels must be integers 0..K−1 (found dtype {y.dtype})")
     if not np.issubdtype(y.dtype, np.integer):
         if not (np.issubdtype(y.dtype, np.floating) and np.all(np.isfinite(y)) and np.all(y == np.round(y))):
             raise DeepinitError(f"{name}: labels must be integers 0..K−1")
-        y = y.astype(np.int64)
     if y.min() < 0:
-        raise DeepinitError(f"{name}: labels must be integers 0..K−1 (found {int(y.min())})")
-    return y.astype(np.int64)
+        raise DeepinitError(f"{name}: labels must be integers 0..K−1 (found {y.min():.0f})")
+    if y.max() >= y.size:   # K classes need at least K samples; a huge label would size every one-hot array
+        raise DeepinitError(f"{name}: labels must be integers 0..K−1 with K at most the number of samples "
+                            f"({y.size}); found the label {y.max():.0f}")
+    return y.astype(np.int64)   # after the checks: a float label like 1e300 has no int64
 
 
 def _features(x, name: str) -> np.ndarray:
     x = np.asarray(x)
     if x.ndim < 2 or x.shape[0] == 0:
         raise DeepinitError(f"{name}: inputs must be an array of shape (samples, features…)")
-    if not np.issubdtype(x.dtype, np.number):
-        raise DeepinitError(f"{name}: inputs must be numeric")
+    if x.dtype.kind not in "iufb":   # complex would lose its imaginary part silently; text and objects are no inputs
+        raise DeepinitError(f"{name}: inputs must be real numbers (found dtype {x.dtype})")
     x = x.reshape(x.shape[0], -1).astype(np.float64)
     if not np.all(np.isfinite(x)):
         raise DeepinitError(f"{name}: inputs contain NaN or infinite values")
@@ -91,8 +95,14 @@ def _finish(name, xtr, ytr, xte, yte, description) -> Dataset:
     classes = int(max(ytr.max(), yte.max())) + 1
     if classes < 2 or len(np.unique(ytr)) < 2:
         raise DeepinitError(f"{name}: at least two classes are needed in the training set")
+    scale = float(np.max(np.abs(xtr)))   # standardising is scale-free; this keeps x² finite for |x| near 1e308
+    if scale > 1e150:
+        xtr, xte = xtr / scale, xte / scale
     mu, sd = xtr.mean(axis=0), xtr.std(axis=0)
-    sd = np.where(sd > 0, sd, 1.0)
+    if not np.any(sd > 0):
+        raise DeepinitError(f"{name}: every input feature is constant over the training set: the standardised "
+                            "inputs would all be zero")
+    sd = np.where(sd > 0, sd, 1.0)   # a constant feature becomes 0 (stated in the module docstring)
     f32 = np.float32
     return Dataset(name, ((xtr - mu) / sd).astype(f32), ytr, ((xte - mu) / sd).astype(f32), yte, classes,
                    description)
@@ -117,6 +127,28 @@ def raw_arrays(name: str) -> tuple[np.ndarray, np.ndarray] | None:
     return d.data, d.target
 
 
+def _check_sizes(npz, name: str) -> None:
+    """Read each array's header (shape, dtype) without loading it, and refuse before any allocation what would not
+    fit in memory once converted to float64 (theory.validate.memory)."""
+    total = 0
+    for key in npz.files:
+        with npz.zip.open(key + ".npy") as member:
+            version = np.lib.format.read_magic(member)
+            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                           else np.lib.format.read_array_header_2_0)
+            shape, _, dtype = read_header(member, max_header_size=100_000)
+        if dtype.hasobject:
+            raise DeepinitError(f"dataset {name!r}: array {key!r} holds Python objects; arrays of numbers only")
+        total += int(np.prod(shape, dtype=np.float64)) * max(dtype.itemsize, 8)
+    validate.memory(2 * total, f"dataset {name!r} ({total / 2 ** 20:.0f} MiB as float64)")
+
+
+def check_file(path: str) -> None:
+    """Validate a dataset file as a run would read it (``DeepinitError`` with the reason): its arrays' names, dtypes
+    (real numbers), shapes, sizes, finiteness and labels. The command line calls it before any work."""
+    load_dataset(path)
+
+
 def load_dataset(spec, *, test_fraction: float = 0.25, seed: int = 0) -> Dataset:
     """A registered name (``"digits"``), a path to a ``.npz`` file, or an ``(x, y)`` pair → :class:`Dataset`."""
     if isinstance(spec, Dataset):
@@ -136,6 +168,7 @@ def load_dataset(spec, *, test_fraction: float = 0.25, seed: int = 0) -> Dataset
     try:
         with np.load(spec, allow_pickle=False) as f:
             keys = set(f.files)
+            _check_sizes(f, spec)
             if {"x_train", "y_train", "x_test", "y_test"} <= keys:
                 parts = [f[k] for k in ("x_train", "y_train", "x_test", "y_test")]
             elif {"x", "y"} <= keys:

@@ -287,3 +287,59 @@ def test_a_plugin_that_exits_or_prints_at_import_fails_alone(plugin_env):
     r = _verify(env, "isometry:lemma-a4", "--budget", "quick", "--no-cache", "--json", "-", "-q")
     assert r.returncode == 0 and json.loads(r.stdout)["verdicts"][0]["status"] == "holds"
     assert "hello from a plugin" in r.stderr and "hello" not in r.stdout
+
+
+def test_a_plugin_that_hangs_at_import_is_a_load_failure_not_a_hung_command(plugin_env):
+    """A plugin whose import never ends hung `verify list` and every run: the import now has a time limit
+    (DEEPINIT_PLUGIN_TIMEOUT, here 2 s); past it the plugin is a load failure and the other papers run."""
+    import time
+    site, env, tmp = plugin_env
+    _install(site, "hanging_plugin", "import time\nwhile True:\n    time.sleep(0.5)\n", key="hanging2024")
+    env = {**env, "DEEPINIT_PLUGIN_TIMEOUT": "2"}
+    start = time.monotonic()
+    r = _verify(env, "list", "hanging2024", timeout=120)
+    assert "hanging2024" in r.stdout and "longer than 2 s" in r.stdout
+    r = _verify(env, "isometry:lemma-a4", "--budget", "quick", "--no-cache", "-q", timeout=120)
+    assert r.returncode == 0 and "holds" in r.stdout
+    assert time.monotonic() - start < 100
+    r = _verify({**env, "DEEPINIT_PLUGIN_TIMEOUT": "-1"}, "isometry:lemma-a4", "--budget", "quick", "-q")
+    assert r.returncode == 2 and "DEEPINIT_PLUGIN_TIMEOUT" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_paper_served_twice_or_shadowed_by_a_local_module_is_an_error_naming_both(plugin_env):
+    """A second distribution serving the key mini2024, and a local mini_plugin.py earlier on the path than the
+    installed plugin, each used to replace one paper silently: both are now that paper's load failure naming the two
+    sources; the built-in papers still run."""
+    site, env, tmp = plugin_env
+    local = tmp / "work"
+    local.mkdir()
+    (local / "mini_plugin.py").write_text("raise SystemExit('a stale copy')\n")
+    r = _verify(env, "list", "mini2024", cwd=local)
+    assert "mini2024" in r.stdout and "is found in" in r.stdout and str(local) in r.stdout
+    r = _verify(env, "mini2024:second-moment", "--budget", "quick", "-q", cwd=local)
+    assert r.returncode == 2 and "is found in" in r.stderr
+    r = _verify(env, "list", "mini2024")                         # from elsewhere: one module, the plugin loads
+    assert "is found in" not in r.stdout and "second-moment" in r.stdout
+    other = tmp / "site2"
+    _install(other, "mini_twin", PLUGIN.replace('key="mini2024"', 'key="mini2024"'), key="mini2024")
+    twin_env = {**env, "PYTHONPATH": os.pathsep.join([str(site), str(other), ROOT])}
+    r = _verify(twin_env, "list", "mini2024")
+    assert "served twice" in r.stdout and "mini-plugin" in r.stdout and "mini-twin" in r.stdout
+    r = _verify(twin_env, "isometry:lemma-a4", "--budget", "quick", "--no-cache", "-q")
+    assert r.returncode == 0
+
+
+def test_the_pytest_plugin_reports_a_broken_plugin_as_a_failure(plugin_env):
+    """A broken plugin was dropped silently by the pytest plugin (exit 0 having run none of it): with
+    --verify-claims=all it is now a failing item naming the cause."""
+    site, env, tmp = plugin_env
+    _install(site, "broken_plugin", "import no_such_module_anywhere\n", key="broken2024")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--verify-claims=broken2024,"
+                        "mini2024:second-moment", "--verify-budget=quick", "--verify-only", "--verify-no-control",
+                        "-q", str(tmp)], cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0, r.stdout
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--verify-claims=all",
+                        "--verify-budget=quick", "--verify-only", "--verify-no-control", "-q", "-k",
+                        "broken2024 or second_moment or second-moment", str(tmp)], cwd=tmp, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1 and "1 failed" in r.stdout and "no_such_module_anywhere" in r.stdout, r.stdout[-2000:]

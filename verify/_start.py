@@ -4,9 +4,9 @@ Two things happen before the command line is read:
 
 * a local ``theory.py`` or ``numerics.py`` that shadows one of the package's own modules is refused with one
   line (it would otherwise break the imports with an obscure ``ModuleNotFoundError``);
-* Ctrl-C at any moment, the imports included, exits with status 130 and one line, never a traceback and never
-  death by a signal (an interrupt during torch's import is held until the import has finished: torch's C++
-  initialisation aborts the process when interrupted).
+* Ctrl-C (or SIGTERM) at any moment, the imports included, exits with status 130 and one line, never a traceback
+  and never death by a signal (an interrupt during torch's import is held until the import has finished: torch's
+  C++ initialisation aborts the process when interrupted).
 
 The second needs care in two places. An interrupt can be swallowed on its way up — raised inside a finaliser or a
 callback, Python prints "Exception ignored" and goes on — so :func:`run` installs a SIGINT handler that records the
@@ -69,10 +69,12 @@ def _cancel_redelivery() -> None:
 def _ignore_further_interrupts() -> None:
     """From here on the exit status is decided: Python restores the default SIGINT action while it finalises, so a
     Ctrl-C then would kill the process by the signal; an ignored one lets it end with its status."""
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except (ValueError, OSError):
-        pass
+    for sig in (signal.SIGINT, getattr(signal, "SIGTERM", None)):
+        try:
+            if sig is not None and (sig == signal.SIGINT or signal.getsignal(sig) is _on_sigint):
+                signal.signal(sig, signal.SIG_IGN)
+        except (ValueError, OSError):
+            pass
 
 
 def exit_interrupted(note: str = "interrupted") -> None:
@@ -155,6 +157,10 @@ def _record_interrupts() -> None:
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, _on_sigint)
             sys.unraisablehook = _unraisable
+        # SIGTERM (a batch scheduler's or `kill`'s) is an interrupt too: the report in progress is finished and no
+        # temporary file is left, where the default action would end the process mid-write
+        if hasattr(signal, "SIGTERM") and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _on_sigint)
     except (ValueError, OSError):  # not the main thread: nothing to record
         pass
 

@@ -3,9 +3,14 @@
 The key is the claim id, the run's settings (budget, seed, device, dtype, parameters, controls, sensitivity,
 perturbation, version), a hash of the package's own source files (``theory/``, ``numerics/``, ``verify/``) and, for a
 plugin paper's claim, a hash of the plugin's source files and its version, so an edited check — built in or a
-plugin's — never returns a stale verdict. Entries are the verdicts' JSON, written atomically. The directory is
-``$DEEPINIT_CACHE`` or ``~/.cache/deepinit-verify``; ``--no-cache`` (or ``DEEPINIT_NO_CACHE=1``) bypasses it. Verdicts
-that crashed (``error``) or were interrupted are never stored.
+plugin's — never returns a stale verdict; and the versions of the libraries that compute the numbers
+(:data:`verify.provenance.LIBRARIES`: sympy, mpmath, numpy, scipy, torch, python-flint), so a verdict computed under
+one version of mpmath is not served under another. Each verdict records what computed it (``settings["computed"]``:
+the time and those versions), which a cached or resumed verdict keeps. Entries are the verdicts' JSON, written
+atomically, and validated when read: an entry that is not a regular file, is not the verdict of the claim asked for,
+is an ``error``, or does not read back to itself is discarded and the claim recomputed (never a crash, never a block).
+The directory is ``$DEEPINIT_CACHE`` or ``~/.cache/deepinit-verify``; ``--no-cache`` (or ``DEEPINIT_NO_CACHE=1``)
+bypasses it. Verdicts that crashed (``error``) or were interrupted are never stored.
 """
 from __future__ import annotations
 
@@ -79,11 +84,27 @@ def code_hash() -> str:
     return h.hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
+def library_versions() -> dict:
+    """The versions of the libraries that compute a verdict's numbers (:data:`verify.provenance.LIBRARIES`)."""
+    from .provenance import library_versions as versions
+    return versions()
+
+
 def code_id(claim_id: str) -> str:
-    """The code a claim's verdict depends on — the package's sources and its paper's plugin — as the short hash
-    a report records in each verdict's settings (``"code"``) and ``--resume`` compares."""
+    """The code a claim's verdict depends on — the package's sources, its paper's plugin and the numerical
+    libraries' versions — as the short hash a report records in each verdict's settings (``"code"``) and
+    ``--resume`` compares."""
     paper = claim_id.split(":", 1)[0]
-    return hashlib.sha256(f"{package_hash()}:{plugin_hash(paper)}".encode()).hexdigest()[:16]
+    libraries = json.dumps(library_versions(), sort_keys=True)
+    return hashlib.sha256(f"{package_hash()}:{plugin_hash(paper)}:{libraries}".encode()).hexdigest()[:16]
+
+
+def computed_stamp() -> dict:
+    """What a verdict computed now records of its computation (``settings["computed"]``): when, and with which
+    library versions."""
+    from .provenance import now
+    return {"at": now(), "libraries": library_versions()}
 
 
 def run_settings(budget: str, seed: int, *, device: str = "cpu", dtype: str = "float64", controls: bool = True,
@@ -102,26 +123,69 @@ def run_settings(budget: str, seed: int, *, device: str = "cpu", dtype: str = "f
 
 def key(claim_id: str, settings: dict) -> str:
     paper = claim_id.split(":", 1)[0]
-    doc = json.dumps({"claim": claim_id, "settings": settings, "code": package_hash(), "plugin": plugin_hash(paper)},
-                     sort_keys=True, default=str)
+    doc = json.dumps({"claim": claim_id, "settings": settings, "code": package_hash(), "plugin": plugin_hash(paper),
+                      "libraries": library_versions()}, sort_keys=True, default=str)
     return hashlib.sha256(doc.encode()).hexdigest()
 
 
-def load(claim_id: str, settings: dict) -> Verdict | None:
-    path = os.path.join(directory(), key(claim_id, settings)[:2], key(claim_id, settings) + ".json")
+def _path(claim_id: str, settings: dict) -> str:
+    k = key(claim_id, settings)
+    return os.path.join(directory(), k[:2], k + ".json")
+
+
+def entry_problem(doc, claim_id: str) -> str:
+    """Why the JSON ``doc`` is not a cache entry for ``claim_id`` ("" when it is one): it must be a verdict of that
+    claim, not ``error``, with rows a check could have built, that reads back to itself (what :func:`store` wrote)."""
+    from .core import EvidenceError
     try:
-        with open(path, encoding="utf-8") as f:
-            return Verdict.from_dict(json.load(f))
-    except (OSError, ValueError, TypeError, KeyError):
+        v = Verdict.from_dict(doc)
+    except ValueError as exc:
+        return str(exc)
+    if v.claim_id != claim_id:
+        return f"the verdict of {v.claim_id[:80]!r}, not of {claim_id!r}"
+    if v.status == ERROR:
+        return "an error verdict (never stored)"
+    for row in v.evidence:
+        if not isinstance(row.name, str) or row.passed not in (True, False, None):
+            return "an evidence row with a name that is not text or a pass mark that is not true/false/null"
+        try:
+            row.validate()
+        except (EvidenceError, TypeError, ValueError) as exc:
+            return f"an evidence row a check cannot build ({str(exc)[:120]})"
+    try:
+        same = json.dumps(v.to_dict(), sort_keys=True) == json.dumps(doc, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        same = False
+    return "" if same else "fields that do not read back to themselves"
+
+
+def load(claim_id: str, settings: dict) -> Verdict | None:
+    """The cached verdict of ``claim_id`` under ``settings`` and this code, or None. An entry that cannot be used
+    (see :func:`entry_problem`; a FIFO or other non-file, a file over the size limit) is removed, so that the verdict
+    computed next replaces it."""
+    from .report import parse_json, read_input
+    path = _path(claim_id, settings)
+    try:
+        doc = parse_json(read_input(path))
+        problem = entry_problem(doc, claim_id)
+    except FileNotFoundError:
         return None
+    except (OSError, ValueError) as exc:
+        problem = str(exc) or type(exc).__name__
+    if not problem:
+        return Verdict.from_dict(doc)
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+    return None
 
 
 def store(verdict: Verdict, settings: dict) -> None:
     if verdict.status == ERROR:
         return
     from .report import write_atomic
-    k = key(verdict.claim_id, settings)
     try:
-        write_atomic(os.path.join(directory(), k[:2], k + ".json"), json.dumps(verdict.to_dict(), ensure_ascii=False))
+        write_atomic(_path(verdict.claim_id, settings), json.dumps(verdict.to_dict(), ensure_ascii=False))
     except OSError:
         pass  # a read-only home directory: no cache, never an error

@@ -14,6 +14,7 @@ import argparse
 import re
 import sys
 
+import collections
 import json
 import math
 import os
@@ -667,15 +668,23 @@ def _print_table(header: list, rows: list[list]) -> None:
     t = Table(*header, show_lines=False, header_style="bold")
     for r in rows:
         t.add_row(*["" if c is None else (f"{c:.6g}" if isinstance(c, float) else str(c)) for c in r])
-    Console(soft_wrap=False).print(t)
+    import shutil
+    # at least 100 columns: a tiny terminal width (COLUMNS=1) would fold every cell away to nothing
+    Console(soft_wrap=False, width=max(100, shutil.get_terminal_size((140, 24)).columns)).print(t)
 
 
 def _write_csv(verdicts: list[Verdict], directory: str) -> None:
     import csv
     import io
+    import hashlib
     import re as _re
+    stems = {v.claim_id: _re.sub(r"[^A-Za-z0-9-]+", "_", v.claim_id) for v in verdicts}
+    taken = collections.Counter(stems.values())
+    for cid, stem in stems.items():   # two ids on one file name ('a.b', 'a..b'): each gets its id's hash
+        if taken[stem] > 1:
+            stems[cid] = f"{stem}_{hashlib.sha256(cid.encode()).hexdigest()[:8]}"
     for v in verdicts:
-        stem = _re.sub(r"[^A-Za-z0-9-]+", "_", v.claim_id)
+        stem = stems[v.claim_id]
         tables = [(f"{stem}_table{k}.csv", list(t[1]), [list(r) for r in t[2]]) for k, t in enumerate(v.tables, 1)]
         if v.evidence:
             fields = ["name", "theory", "numeric", "bound", "observed", "slack", "ci_low", "ci_high", "confidence",
@@ -693,9 +702,9 @@ def _write_csv(verdicts: list[Verdict], directory: str) -> None:
 
 
 def _read_report(path: str) -> list[Verdict]:
+    from .report import parse_json, read_input
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = parse_json(read_input(path))
         if not isinstance(doc, dict) or not isinstance(doc.get("verdicts"), list):
             raise ValueError("no 'verdicts' list")
         return [Verdict.from_dict(d) for d in doc["verdicts"]]
@@ -703,6 +712,27 @@ def _read_report(path: str) -> list[Verdict]:
         return []
     except (OSError, ValueError, TypeError, KeyError) as exc:
         raise UsageError(f"--resume {path!r}: not a readable deepinit-verify JSON report ({exc})") from None
+
+
+def check_distinct_outputs(outputs: dict) -> None:
+    """Refuse, before any work, an empty output name (``--json ''`` was ignored silently) and two outputs on one
+    file (``--json X --latex X``: the LaTeX overwrote the report). ``--json`` and ``--resume`` may name the same
+    report (it is read, then written); ``None`` is an option not given."""
+    seen: dict[str, str] = {}
+    for what, path in outputs.items():
+        if path is None:
+            continue
+        if not str(path).strip():
+            raise UsageError(f"{what} needs a {'directory' if what == '--artefacts' else 'file'} name (got an empty "
+                             "one)")
+        if path == "-":
+            continue
+        real = os.path.realpath(path)
+        other = seen.get(real)
+        if other is not None and {other, what} != {"--json", "--resume"}:
+            raise UsageError(f"{other} and {what} name the same file {clip_long_words(str(path))!r}: give each "
+                             "output its own")
+        seen.setdefault(real, what)
 
 
 def _non_negative_number(text: str) -> float:
@@ -724,6 +754,8 @@ def check_environment() -> None:
         validate.memory_limit_gb()
     except DeepinitError as exc:
         raise UsageError(str(exc)) from None
+    from .registry import _import_seconds
+    _import_seconds()   # DEEPINIT_PLUGIN_TIMEOUT
     text = os.environ.get("DEEPINIT_STORE_MB", "")
     try:
         if text.strip():
@@ -787,6 +819,8 @@ def _main(args) -> int:
         json_path = args.json if args.json is not None else args.resume
         previous = _read_report(args.resume) if args.resume else []
         # output paths decided before any work: a run never computes for an hour and then fails to write
+        check_distinct_outputs({"--json": args.json, "--resume": args.resume, "--latex": args.latex,
+                                "--junit": args.junit, "--artefacts": args.artefacts})
         for path, what in ((json_path, "--json"), (args.latex, "--latex"), (args.junit, "--junit")):
             if path and path != "-":
                 check_output_path(path, what)
@@ -852,8 +886,9 @@ def _main(args) -> int:
         old = kept.get(claim.id)
         if old is not None and old.status != "error":
             recorded = _clean(old.settings)
-            same_code = recorded.pop("code", None) == cache.code_id(claim.id)
+            same_code = recorded.pop("code", None) == cache.code_id(claim.id)   # sources and library versions
             recorded.pop("artefacts", None)
+            recorded.pop("computed", None)
             if recorded == settings and same_code and with_figures(old):
                 say(f"{claim.id:40s} {old.status:20s} (from {args.resume}: same settings and code, not rerun)")
                 return old, True
@@ -866,12 +901,15 @@ def _main(args) -> int:
 
     def finished(v: Verdict, claim, settings, computed: bool) -> None:
         figures = {"artefacts": True} if (v.settings.get("artefacts") if not computed else args.artefacts) else {}
+        # when and with which library versions the verdict was computed: a cached one keeps its own
+        stamp = v.settings.get("computed") or (cache.computed_stamp() if computed else None)   # a worker's own
         if computed:
-            v.settings = {**settings, **figures}
+            v.settings = {**settings, **figures, "computed": stamp}
             if use_cache:
                 cache.store(v, settings)
         run_seconds.append(v.seconds)
-        v.settings = {**settings, **figures, "code": cache.code_id(claim.id)}   # what --resume compares
+        v.settings = {**settings, **figures, **({"computed": stamp} if stamp else {}),
+                      "code": cache.code_id(claim.id)}   # what --resume compares
         verdicts.append(v)
         tag = " (cached)" if v.claim_id in from_cache else ""   # the terminal only: never in a report's content
         if args.quiet:
@@ -930,9 +968,11 @@ def _main(args) -> int:
         return 130
     if interrupted:
         return 130
-    code = exit_status(verdicts)
+    # the status of what the report holds: with --resume, the verdicts kept from the file count as this run's
+    reported = list({**kept, **{v.claim_id: v for v in verdicts}}.values())
+    code = exit_status(reported)
     if expectations is not None:
-        comparisons = expect.compare(verdicts, expectations)
+        comparisons = expect.compare(reported, expectations)
         (sys.stderr if to_stdout_json else sys.stdout).write(expect.render(comparisons) + "\n")
         code = expect.exit_code(comparisons)
     if getattr(args, "broken_plugins", None):
@@ -963,7 +1003,10 @@ def _pool(args):
             raise UsageError("--scheduler needs dask.distributed: pip install 'deepinit-verify[dask]'") from None
         try:
             return parallel.Pool(scheduler=address)
-        except (OSError, TimeoutError, ValueError) as exc:
+        except Exception as exc:   # unreachable, or a protocol this installation cannot speak (ucx://, tls://
+            # without a security configuration): the user's address, said in one line
+            if caused_by_interrupt(exc):
+                raise KeyboardInterrupt from exc
             raise UsageError(f"--scheduler: cannot reach a Dask scheduler at {address[:80]} ({type(exc).__name__}: "
                              f"{str(exc)[:160]})") from None
     return parallel.Pool(jobs=args.jobs)

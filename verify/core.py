@@ -334,6 +334,13 @@ class Verdict:
         Used by ``--resume``; raises ``ValueError`` on a malformed entry."""
         if not isinstance(d, dict) or not isinstance(d.get("claim"), str) or d.get("status") not in STATUSES:
             raise ValueError("not a verdict of a deepinit-verify JSON report")
+        try:
+            return cls._from_checked_dict(d)
+        except (TypeError, AttributeError, KeyError, RecursionError) as exc:   # evidence that is not a table, …
+            raise ValueError(f"a malformed verdict of {d['claim'][:80]!r} ({type(exc).__name__})") from None
+
+    @classmethod
+    def _from_checked_dict(cls, d: dict) -> "Verdict":
         fields = set(Evidence.__dataclass_fields__)
         ev = [Evidence._unchecked(**{k: v for k, v in e.items() if k in fields}) for e in d.get("evidence") or []]
         er = [Erratum(**{k: v for k, v in e.items() if k in Erratum.__dataclass_fields__}) for e in d.get("errata") or []]

@@ -71,13 +71,17 @@ def load(path: str) -> dict[str, Expectation]:
     """Read an expectations file; ``shipped`` names the file for the four papers. Raises :class:`ExpectationError`."""
     if path == "shipped":
         path = SHIPPED
+    from .report import read_input
     try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
+        doc = tomllib.loads(read_input(path).decode("utf-8"))
     except FileNotFoundError:
         raise ExpectationError(f"--expect {path!r}: no such file") from None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ExpectationError(f"--expect {path!r}: not a readable TOML file ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ExpectationError(f"--expect {path!r}: not a readable TOML file (not UTF-8 at byte {exc.start})") from None
+    except RecursionError:
+        raise ExpectationError(f"--expect {path!r}: not a readable TOML file (nested too deeply)") from None
+    except (OSError, ValueError) as exc:   # tomllib.TOMLDecodeError is a ValueError
+        raise ExpectationError(f"--expect {path!r}: not a readable TOML file ({str(exc)[:200]})") from None
     from .registry import all_claims
     known = {c.id for c in all_claims()}
     out = {}

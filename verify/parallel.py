@@ -226,6 +226,8 @@ def _run_task(spec: TaskSpec) -> dict:
         v = run_claim(claim, ctx, with_control=spec.with_control, debug=spec.debug, sensitivity=spec.sensitivity)
     finally:
         Q.set_base_perturbation(None)
+    from .cache import computed_stamp
+    v.settings = {**v.settings, "computed": computed_stamp()}   # the worker's libraries computed it
     # through JSON: what comes back is exactly what a report holds (and pickles anywhere)
     return {"verdict": json.loads(json.dumps(v.to_dict(), default=str)), "code": code_hash(), "pid": os.getpid()}
 
@@ -266,7 +268,8 @@ class Pool:
         else:
             self._client = None
             # spawn: a clean interpreter per worker (torch and fork do not mix); each claim imports what it needs
-            self._exec = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+            self._exec = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=exit_with_parent, initargs=(os.getpid(),))
             self.workers = jobs
 
     def submit(self, spec: TaskSpec):
@@ -297,6 +300,24 @@ class Pool:
             self._exec.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
+#: how often a local worker looks whether the run that started it is still there (seconds)
+PARENT_POLL_SECONDS = 0.5
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """A ``--jobs`` worker's initialiser: end the worker within :data:`PARENT_POLL_SECONDS` of its parent's death
+    (a parent killed by SIGKILL cannot shut its pool down: the workers went on computing for nobody, holding its
+    stdout open). A daemon thread compares the parent's pid; the worker's own work is not touched."""
+    import threading
+    import time
+
+    def watch():
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+    threading.Thread(target=watch, name="deepinit-exit-with-parent", daemon=True).start()
+
+
 def verdict_of(spec: TaskSpec, future, expected_code: str, member: int | None = None) -> Verdict:
     """The finished task's verdict (``member``: the index of the claim in a group task); a worker that died or runs
     other code gives an ``error`` verdict."""
@@ -316,11 +337,12 @@ def verdict_of(spec: TaskSpec, future, expected_code: str, member: int | None = 
 
 
 def comparable_verdicts(report_path: str) -> list:
-    """A JSON report's verdicts without their wall times: what must not depend on ``--jobs`` or the scheduler
-    (``tests/test_scale.py`` and ``benchmarks/bench_scale.py`` compare two runs with it)."""
+    """A JSON report's verdicts without their wall times and the time each was computed (``settings.computed.at``):
+    what must not depend on ``--jobs`` or the scheduler (``tests/test_scale.py`` and ``benchmarks/bench_scale.py``
+    compare two runs with it)."""
     def strip(v):
         if isinstance(v, dict):
-            return {k: strip(x) for k, x in v.items() if k != "seconds"}
+            return {k: strip(x) for k, x in v.items() if k not in ("seconds", "at")}
         if isinstance(v, list):
             return [strip(x) for x in v]
         return v

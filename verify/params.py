@@ -141,6 +141,12 @@ def dataset(text: str) -> str:
         raise ValueError(f"dataset {quote(t, 60)}: a registered name ({', '.join(REGISTERED)}) or a path to an .npz file")
     if not os.path.isfile(t):
         raise ValueError(f"dataset {quote(t, 60)}: no such file")
+    from numerics.datasets import check_file
+    from theory.errors import DeepinitError
+    try:
+        check_file(t)      # the whole file, before any work: a malformed one is bad input (exit 2), not a verdict
+    except DeepinitError as exc:
+        raise ValueError(str(exc)) from None
     return t
 
 

@@ -75,7 +75,7 @@ class ClaimItem(pytest.Item):
         v = cache.load(self.claim.id, settings) if use_cache else None
         if v is None:
             v = run_claim(self.claim, ctx, with_control=not opt("verify_no_control"))
-            v.settings = settings
+            v.settings = {**settings, "computed": cache.computed_stamp()}
             if use_cache:
                 cache.store(v, settings)
         (c,) = compare([v], {self.claim.id: self.expectation})
@@ -100,6 +100,31 @@ class ClaimItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"claim {self.claim.id}"
+
+
+class BrokenPluginItem(pytest.Item):
+    """A plugin paper that could not be loaded: a failing item naming it and the cause (its claims cannot run, and a
+    build that asked for them must not pass by having run nothing of it)."""
+
+    def __init__(self, *, paper, cause, **kw):
+        super().__init__(**kw)
+        self.paper, self.cause = paper, cause
+
+    def runtest(self):
+        raise ClaimFailure(f"plugin paper {self.paper!r} could not be loaded, its claims were not run: {self.cause}")
+
+    def repr_failure(self, excinfo):
+        return str(excinfo.value)
+
+    def reportinfo(self):
+        return self.path, None, f"plugin {self.paper}"
+
+
+def _broken_plugins(spec: str) -> dict:
+    """The plugin papers that failed to load and that ``spec`` asks for ('all' asks for every one)."""
+    from .registry import failures
+    parts = {p.strip() for p in spec.split(",") if p.strip()}
+    return {k: why for k, why in failures().items() if "all" in parts or k in parts}
 
 
 class PaperCollector(pytest.Collector):
@@ -144,5 +169,9 @@ def pytest_collection_modifyitems(session, config, items):
                                              claims=[c for c in claims if c.paper == paper], expected=expected,
                                              budget=config.getoption("verify_budget"))
             items.extend(col.collect())
+        for paper, cause in _broken_plugins(config.getoption("verify_claims")).items():
+            items.append(BrokenPluginItem.from_parent(session, name=f"{paper} (plugin failed to load)",
+                                                      nodeid=f"deepinit-verify::{paper}::load", paper=paper,
+                                                      cause=cause))
     except (UsageError, ExpectationError) as exc:
         raise pytest.UsageError(str(exc)) from None

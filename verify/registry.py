@@ -59,6 +59,11 @@ _ALIASES: dict[str, str] = {}
 _FAILURES: dict[str, str] = {}   # key → one line: why the plugin could not be loaded
 _SOURCES: dict[str, dict] = {}   # key → {"distribution", "version", "module", "builtin"}
 _LOADED = False
+_AMBIGUOUS: dict[str, str] = {}  # key → why: served by two distributions (found by _entry_points)
+
+#: seconds a paper's module may take to import (``DEEPINIT_PLUGIN_TIMEOUT``); a plugin that hangs at import is a
+#: load failure, not a hung command
+PLUGIN_IMPORT_SECONDS = 120.0
 
 
 def add_paper(paper) -> None:
@@ -107,11 +112,15 @@ def add_claim(claim: Claim) -> None:
 @functools.lru_cache(maxsize=1)
 def _entry_points() -> tuple:
     eps = metadata.entry_points(group=GROUP)
-    seen, out = set(), []
+    seen, out = {}, []
     for ep in eps:
         if ep.name in seen:
+            first = seen[ep.name]
+            if (first.value, _distribution(first)) != (ep.value, _distribution(ep)):
+                _AMBIGUOUS[ep.name] = (f"paper key {ep.name!r} is served twice: by {_distribution(first)} "
+                                       f"({first.value}) and by {_distribution(ep)} ({ep.value}); uninstall one")
             continue
-        seen.add(ep.name)
+        seen[ep.name] = ep
         out.append(ep)
     # built-in papers first, in their distribution's order; then plugins by key
     builtin = [ep for ep in out if _distribution(ep) == BUILTIN_DISTRIBUTION]
@@ -162,8 +171,13 @@ def load_papers() -> None:
         source = {"distribution": _distribution(ep), "version": dist.version if dist is not None else None,
                   "module": ep.value.split(":", 1)[0], "builtin": _distribution(ep) == BUILTIN_DISTRIBUTION}
         try:
+            if ep.name in _AMBIGUOUS:
+                raise LookupError(_AMBIGUOUS[ep.name])
+            shadow = "" if source["builtin"] else _shadowed(source["module"].split(".")[0])
+            if shadow:
+                raise LookupError(shadow)
             # a plugin's prints at import go to stderr (stdout may be `--json -`), and its sys.exit() is its failure
-            with contextlib.redirect_stdout(sys.stderr):
+            with contextlib.redirect_stdout(sys.stderr), _import_time_limit(ep.name):
                 try:
                     obj = ep.load()
                 except SystemExit as exc:
@@ -176,11 +190,98 @@ def load_papers() -> None:
             _FAILURES[ep.name] = str(exc)
         except KeyboardInterrupt:
             raise
+        except LookupError as exc:   # ambiguous or shadowed: said as it is
+            _FAILURES[ep.name] = str(exc)
+            _drop(ep.name)
         except Exception as exc:  # a broken plugin: its claims fail with this cause, the others run
-            _FAILURES[ep.name] = f"{type(exc).__name__}: {exc}"
+            _FAILURES[ep.name] = f"{type(exc).__name__}: {exc}"[:2000]
             _drop(ep.name)
         else:
             _SOURCES[ep.name] = source
+
+
+class PluginImportTimeout(Exception):
+    """A paper's module took longer than :data:`PLUGIN_IMPORT_SECONDS` (or ``DEEPINIT_PLUGIN_TIMEOUT``) to import.
+
+    Raised inside the import by a timer; :func:`load_papers` records it as that plugin's failure.
+
+    Examples
+    --------
+    >>> from verify.registry import PluginImportTimeout, failures
+    >>> issubclass(PluginImportTimeout, Exception), "isometry" in failures()
+    (True, False)
+    """
+
+
+def _import_seconds() -> float:
+    import math
+    import os
+    text = os.environ.get("DEEPINIT_PLUGIN_TIMEOUT", "").strip()
+    try:
+        value = float(text) if text else PLUGIN_IMPORT_SECONDS
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value > 0):
+        raise UsageError(f"DEEPINIT_PLUGIN_TIMEOUT={text[:40]!r} must be a finite number of seconds > 0 "
+                         f"(default {PLUGIN_IMPORT_SECONDS:g})")
+    return value
+
+
+@contextlib.contextmanager
+def _import_time_limit(key: str):
+    """Raise :class:`PluginImportTimeout` in the import when it takes longer than the limit (a timer signal, so only
+    in the main thread of a process that has one; elsewhere no limit). While torch is being imported the timeout
+    waits for that import to finish: interrupting torch's initialisation aborts the process."""
+    import signal
+    import threading
+    seconds = _import_seconds()
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(signum, frame):
+        from ._start import _importing_fragile
+        if _importing_fragile():
+            signal.setitimer(signal.ITIMER_REAL, 0.1)
+            return
+        raise PluginImportTimeout(f"importing the paper's module took longer than {seconds:g} s (a hang at import?"
+                                  " DEEPINIT_PLUGIN_TIMEOUT sets the limit)")
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _shadowed(top: str) -> str:
+    """"" when a plugin's top-level module ``top`` resolves to one place; otherwise one line naming two of the places
+    (a local ``top.py`` or directory earlier on the path would silently replace the installed plugin). Each path entry
+    and each import hook (an editable install's) is asked separately; namespace portions are not counted."""
+    import importlib.machinery
+    import os
+    finders = [(lambda f: lambda: f.find_spec(top, None))(f) for f in sys.meta_path
+               if hasattr(f, "find_spec") and f not in (importlib.machinery.PathFinder,
+                                                         importlib.machinery.BuiltinImporter,
+                                                         importlib.machinery.FrozenImporter)]
+    finders += [(lambda e: lambda: importlib.machinery.PathFinder.find_spec(top, [e or os.getcwd()]))(e)
+                for e in sys.path]
+    places = []
+    for find in finders:
+        try:
+            spec = find()
+        except Exception:   # an odd import hook: it cannot tell
+            spec = None
+        if spec is None or spec.origin in (None, "namespace", "built-in", "frozen"):
+            continue
+        where = os.path.realpath(os.path.dirname(spec.origin) if spec.submodule_search_locations else spec.origin)
+        if where not in places:
+            places.append(where)
+    if len(places) > 1:
+        return (f"module {top!r} of this paper is found in {places[0]} and in {places[1]}: one would silently "
+                "replace the other; rename or remove one")
+    return ""
 
 
 def _drop(key: str) -> None:

@@ -173,7 +173,32 @@ def _run(fn, claim: Claim, ctx: Context, debug: bool, perturbation: dict, memo: 
             verdict.summary = (f"reported hypotheses-not-met without naming a declared hypothesis check "
                                f"({verdict.hypothesis or 'none named'}): {verdict.summary}")
             verdict.status = INCONCLUSIVE
+    nan_row = _judged_on_nan(verdict.evidence) if verdict.status in (HOLDS, VIOLATED) else None
+    if nan_row is not None:   # a comparison with NaN is false: "violated" (or "holds") from no number at all
+        verdict.summary = (f"numerical trouble, no verdict: the row {nan_row.name[:100]!r} was judged on a NaN "
+                           f"— {verdict.summary}")
+        verdict.status = INCONCLUSIVE
     return verdict, set(state.consumed)
+
+
+def _is_nan(v) -> bool:
+    if isinstance(v, str):
+        return v == "nan"
+    if isinstance(v, (list, tuple)):
+        return any(_is_nan(u) for u in v)
+    try:
+        return v is not None and not isinstance(v, bool) and float(v) != float(v)
+    except (TypeError, ValueError):
+        return False
+
+
+def _judged_on_nan(rows: list) -> Evidence | None:
+    """The first judged row whose theory, numeric, bound or observed value is NaN (None when there is none)."""
+    for row in rows:
+        if row.passed is not None and any(_is_nan(getattr(row, f)) for f in ("theory", "numeric", "bound",
+                                                                                 "observed")):
+            return row
+    return None
 
 
 def _guarded(fn, claim: Claim, ctx: Context, debug: bool) -> Verdict:
