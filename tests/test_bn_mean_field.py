@@ -55,6 +55,27 @@ def test_fixed_point_two_quadratures(act, B):
     assert qc4 == pytest.approx(fp.q * fp.c, rel=1e-9, abs=1e-11)
 
 
+def _sign_law(r):
+    return 2 / math.pi * math.asin(r)
+
+
+def _step_law(r):
+    return 0.25 + math.asin(r) / (2 * math.pi)
+
+
+@pytest.mark.parametrize("act, B, exact", [("sign(x)", 4, _sign_law), ("sign(x)", 8, _sign_law),
+                                           ("step", 4, _step_law), ("step", 5, _step_law)])
+def test_theorem4_integrals_of_a_jump_against_the_arcsine_law(act, B, exact):
+    """For φ with a jump at 0 the fixed point is exact: the batch-normalised coordinates are a Gaussian pair in the
+    limit law's marginal with correlation −1/(B − 1) up to scale, so q*c* = E φ(u₁)φ(u₂) is the orthant (arcsine)
+    law. The θ-integrals' float route was 9.3e-9 off at B = 4 (a √|θ₁ − θ*| singularity of the inner integral that
+    plain Gauss–Legendre resolves slowly): the verdict of Theorem 4 for sign(x) was 'violated' from it."""
+    q4, qc4 = tbm.theorem4_fixed_point(act, B)
+    assert qc4 == pytest.approx(exact(-1 / (B - 1)), abs=5e-15)
+    fp = theory.bsb1_fixed_point(act, B)
+    assert fp.q * fp.c == pytest.approx(exact(-1 / (B - 1)), abs=5e-15)
+
+
 def test_fixed_point_mpmath_and_homogeneous_closed_form():
     r = theory.bsb1_fixed_point("sin", 5, dps=20)
     f = theory.bsb1_fixed_point("sin", 5)

@@ -399,10 +399,17 @@ def _theorem4_float(act: Activation, B: int, nodes: int):
     q *= c1
     qc = 0.0
     # the inner integral has a kink in θ₁ where the ζ₂ = 0 point enters (0, π): cot θ₁ = ±sqrt(B(B−2))
+    # There the ζ₂ = 0 cut leaves the end of the inner range like √|θ₁ − θ*|: for a φ with a jump at 0 (sign, step) the
+    # inner integral has a square-root singularity in θ₁ there (plain Gauss–Legendre: 9e-9 off at B = 4, where no
+    # sin^{B−4} factor damps it). θ₁ = θ* ± (segment)·s² on the segments that end at θ* or π − θ* makes it smooth in s.
     t_star = math.atan(1 / math.sqrt(B * (B - 2)))
     outer = (0, t_star, math.pi / 2, math.pi - t_star, math.pi)
-    for lo, hi in zip(outer[:-1], outer[1:]):
-        t1, w1 = gl(lo, hi)
+    for k, (lo, hi) in enumerate(zip(outer[:-1], outer[1:])):
+        s, ws = gl(0.0, 1.0)
+        if k % 2 == 0:   # [0, θ*] and [π/2, π − θ*]: the singular end is hi
+            t1, w1 = hi - (hi - lo) * s ** 2, 2 * (hi - lo) * s * ws
+        else:            # [θ*, π/2] and [π − θ*, π]: the singular end is lo
+            t1, w1 = lo + (hi - lo) * s ** 2, 2 * (hi - lo) * s * ws
         for a_t1, w_t1 in zip(t1, w1):
             a = math.cos(a_t1) / sB
             bc = math.sqrt(B - 2) * math.sin(a_t1)
