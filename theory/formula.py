@@ -120,9 +120,11 @@ def split_formulas(text: str) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def time_limit(seconds: float, what: str):
+def time_limit(seconds: float, what: str, error=None, defer=None):
     """Raise :class:`ActivationError` if the block runs longer than ``seconds`` (SIGALRM; only in the main thread
-    of a POSIX process — elsewhere the block runs unlimited). An enclosing limit is kept: the shorter one wins."""
+    of a POSIX process — elsewhere the block runs unlimited). An enclosing limit is kept: the shorter one wins.
+    ``error``: a function returning the exception to raise instead; ``defer``: a function that, when true at the
+    moment the limit expires, postpones the exception by 0.1 s (code that must not be interrupted)."""
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -133,6 +135,11 @@ def time_limit(seconds: float, what: str):
     start = time.monotonic()
 
     def on_alarm(signum, frame):
+        if defer is not None and defer():
+            signal.setitimer(signal.ITIMER_REAL, 0.1)
+            return
+        if error is not None:
+            raise error()
         raise ActivationError(f"{what}: gave up after {seconds:g} s (the formula is too complex to analyse)")
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)

@@ -227,32 +227,16 @@ def _import_seconds() -> float:
     return value
 
 
-@contextlib.contextmanager
 def _import_time_limit(key: str):
-    """Raise :class:`PluginImportTimeout` in the import when it takes longer than the limit (a timer signal, so only
-    in the main thread of a process that has one; elsewhere no limit). While torch is being imported the timeout
+    """Raise :class:`PluginImportTimeout` in the import when it takes longer than the limit
+    (:func:`theory.formula.time_limit`: only in a process's main thread). While torch is being imported the timeout
     waits for that import to finish: interrupting torch's initialisation aborts the process."""
-    import signal
-    import threading
+    from theory.formula import time_limit
+    from ._start import _importing_fragile
     seconds = _import_seconds()
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def expired(signum, frame):
-        from ._start import _importing_fragile
-        if _importing_fragile():
-            signal.setitimer(signal.ITIMER_REAL, 0.1)
-            return
-        raise PluginImportTimeout(f"importing the paper's module took longer than {seconds:g} s (a hang at import?"
-                                  " DEEPINIT_PLUGIN_TIMEOUT sets the limit)")
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    return time_limit(seconds, f"importing paper {key!r}", defer=_importing_fragile, error=lambda: PluginImportTimeout(
+        f"importing the paper's module took longer than {seconds:g} s (a hang at import? DEEPINIT_PLUGIN_TIMEOUT "
+        "sets the limit)"))
 
 
 def _shadowed(top: str) -> str:
