@@ -133,52 +133,48 @@ def _path(claim_id: str, settings: dict) -> str:
     return os.path.join(directory(), k[:2], k + ".json")
 
 
-def entry_problem(doc, claim_id: str) -> str:
-    """Why the JSON ``doc`` is not a cache entry for ``claim_id`` ("" when it is one): it must be a verdict of that
-    claim, not ``error``, with rows a check could have built, that reads back to itself (what :func:`store` wrote)."""
+def checked_entry(doc, claim_id: str) -> Verdict:
+    """The verdict of the JSON cache entry ``doc`` if it is a usable entry for ``claim_id``, else ``ValueError``
+    saying why: it must be a verdict of that claim, not ``error``, with rows a check could have built, and read back
+    to itself (what :func:`store` wrote)."""
     from .core import EvidenceError
-    try:
-        v = Verdict.from_dict(doc)
-    except ValueError as exc:
-        return str(exc)
+    v = Verdict.from_dict(doc)
     if v.claim_id != claim_id:
-        return f"the verdict of {v.claim_id[:80]!r}, not of {claim_id!r}"
+        raise ValueError(f"the verdict of {v.claim_id[:80]!r}, not of {claim_id!r}")
     if v.status == ERROR:
-        return "an error verdict (never stored)"
+        raise ValueError("an error verdict (never stored)")
     for row in v.evidence:
         if not isinstance(row.name, str) or row.passed not in (True, False, None):
-            return "an evidence row with a name that is not text or a pass mark that is not true/false/null"
+            raise ValueError("an evidence row with a name that is not text or a pass mark that is not true/false/null")
         try:
             row.validate()
-        except (EvidenceError, TypeError, ValueError) as exc:
-            return f"an evidence row a check cannot build ({str(exc)[:120]})"
+        except (EvidenceError, TypeError) as exc:
+            raise ValueError(f"an evidence row a check cannot build ({str(exc)[:120]})") from None
     try:
         same = json.dumps(v.to_dict(), sort_keys=True) == json.dumps(doc, sort_keys=True)
     except (TypeError, ValueError, RecursionError):
         same = False
-    return "" if same else "fields that do not read back to themselves"
+    if not same:
+        raise ValueError("fields that do not read back to themselves")
+    return v
 
 
 def load(claim_id: str, settings: dict) -> Verdict | None:
     """The cached verdict of ``claim_id`` under ``settings`` and this code, or None. An entry that cannot be used
-    (see :func:`entry_problem`; a FIFO or other non-file, a file over the size limit) is removed, so that the verdict
+    (see :func:`checked_entry`; a FIFO or other non-file, a file over the size limit) is removed, so that the verdict
     computed next replaces it."""
     from .report import parse_json, read_input
     path = _path(claim_id, settings)
     try:
-        doc = parse_json(read_input(path))
-        problem = entry_problem(doc, claim_id)
+        return checked_entry(parse_json(read_input(path)), claim_id)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
-        problem = str(exc) or type(exc).__name__
-    if not problem:
-        return Verdict.from_dict(doc)
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-    return None
+    except (OSError, ValueError):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        return None
 
 
 def store(verdict: Verdict, settings: dict) -> None:
