@@ -44,7 +44,7 @@ _WHERE = {
     "MLPRun": "mlp", "simulate_mlp": "mlp", "inputs_with_moments": "mlp",
     "train_bn_mlp_ensemble": "ensembles", "train_isometry_mlp_ensemble": "ensembles",
     "EmpiricalKernels": "ntk", "empirical_kernels": "ntk",
-    "JacobianMoments": "jacobian", "jacobian_moments_mc": "jacobian",
+    "JacobianMoments": "jacobian", "jacobian_moments_mc": "jacobian", "jacobian_eigenvalues_mc": "jacobian",
 }
 _SUBMODULES = ("isometry_mlp", "bn_chain", "bn_meanfield", "bn_layer", "bn_kernels", "meanfield", "covariance_sde",
                "mlp", "ntk", "jacobian")
@@ -72,4 +72,4 @@ __all__ = ["VARIANTS", "SimulationDiverged", "default_device", "equicorrelated_g
            "batch_norm", "bn_forward_map_mc", "bn_backward_map_mc", "bn_backward_operator_mc", "BackwardOperator",
            "MLPRun", "simulate_mlp", "inputs_with_moments",
            "train_bn_mlp_ensemble", "train_isometry_mlp_ensemble", "EmpiricalKernels", "empirical_kernels",
-           "JacobianMoments", "jacobian_moments_mc"]
+           "JacobianMoments", "jacobian_moments_mc", "jacobian_eigenvalues_mc"]

@@ -21,7 +21,7 @@ from theory.errors import DeepinitError
 from .bn_meanfield import derived_seed
 from .threads import intra_op_threads
 
-__all__ = ["JacobianMoments", "jacobian_moments_mc"]
+__all__ = ["JacobianMoments", "jacobian_moments_mc", "jacobian_eigenvalues_mc"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,62 @@ def jacobian_moments_mc(act, sigma_w2: float, sigma_b2: float, depth: int, *, wi
     >>> 0.5 < r.mean < 1.5, r.seeds
     (True, 4)
     """
+    m1s, vs = [], []
+    for J in _jacobians(act, sigma_w2, sigma_b2, depth, width, seeds, q1, weights, seed):
+        JJ = J @ J.T
+        m1 = float(torch.trace(JJ)) / width
+        m2 = float(torch.sum(JJ * JJ)) / width
+        m1s.append(m1)
+        vs.append(m2 - m1 * m1)
+    m1s, vs = np.array(m1s), np.array(vs)
+    se = lambda a: float(a.std(ddof=1) / np.sqrt(len(a)))  # noqa: E731
+    return JacobianMoments(float(m1s.mean()), se(m1s), float(vs.mean()), se(vs), width, depth, seeds)
+
+
+def jacobian_eigenvalues_mc(act, sigma_w2: float, sigma_b2: float, depth: int, *, width: int = 512, seeds: int = 8,
+                            q1: float = 1.0, weights: str = "gaussian", seed: int = 0) -> np.ndarray:
+    """The eigenvalues of JJᵀ (the squared singular values of J) of ``seeds`` finite networks: the independent route
+    for :func:`theory.jacobian_spectral_density` (same setting as :func:`jacobian_moments_mc`).
+
+    Parameters
+    ----------
+    act : Activation or str
+        φ (a registry name, a formula or an Activation).
+    sigma_w2, sigma_b2 : float
+        σ_w² > 0, σ_b² ≥ 0.
+    depth : int
+        L ≥ 1.
+    width : int
+        N.
+    seeds : int
+        Networks drawn (≥ 2).
+    q1 : float
+        Target variance of the first layer's pre-activations (≥ σ_b²).
+    weights : str
+        "gaussian" or "orthogonal".
+    seed : int
+        Seed (network k uses an independent stream derived from it).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (seeds, width), each row the singular values of one network's J squared, in increasing order
+        (float64 SVD, so eigenvalues of a rank-deficient J are at rounding level, not negative).
+
+    Examples
+    --------
+    >>> ev = jacobian_eigenvalues_mc("identity", 1.0, 0.0, depth=3, width=64, seeds=2, weights="orthogonal")
+    >>> ev.shape, bool(np.allclose(ev, 1.0))                       # a product of orthogonal matrices
+    ((2, 64), True)
+    """
+    out = []
+    for J in _jacobians(act, sigma_w2, sigma_b2, depth, width, seeds, q1, weights, seed):
+        out.append(np.sort(torch.linalg.svdvals(J).numpy() ** 2))
+    return np.array(out)
+
+
+def _jacobians(act, sigma_w2, sigma_b2, depth, width, seeds, q1, weights, seed):
+    """J = D^L W^L ⋯ D¹ W¹ of each network in turn (module docstring), after validating the parameters."""
     act = _activation(act)
     depth = validate.integer(depth, "depth", 1, 10_000)
     width = validate.integer(width, "width", 2, 1 << 14)
@@ -107,7 +163,6 @@ def jacobian_moments_mc(act, sigma_w2: float, sigma_b2: float, depth: int, *, wi
     dphi = act.derivative(1).torch
     phi = act.torch
     sw, sb = sw2 ** 0.5, sb2 ** 0.5
-    m1s, vs = [], []
     with intra_op_threads(width * width):
         for s in range(seeds):
             g = torch.Generator().manual_seed(derived_seed(seed, s))
@@ -121,11 +176,4 @@ def jacobian_moments_mc(act, sigma_w2: float, sigma_b2: float, depth: int, *, wi
                 h = W @ x + sb * torch.randn(width, generator=g, dtype=torch.float64)
                 J = dphi(h)[:, None] * (W @ J)
                 x = phi(h)
-            JJ = J @ J.T
-            m1 = float(torch.trace(JJ)) / width
-            m2 = float(torch.sum(JJ * JJ)) / width
-            m1s.append(m1)
-            vs.append(m2 - m1 * m1)
-    m1s, vs = np.array(m1s), np.array(vs)
-    se = lambda a: float(a.std(ddof=1) / np.sqrt(len(a)))  # noqa: E731
-    return JacobianMoments(float(m1s.mean()), se(m1s), float(vs.mean()), se(vs), width, depth, seeds)
+            yield J

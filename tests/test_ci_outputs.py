@@ -365,12 +365,15 @@ def test_the_readmes_table_counts_are_the_registrys_and_the_files():
         table = {m.group(1): (int(m.group(2)), m.group(3).strip(), m.group(4).strip()) for m in re.finditer(
             r"^\| `([a-z0-9-]+)` — [^|]*\| (\d+) \|([^|]*)\|([^|]*)\|$", f.read(), re.M)}
     claims = collections.Counter(c.paper for c in all_claims())
-    example = sum(open(p, encoding="utf-8").read().count("@PAPER.claim(")
-                  for p in glob.glob(os.path.join(ROOT, "examples", "deepinfo-propagation", "deepinfo_claims", "*.py")))
-    assert set(table) == set(claims) | {"schoenholz2017"}
-    assert table["schoenholz2017"][0] == example
+    examples = {key: sum(open(p, encoding="utf-8").read().count("@PAPER.claim(")
+                         for p in glob.glob(os.path.join(ROOT, "examples", folder, package, "*.py")))
+                for key, folder, package in (("schoenholz2017", "deepinfo-propagation", "deepinfo_claims"),
+                                             ("pennington2017", "resurrecting-sigmoid", "sigmoid_isometry_claims"))}
+    assert set(table) == set(claims) | set(examples)
+    for key, count in examples.items():
+        assert table[key][0] == count, f"{key}: the README says {table[key][0]} claims, the plugin declares {count}"
     for paper, (n, errata, not_reproduced) in table.items():
-        if paper == "schoenholz2017":
+        if paper in examples:
             continue
         assert n == claims[paper], f"{paper}: the README says {n} checked claims, the registry has {claims[paper]}"
         for column, kind in ((errata, "erratum"), (not_reproduced, "not reproduced")):

@@ -134,3 +134,51 @@ def test_its_claims_on_a_dask_local_cluster_give_the_serial_numbers(site, report
                for v in json.loads(remote.read_text())["verdicts"]]
     assert numbers == [(c, serial[c]["status"], [e["numeric"] for e in serial[c]["evidence"]]) for c, _, _ in numbers]
     assert sorted(n[0] for n in numbers) == sorted(FAST) and {n[1] for n in numbers} == {"holds"}
+
+
+SECOND = os.path.join(ROOT, "examples", "resurrecting-sigmoid")
+
+
+@pytest.fixture(scope="module")
+def both_sites(tmp_path_factory):
+    """Both example plugins installed side by side (non-editable), as a user with two plugins has them."""
+    tmp = tmp_path_factory.mktemp("examples")
+    target = tmp / "site"
+    for path in (EXAMPLE, SECOND):
+        r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                            "--disable-pip-version-check", "--target", str(target), path],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), ROOT]), "OMP_NUM_THREADS": "1",
+           "DEEPINIT_NO_CACHE": "1"}
+    return tmp, env
+
+
+@pytest.mark.xdist_group("second-example-plugin")
+def test_the_second_example_plugin_beside_the_first_holds_as_shipped_with_power_and_a_page(both_sites):
+    """pennington2017 (examples/resurrecting-sigmoid) installed with schoenholz2017: both are listed; ``verify all
+    --paper pennington2017 --budget quick --expect shipped`` exits 0 with every claim holding and every ±5% control
+    flagged; its page comes from the report; its own discovery and closed-form tests pass."""
+    tmp, env = both_sites
+    r = _verify(env, "list")
+    assert r.returncode == 0 and "schoenholz2017:backprop" in r.stdout and "pennington2017:isometry" in r.stdout
+    path = tmp / "p.json"
+    r = _verify(env, "all", "--paper", "pennington2017", "--budget", "quick", "--expect", "shipped", "-q",
+                "--json", str(path))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "3 of 3 claims as expected" in r.stdout
+    verdicts = json.loads(path.read_text())["verdicts"]
+    assert sorted(v["claim"] for v in verdicts) == ["pennington2017:isometry", "pennington2017:jacobian-moments",
+                                                    "pennington2017:spectral-density"]
+    for v in verdicts:
+        assert v["status"] == "holds", v["summary"]
+        assert v["negative_control"]["status"] == "violated" and set(v["resolution"].values()) == {0.05}
+    page = tmp / "pennington2017.md"
+    r = subprocess.run([sys.executable, "-m", "verify.docs", "pennington2017", "--from-report", str(path),
+                        "--out", str(page)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "`pennington2017:spectral-density`" in page.read_text()
+    r = subprocess.run([sys.executable, "-m", "pytest", os.path.join(SECOND, "tests"), "-p", "no:cacheprovider",
+                        "-o", "addopts=", "-q", "-k", "discovered or golden"], cwd=tmp, env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0 and "2 passed" in r.stdout, r.stdout[-3000:]

@@ -32,7 +32,8 @@ Public surface (each name below has Parameters, Returns and Examples):
   of a whole input set through L layers, as a :class:`MatrixEstimate` (closed forms, the logistic scale mixture for
   tanh and sigmoid, quadrature otherwise: :func:`kernel_route`; :mod:`theory.kernels`);
 * :func:`jacobian_spectrum_moments` — mean and variance of the squared singular values of the input–output Jacobian,
-  Gaussian or orthogonal weights (Pennington et al. 2017; :mod:`theory.jacobian`).
+  Gaussian or orthogonal weights (Pennington et al. 2017; :mod:`theory.jacobian`); :func:`jacobian_spectral_density`
+  — their whole law by free probability when φ′² ∈ {0, c²} (:mod:`theory.jacobian_density`);
 """
 from .activations import Activation, activation, gain_family, parse_formula, registered_names
 from .bn_meanfield import (BackwardMapQuadrature, BackwardOperatorQuadrature, BSB1FixedPoint, JacobianEigenvalues,
@@ -49,6 +50,7 @@ from .isometry import (IsometryStrength, gram_potential, isometry, isometry_gap,
                        lemma_a4_bounds, log_isometry, normalised_gram)
 from .results import Estimate, MatrixEstimate
 from .jacobian import JacobianSpectrum, jacobian_spectrum_moments
+from .jacobian_density import JacobianDensity, fuss_catalan_density, jacobian_spectral_density
 from .kernels import NetworkKernels, kernel_entries_reference, kernel_route, network_kernels, nngp_kernel, ntk_kernel
 from .gaussian import bivariate_expectation, gaussian_expectation
 from .fixed_points import FixedPoint, Stability, classify_slope, slope, solve_fixed_point, stability
@@ -75,5 +77,6 @@ __all__ = [
     "CriticalPoint", "critical_points", "length_fixed_points",
     "RateFit", "Trajectory", "asymptotic_rate", "correlation_trajectory", "length_trajectory",
     "MatrixEstimate", "NetworkKernels", "kernel_entries_reference", "kernel_route", "network_kernels", "nngp_kernel",
-    "ntk_kernel", "JacobianSpectrum", "jacobian_spectrum_moments",
+    "ntk_kernel", "JacobianSpectrum", "jacobian_spectrum_moments", "JacobianDensity", "jacobian_spectral_density",
+    "fuss_catalan_density",
 ]
