@@ -58,8 +58,8 @@ except ModuleNotFoundError:  # Python 3.10
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CATALOGUE = os.path.join(HERE, "mutants.toml")
-#: the example plugin (examples/deepinfo-propagation) is an oracle paper too: it is the mean-field engine's claims
-PLUGINS = {"schoenholz2017": "examples/deepinfo-propagation"}
+#: the example plugins are oracle papers too: schoenholz2017 for the mean-field engine, pennington2017 for the Jacobian spectrum
+PLUGINS = {"schoenholz2017": "examples/deepinfo-propagation", "pennington2017": "examples/resurrecting-sigmoid"}
 PAPERS = ("bn-finite-width", "bn-mean-field", "covariance-sde", "isometry") + tuple(PLUGINS)
 #: where the plugins of the extracted ref are installed (pip --target), behind each copy on PYTHONPATH
 PLUGIN_SITE: list = []
