@@ -14,7 +14,8 @@ For each λ > 0 the root m = M(λ + i0) on the physical branch is followed from 
 vertical line z = λ + iy by Newton's method, and the density of the continuous part is ρ(λ) = −Im M(λ + i0)/(πλ).
 A mass 1 − min_l p_l sits at λ = 0 (J has rank min_l p_l N); it adds nothing to M, and the mass of the rest is
 −M(0⁻) (m solved on the negative axis, where it is real). Orthogonal weights may also put a mass at the hard edge
-(σ_w²c²)^L (the vectors no layer's D zeroes), found as the residue of M there. Edges of the support are the critical values of
+(σ_w²c²)^L (the vectors no layer's D zeroes), found as the residue of M there. Edges of the support are the
+critical values of
 z = M⁻¹(m) on the real m axis and, for orthogonal weights, its limit (σ_w²c²)^L as m → ±∞ (a hard edge, where
 the density diverges). The distribution function is 1 − ∫_λ^E ρ, E the upper edge, by composite
 Gauss–Legendre on panels graded towards every edge; its error is the difference between two panel refinements.
@@ -268,7 +269,8 @@ class JacobianDensity:
         divergent density at a hard edge or at 0 that the last panel cannot resolve."""
         b = self._panels[level]
         logp = (b[:-1] > 0) & (b[1:] > 2.5 * b[:-1])
-        lo_, hi_ = np.where(logp, np.log(np.where(b[:-1] > 0, b[:-1], 1.0)), b[:-1]), np.where(logp, np.log(b[1:]), b[1:])
+        lo_ = np.where(logp, np.log(np.where(b[:-1] > 0, b[:-1], 1.0)), b[:-1])
+        hi_ = np.where(logp, np.log(b[1:]), b[1:])
         h = 0.5 * (hi_ - lo_)
         t = 0.5 * (hi_ + lo_)[:, None] + h[:, None] * _GL_X[None, :]
         x = np.where(logp[:, None], np.exp(t), t)
@@ -311,8 +313,9 @@ class JacobianDensity:
 
     def quantile(self, u) -> np.ndarray:
         """The smallest λ with P(eigenvalue ≤ λ) ≥ u, for each u in (0, 1) (array): the distribution function on a
-        panel boundaries brackets each root, then Newton steps on F(λ) − u with the density, kept inside the bracket (bisection
-        when a step leaves it), until |F(λ) − u| ≤ 1e-11 or the bracket is 1e-12 relative. A u inside an atom's jump returns the atom's location."""
+        panel boundaries brackets each root, then Newton steps on F(λ) − u with the density, kept inside the
+        bracket (bisection when a step leaves it), until |F(λ) − u| ≤ 1e-11 or the bracket is 1e-12 relative. A u
+        inside an atom's jump returns (to the bracket's width) the atom's location."""
         u = np.atleast_1d(np.asarray(u, dtype=float))
         if not np.all((u > 0) & (u < 1)):
             raise DeepinitError("quantile levels must lie in (0, 1)")
@@ -351,8 +354,8 @@ class JacobianDensity:
     def continuous_mass(self) -> Estimate:
         """∫ρ over the panels (10⁻³⁰⁰E to E); with the top atom it equals :attr:`mass` (−M(0⁻))."""
         v0, v1 = (float(t[1][0].sum()) for t in self._table)
-        return Estimate(v0, abs(v0 - v1) + self._table[0][2][0] + 1e-15, "∫ρ by Gauss–Legendre panels graded to the edges "
-                                                  "(two refinements)")
+        return Estimate(v0, abs(v0 - v1) + self._table[0][2][0] + 1e-15,
+                        "∫ρ by Gauss–Legendre panels graded to the edges (two refinements)")
 
 
 def _critical_values(law: JacobianDensity) -> list[float]:
@@ -477,10 +480,11 @@ def jacobian_spectral_density(act, sigma_w2: float, sigma_b2: float, depth: int,
     object.__setattr__(law, "support", tuple(merged))
     if weights == "orthogonal":
         w = max(0.0, 1.0 - sum(1.0 - p for p in ps))
-        object.__setattr__(law, "top_atom", (gain ** depth, Estimate(w, 1e-15, "max(0, 1 − Σ_l (1 − p_l)): the trace "
-                                                                               "of the intersection of free projections")))
+        atom = Estimate(w, 1e-15, "max(0, 1 − Σ_l (1 − p_l)): the trace of the intersection of free projections")
+        object.__setattr__(law, "top_atom", (gain ** depth, atom))
     object.__setattr__(law, "edges", tuple(sorted({e for span in merged for e in span} - {0.0})))
-    object.__setattr__(law, "_panels", (_panel_boundaries(merged, 36, math.exp(8)), _panel_boundaries(merged, 30, math.exp(10))))
+    object.__setattr__(law, "_panels", (_panel_boundaries(merged, 36, math.exp(8)),
+                                        _panel_boundaries(merged, 30, math.exp(10))))
     object.__setattr__(law, "_table", tuple(law._panel_integrals(level) for level in (0, 1)))
     e1, e2 = 1e-250 * edges[-1], 1e-300 * edges[-1]
     m1, m2 = law._m_negative(e1), law._m_negative(e2)

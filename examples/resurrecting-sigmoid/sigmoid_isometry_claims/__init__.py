@@ -62,7 +62,8 @@ chi = PAPER.quantity("chi", "χ", "mean squared singular value per layer σ_w² 
 sigma2 = PAPER.quantity("sigma2", "σ²_{JJᵀ}", "variance of JJᵀ's eigenvalues, L(μ₂/μ₁² − 1 − s₁) at criticality "
                         "(§ Jacobian spectrum)", "theory.jacobian.jacobian_spectrum_moments")
 law = PAPER.quantity("jjt-law", "ρ_{JJᵀ}", "the limiting eigenvalue law of JJᵀ from S_{JJᵀ} = Π S_{D²}S_{WWᵀ}, "
-                     "perturbed on its λ axis (§ Free probability)", "theory.jacobian_density.jacobian_spectral_density")
+                     "perturbed on its λ axis (§ Free probability)",
+                     "theory.jacobian_density.jacobian_spectral_density")
 
 from . import spectrum  # noqa: E402,F401  (the claims register themselves on PAPER)
 
