@@ -15,17 +15,22 @@ EXAMPLE = os.path.join(ROOT, "examples", "deepinfo-propagation")
 FAST = ["schoenholz2017:backprop", "schoenholz2017:finite-width-tracking"]
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("example")
+def _installed(tmp, *plugins):
+    """``plugins`` installed with pip (non-editable) into ``tmp/site``, and the environment that finds them."""
     target = tmp / "site"
-    r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                        "--disable-pip-version-check", "--target", str(target), EXAMPLE],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-2000:]
+    for path in plugins:
+        r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                            "--disable-pip-version-check", "--target", str(target), path],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), ROOT]), "OMP_NUM_THREADS": "1",
            "DEEPINIT_NO_CACHE": "1"}
     return tmp, env
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return _installed(tmp_path_factory.mktemp("example"), EXAMPLE)
 
 
 def _verify(env, *args, cwd=ROOT):
@@ -142,16 +147,7 @@ SECOND = os.path.join(ROOT, "examples", "resurrecting-sigmoid")
 @pytest.fixture(scope="module")
 def both_sites(tmp_path_factory):
     """Both example plugins installed side by side (non-editable), as a user with two plugins has them."""
-    tmp = tmp_path_factory.mktemp("examples")
-    target = tmp / "site"
-    for path in (EXAMPLE, SECOND):
-        r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                            "--disable-pip-version-check", "--target", str(target), path],
-                           capture_output=True, text=True, timeout=300)
-        assert r.returncode == 0, r.stderr[-2000:]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), ROOT]), "OMP_NUM_THREADS": "1",
-           "DEEPINIT_NO_CACHE": "1"}
-    return tmp, env
+    return _installed(tmp_path_factory.mktemp("examples"), EXAMPLE, SECOND)
 
 
 @pytest.mark.xdist_group("second-example-plugin")

@@ -94,6 +94,8 @@ def test_hard_tanh_orthogonal_has_an_atom_at_the_top_edge():
     assert abs(frac.mean() - w.value) <= 4 * frac.std(ddof=1) / math.sqrt(6) + 1 / 256
     assert law.cdf(np.array([loc * (1 - 1e-12)]))[0] == pytest.approx(1 - w.value, abs=1e-9)
     assert law.cdf(np.array([loc]))[0] == 1.0
+    assert law.cdf(np.array([-1.0, 0.0]))[0] == 0.0 and law.cdf(np.array([0.0]))[0] == law.atom == pytest.approx(1 - p)
+    assert law.cdf(np.array([1e-200]))[0] == pytest.approx(law.atom, abs=1e-9)     # no density mass near 0 here
 
 
 @pytest.mark.parametrize("weights", ["gaussian", "orthogonal"])

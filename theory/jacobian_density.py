@@ -295,8 +295,8 @@ class JacobianDensity:
         return b, out, rounding
 
     def cdf(self, lam) -> np.ndarray:
-        """P(eigenvalue ≤ λ), the atom at 0 included: 1 − ∫_λ^E ρ (below the lowest panel, 10⁻³⁰⁰E, the
-        continuous part's mass there is taken as −M(0⁻) minus the panels' integral)."""
+        """P(eigenvalue ≤ λ), the atoms included: 1 − ∫_λ^E ρ − (the atom at (σ_w²c²)^L when λ is below it);
+        F(0) is the atom at 0."""
         lam = np.atleast_1d(np.asarray(lam, dtype=float))
         b, (i0, _, _), _ = self._table[0]
         tail = np.concatenate([np.cumsum(i0[::-1])[::-1], [0.0]])             # ∫ from each boundary to E
@@ -305,11 +305,9 @@ class JacobianDensity:
         x = 0.5 * (lo + hi)[:, None] + 0.5 * (hi - lo)[:, None] * _GL_X[None, :]
         part = self.pdf(x.ravel()).reshape(x.shape) @ _GL_W * 0.5 * (hi - lo)
         upper = np.where(lam >= b[-1], 0.0, tail[k] + part)
-        below = lam < b[1]
-        upper = np.where(below & (lam <= 0), self.mass.value, upper)
         loc, w = self.top_atom
         upper = upper + np.where(lam < loc, w.value, 0.0)
-        return np.where(lam < 0, 0.0, 1.0 - upper)
+        return np.where(lam < 0, 0.0, np.where(lam == 0, self.atom, 1.0 - upper))      # F(0) is the atom at 0
 
     def quantile(self, u) -> np.ndarray:
         """The smallest λ with P(eigenvalue ≤ λ) ≥ u, for each u in (0, 1) (array): the distribution function on a

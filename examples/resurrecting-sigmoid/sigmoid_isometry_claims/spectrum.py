@@ -240,7 +240,7 @@ def spectral_density(ctx: api.Context) -> api.Verdict:
         mom = api.memo(("moments", name), lambda: jacobian_spectrum_moments(act, sw, sb, depth, q1=q,
                                                                             weights=weights))
         m1, m2 = dens.moment(1), dens.moment(2)
-        var = law.scaled(m2.value) - law.scaled(m1.value) ** 2 * 1.0
+        var = law.scaled(law.scaled(m2.value)) - law.scaled(m1.value) ** 2   # λ → (1 + δ)λ: m_k → (1 + δ)^k m_k
         for sym, th, num, err in (("m₁", law.scaled(m1.value), mom.mean.value, m1.error + mom.mean.error),
                                   ("σ²", var, mom.variance.value, m2.error + 2 * m1.error * m1.value
                                    + mom.variance.error)):
