@@ -20,7 +20,8 @@ python - <<'PY'
 import os, verify
 here = os.path.dirname(verify.__file__)
 assert "site-packages" in here, here
-for f in ("data/expected.toml", "data/claim_seconds.json", "data/report.schema.json"):
+for f in ("papers/bn_finite_width/expected.toml", "papers/bn_mean_field/expected.toml", "papers/isometry/expected.toml",
+          "papers/covariance_sde/expected.toml", "data/claim_seconds.json", "data/report.schema.json"):
     assert os.path.isfile(os.path.join(here, f)), f
 PY
 python -m verify list > list.txt; grep "^isometry:theorem1 " list.txt > /dev/null

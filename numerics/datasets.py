@@ -181,3 +181,23 @@ def load_dataset(spec, *, test_fraction: float = 0.25, seed: int = 0) -> Dataset
     except Exception as exc:
         raise DeepinitError(f"dataset {spec!r}: cannot be read as .npz ({type(exc).__name__}: {exc})") from None
     return _finish(os.path.basename(spec), *parts, f"user data from {spec}")
+
+
+def describe_dataset(name: str, substitute_for: str, what_differs: str,
+                     caption_for: str | None = None) -> tuple[str, str]:
+    """(note, caption) for the dataset ``name`` (:func:`load_dataset`) as a training check states it: the digits are
+    named a substitute for ``substitute_for`` with ``what_differs`` (in the caption, for ``caption_for``, default the
+    same); other data by their name, classes, features and split."""
+    ds = load_dataset(name)
+    n_train, n_test = len(ds.y_train), len(ds.y_test)
+    if ds.name == "digits":
+        return (f"data: scikit-learn digits (8×8, {ds.classes} classes, {n_train} train / {n_test} test), a substitute "
+                f"for {substitute_for} — {what_differs}",
+                f"scikit-learn digits (a substitute for {caption_for or substitute_for})")
+    return (f"data: {ds.name} ({ds.classes} classes, {ds.features} features, {n_train} train / {n_test} test; "
+            f"{ds.description})", f"{ds.name} ({n_train} training images)")
+
+
+def steps_per_epoch(name: str, batch: int) -> int:
+    """Optimiser steps in one pass over the training split of ``name`` in batches of ``batch`` (at least 1)."""
+    return max(1, len(load_dataset(name).y_train) // batch)

@@ -34,7 +34,7 @@ On a GPU or with another BLAS the batched kernels may reduce in another order; t
 rounding at first, and a long (or chaotic, e.g. near divergence) trajectory may drift further.
 
 :func:`member_difference` measures a member against its solo run, record by record. The training claims that use these
-ensembles retrain one member alone and compare with it (their run-integrity rows, ``verify/papers/_integrity.py``), so
+ensembles retrain one member alone and compare with it (their run-integrity rows, ``verify/integrity.py``), so
 that a bug shared by every member — which no verdict could see otherwise — leaves them inconclusive.
 
 A member whose loss or gradients become non-finite stops exactly where its solo run stops (the same step, the same

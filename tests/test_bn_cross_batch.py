@@ -9,7 +9,7 @@ from conftest import assert_controls, catalogued_mutant, source_mutant
 from theory import bn_meanfield as tbm
 from verify import quantities as Q
 from verify.core import HOLDS, VIOLATED, Context
-from verify.papers import bn_mean_field_cross_batch as X
+from verify.papers.bn_mean_field import cross_batch as X
 from verify.registry import resolve
 from verify.runner import run_claim
 

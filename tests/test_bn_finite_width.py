@@ -201,7 +201,7 @@ def test_gaussian_tv_closed_form_and_the_eq19_erratum():
     """TV(N(0,1), N(0,4)) = 2(Φ(x*) − Φ(x*/2)), x*² = 8 log 2/3; for small λ the TV is ≈ λ/sqrt(2πe)·… ∝ λ, so TV/λ²
     blows up (the printed eq (19)) while TV/λ stays bounded (the cited theorem)."""
     from scipy import stats
-    from verify.papers.bn_finite_width import _gaussian_tv_quad, gaussian_tv_1d
+    from verify.papers.bn_finite_width.eq19 import _gaussian_tv_quad, gaussian_tv_1d
     x = math.sqrt(8 * math.log(2) / 3)
     assert gaussian_tv_1d(4.0) == pytest.approx(2 * (stats.norm.cdf(x) - stats.norm.cdf(x / 2)), rel=1e-14)
     for lam in (1e-3, 1e-2):
@@ -224,7 +224,7 @@ def test_lemma9_identity_resolution_and_errata():
 def test_gstar_mc_standard_errors_against_the_orthant_closed_form():
     """The calibration rows of bsb1_constants_mc's standard errors: σ = step, where b* = 1/2 and
     b*c* = 1/4 + arcsin(−1/(n−1))/(2π) (Sheppard) — the quadrature agrees, but the rows do not use it."""
-    from verify.papers.bn_finite_width import gstar_mc_se_rows
+    from verify.papers.bn_finite_width.theorem1 import gstar_mc_se_rows
     fp = theory.bsb1_constants("step", 10)
     assert fp.b == pytest.approx(0.5, abs=1e-12)
     assert fp.b * fp.c == pytest.approx(0.25 + math.asin(-1 / 9) / (2 * math.pi), abs=1e-12)
@@ -258,7 +258,7 @@ def test_gstar_mc_rows_decide_at_the_papers_level(monkeypatch, z, passes):
     """The per-row level of bn-finite-width is 99.9% (two-sided |z| ≤ 3.2905): a Monte Carlo b* and b*c* placed z
     standard errors from the quadrature must pass below that and fail above it. A looser level (99.9999%,
     |z| ≤ 4.89) would pass z = 3.4 and 4.0; no verdict that already holds could show it."""
-    from verify.papers import bn_finite_width as P
+    from verify.papers.bn_finite_width import theorem1 as P
     fp = theory.bsb1_constants("relu", 4)
     b_se, bc_se = 1e-3, 2e-3
     c_mc = (fp.b * fp.c + z * bc_se) / (fp.b + z * b_se)
@@ -275,7 +275,7 @@ def test_bn_chain_simulators_agree_in_law_and_a_dense_bug_is_caught(monkeypatch)
     diagonal entry fails and the claim no longer holds."""
     from conftest import catalogued_mutant
     from numerics import bn_chain
-    from verify.papers.bn_finite_width import chain_variant_rows
+    from verify.papers.bn_finite_width.theorem1 import chain_variant_rows
     rows = chain_variant_rows(Context(budget="quick", seed=0))
     assert [r.passed for r in rows] == [True, True]
     assert [r.observed for r in rows] == pytest.approx([0.864, 0.281], abs=2e-3)

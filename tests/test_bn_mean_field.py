@@ -14,7 +14,8 @@ from numerics import bn_meanfield as nbm
 from theory import bn_meanfield as tbm
 from theory.errors import DeepinitError, QuadratureError, UndefinedQuantityError
 from verify.core import HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Context, Evidence
-from verify.papers import bn_mean_field as claims
+from verify.papers.bn_mean_field import _common as bnmf_common, epsilon as bnmf_epsilon, figure1 as bnmf_figure1
+from verify.papers.bn_mean_field import tables as bnmf_tables, theorem7 as bnmf_theorem7
 from verify.registry import resolve
 from verify.runner import run_claim
 
@@ -197,7 +198,7 @@ def test_fourier_map_needs_the_inverse():
 
 def test_classify_and_transition():
     B = 8
-    at = claims.alpha_transition(B)
+    at = bnmf_figure1.alpha_transition(B)
     assert 1.55 < at < 1.7
     ev = theory.bn_jacobian_eigenvalues(f"max(x,0)**{at:.8f}", B)
     assert max(ev.L, ev.M) == pytest.approx(1, abs=1e-5)
@@ -310,17 +311,17 @@ def test_claim_errata_recorded():
 def test_epsilon_affine_gamma_row_and_recorded_configuration():
     """The ε claim's γ = 2, β = 0.5 case (tanh, B = 8, ε = 0.1): λ_max depends on γ there (1.6711 against 1.2382 at
     γ = 1), and the networks, which recorded the batch norm they ran, agree within t·SE + 3/N."""
-    claims._eps_run.cache_clear()
+    bnmf_epsilon._eps_run.cache_clear()
     ctx, ran = Context(budget="quick", seed=0), []
-    row, _ = claims._eps_network_row(ctx, "tanh", 8, 0.1, ran, **claims.AFFINE_CASE)
+    row, _ = bnmf_epsilon._eps_network_row(ctx, "tanh", 8, 0.1, ran, **bnmf_epsilon.AFFINE_CASE)
     assert row.theory == pytest.approx(1.6710629311232679, rel=1e-9)
     assert float(tbm.gradient_explosion_rate("tanh", 8, eps=0.1, beta=0.5)) == pytest.approx(1.2382253195860962,
                                                                                               rel=1e-9)
     assert row.passed and row.observed <= row.bound and row.observed < 5e-3 and row.samples == 24
     assert "γ = 2, β = 0.5" in row.name and "at γ = 1 (same ε, β) λ_max = 1.238225" in row.note
     assert ran == [(("tanh", 8, 0.1, 2.0, 0.5), ("tanh", 8, 0.1, 2.0, 0.5))]
-    assert claims._eps_config_row(ran).passed
-    wrong = claims._eps_config_row([(("tanh", 8, 0.1, 2.0, 0.5), ("tanh", 8, 0.1, 1.0, 0.5))])
+    assert bnmf_epsilon._eps_config_row(ran).passed
+    wrong = bnmf_epsilon._eps_config_row([(("tanh", 8, 0.1, 2.0, 0.5), ("tanh", 8, 0.1, 1.0, 0.5))])
     assert wrong.passed is False and "ran ('tanh', 8, 0.1, 1.0, 0.5)" in wrong.note
 
 
@@ -332,13 +333,13 @@ def test_epsilon_claim_kills_batch_norm_ignoring_gamma(monkeypatch):
     mutant = catalogued_mutant("nu-batchnorm-gamma-ignored", bn_layer.batch_norm_and_variance)
     monkeypatch.setattr(bn_layer, "batch_norm_and_variance", mutant)    # numerics.batch_norm (the kernel maps)
     monkeypatch.setattr(nbm, "batch_norm_and_variance", mutant)         # the finite-width networks
-    claims._eps_run.cache_clear()
-    claims._eps_mc_rate.cache_clear()
+    bnmf_epsilon._eps_run.cache_clear()
+    bnmf_epsilon._eps_mc_rate.cache_clear()
     try:
         v = run_claim(resolve("bn-mean-field:epsilon"), Context(budget="quick", seed=0))
     finally:
-        claims._eps_run.cache_clear()
-        claims._eps_mc_rate.cache_clear()
+        bnmf_epsilon._eps_run.cache_clear()
+        bnmf_epsilon._eps_mc_rate.cache_clear()
     assert v.status == INCONCLUSIVE, v.summary
     failed = [r for r in v.evidence if r.passed is False]
     names = [r.name.split(":")[0] for r in failed]
@@ -355,11 +356,11 @@ def test_claim_hypotheses_not_met(params):
 
 
 def test_constants_table_rows():
-    row = claims.constants_row("relu", 8)
+    row = bnmf_tables.constants_row("relu", 8)
     assert row[1] == pytest.approx(0.5, rel=1e-12) and row[6] == pytest.approx(GOLDEN_RATE[("relu", 8)], rel=1e-9)
-    assert claims.constants_row("silu", 32)[-1] == "BSB1 unstable"
-    assert claims.constants_row("step", 8)[6] is None            # undefined: an empty cell, not a string
-    groups = dict(claims.distinct_activations(["relu", "swish", "silu", "elu", "celu", "linear", "identity"]))
+    assert bnmf_tables.constants_row("silu", 32)[-1] == "BSB1 unstable"
+    assert bnmf_tables.constants_row("step", 8)[6] is None            # undefined: an empty cell, not a string
+    groups = dict(bnmf_tables.distinct_activations(["relu", "swish", "silu", "elu", "celu", "linear", "identity"]))
     assert groups == {"relu": ["relu"], "swish": ["swish", "silu"], "elu": ["elu", "celu"],
                       "linear": ["linear", "identity"]}
 
@@ -399,7 +400,7 @@ def test_a_quadrature_whose_two_rules_agree_to_the_last_bit_is_not_reported_exac
 
 def test_growth_rate_standard_error_against_the_spread_of_replicates():
     """growth_rate's interval, turned back into its SE, against the spread of 400 replicates of 3 networks."""
-    row = claims.growth_rate_se_row(Context(budget="quick", seed=0))
+    row = bnmf_common.growth_rate_se_row(Context(budget="quick", seed=0))
     lo, hi = stats.f.ppf([0.0005, 0.9995], 399, 800)
     assert row.statistic == "F" and row.samples == 400 and row.passed and row.bound == pytest.approx((lo, hi))
     assert row.observed == pytest.approx(0.96453, abs=1e-4)
@@ -435,8 +436,8 @@ def _rows(v, text):
 def _clear_bn_caches():
     tbm._affine_fixed_point_cached.cache_clear()
     tbm._affine_rate_cached.cache_clear()
-    claims._eps_run.cache_clear()
-    claims._eps_mc_rate.cache_clear()
+    bnmf_epsilon._eps_run.cache_clear()
+    bnmf_epsilon._eps_mc_rate.cache_clear()
 
 
 def test_theorem4_forward_map_rows_at_seed_0():
@@ -482,7 +483,7 @@ def test_theorem7_operator_row_at_seed_0():
     by polar quadrature (to 1e-13; the next eigenvalue 1.624914, threefold)."""
     from verify import quantities as Q
     with Q.perturbed():
-        row = claims.operator_top_row("tanh", 4)
+        row = bnmf_theorem7.operator_top_row("tanh", 4)
     assert row.passed and row.theory == pytest.approx(2.1292558384204, rel=1e-12)
     assert row.observed < 1e-12 and row.bound == pytest.approx(1e-9 * row.theory, rel=1e-3)
     assert "the next eigenvalues 1.624914, 1.624914, 1.624914" in row.note
@@ -499,7 +500,7 @@ def test_a_wrong_sphere_weight_in_the_backward_quadrature_is_caught(monkeypatch)
     assert row.passed is False and row.observed > 100 * row.bound
 
 
-EPS_KERNEL_SEED0 = [  # (name prefix, observed) of claims._eps_kernel_rows at quick, seed 0
+EPS_KERNEL_SEED0 = [  # (name prefix, observed) of bnmf_epsilon._eps_kernel_rows at quick, seed 0
     ("tanh, B = 4, ε = 0.1, γ = 2, β = 0.5: λ_max (eq 24) = the largest eigenvalue", 1.5446e-06),
     ("tanh, B = 4, ε = 0.1, γ = 2, β = 0.5: Σ* is a fixed point", 1.6453),
     ("tanh, B = 4, ε = 0, γ = 2, β = 0.5: Σ* is a fixed point", 1.6210),
@@ -511,7 +512,7 @@ EPS_KERNEL_SEED0 = [  # (name prefix, observed) of claims._eps_kernel_rows at qu
 def _eps_kernel_rows():
     from verify import quantities as Q
     with Q.perturbed():
-        return claims._eps_kernel_rows(Context(budget="quick", seed=0))
+        return bnmf_epsilon._eps_kernel_rows(Context(budget="quick", seed=0))
 
 
 def test_epsilon_kernel_rows_at_seed_0():
@@ -559,7 +560,7 @@ def test_epsilon_kernel_bugs_are_caught(monkeypatch, target, old, new, failing):
 # ------------------------------------------------------------------ the training claims' run-integrity rows
 
 def _clear_training_caches():
-    from verify.papers import bn_mean_field_training as T
+    from verify.papers.bn_mean_field import training as T
     T._trained.__wrapped__.cache_clear()
     T._trained_seeds.__wrapped__.cache_clear()
 
@@ -567,10 +568,10 @@ def _clear_training_caches():
 def test_training_integrity_rows_at_seed_0():
     """Figs 3 and A.2 retrain the last seed of their ensembles alone (numerics.training.train_bn_mlp, same
     arguments): float32 on CPU, the member is its solo run bit for bit (every recorded norm, every step's loss)."""
-    from verify.papers import bn_mean_field_training as T
+    from verify.papers.bn_mean_field import figure_a2 as A2, training as T
     ctx = Context(budget="quick", seed=0)
     # Fig 3 adds the data-route row: the digits written to an NPZ file and read back as a user's data
-    for (rows, checks), n in ((T._fig3_rows(ctx), 2), (T._fig3_rows(ctx, lr=T.FIG3_LR_LARGE), 2), (T._a2_rows(ctx), 1)):
+    for (rows, checks), n in ((T._fig3_rows(ctx), 2), (T._fig3_rows(ctx, lr=T.FIG3_LR_LARGE), 2), (A2._a2_rows(ctx), 1)):
         assert len(checks) == n and not any(r.name.startswith("run integrity") for r in rows)
         if n == 2:
             assert checks[1].name.startswith("run integrity: the digits data written to an NPZ file")
@@ -580,7 +581,7 @@ def test_training_integrity_rows_at_seed_0():
                             "(numerics.training.train_bn_mlp)")
         assert (row.observed, row.bound, row.passed) == (0.0, 1e-6, True), row.note
     assert "preact_grad_norm 0" in T._fig3_rows(ctx)[1][0].note
-    assert "relative_gamma_grad 0" in T._a2_rows(ctx)[1][0].note
+    assert "relative_gamma_grad 0" in A2._a2_rows(ctx)[1][0].note
 
 
 @pytest.mark.parametrize("mutant,func,name,status", [
@@ -612,7 +613,7 @@ def test_training_claims_kill_batched_trainer_bugs(monkeypatch, mutant, func, na
 def test_figure_a2_on_user_data_counts_its_epochs_and_names_its_data(tmp_path, monkeypatch):
     """On a user .npz (320 training images) Fig A.2's epoch is 320 // 32 = 10 steps, not the digits' 42, and its notes
     name the user's data and sizes, not the digits'."""
-    from verify.papers import bn_mean_field_training as T
+    from verify.papers.bn_mean_field import figure_a2 as T     # its own bindings of the training helpers
     rng = np.random.default_rng(0)
     x, y = rng.standard_normal((400, 12)), np.repeat(np.arange(4), 100)
     p = tmp_path / "mine.npz"

@@ -114,17 +114,20 @@ def test_perturb_is_validated(capsys):
     assert main(["isometry:theorem1", "--perturb", "nonsense=0.1"]) == 2
     assert main(["isometry:theorem1", "--perturb", "beta=abc"]) == 2
     assert main(["isometry:theorem1", "--perturb", "beta=-5"]) == 2
-    # a shared built-in quantity may be named through a paper whose claims declare it, and only through such a paper
+    # a quantity is named through the paper that declares it
     assert main(["isometry:theorem1", "--perturb", "isometry:b*=0.05"]) == 2
     assert "paper:quantity" in capsys.readouterr().err
 
 
 def test_perturb_names_a_builtin_quantity_through_its_paper():
     from verify.cli import _parse_perturbation
-    assert _parse_perturbation(["isometry:beta=0.05"]) == {"beta": 0.05}
-    assert _parse_perturbation(["bn-finite-width:c*=-0.05"]) == {"c*": -0.05}
-    assert _parse_perturbation(["bn-mean-field:q*=0.05"]) == {"b*": 0.05}     # the paper's own name of b*
-    assert _parse_perturbation(["covariance-sde:nu=0.1", "beta=0.2"]) == {"nu": 0.1, "beta": 0.2}
+    assert _parse_perturbation(["isometry:beta=0.05"]) == {"isometry:beta": 0.05}
+    assert _parse_perturbation(["bn-finite-width:c*=-0.05"]) == {"bn-finite-width:c*": -0.05}
+    assert _parse_perturbation(["bn-mean-field:b*=0.05"]) == {"bn-mean-field:q*": 0.05}   # an alias of the paper's q*
+    assert _parse_perturbation(["covariance-sde:nu=0.1", "beta=0.2"]) == {"covariance-sde:nu": 0.1,
+                                                                        "isometry:beta": 0.2}
+    # a bare name stands for that quantity in every paper that declares it
+    assert _parse_perturbation(["c*=0.05"]) == {"bn-finite-width:c*": 0.05, "bn-mean-field:c*": 0.05}
 
 
 def test_pytest_plugin_gives_one_junit_case_per_claim_and_strict_xfail_for_errata(tmp_path):

@@ -195,7 +195,7 @@ def test_correlation_law_bad_input():
 
 
 def test_width_extrapolation_recovers_the_limit_and_flags_a_misfit():
-    from verify.papers.covariance_sde import _extrapolate
+    from verify.papers.covariance_sde.appendix_f import _extrapolate
     widths = np.array([4, 8, 16, 32, 64])
     se = np.full(5, 1e-3)
     exact = 0.02 + 0.11 * widths ** -0.5 - 0.37 / widths
@@ -209,7 +209,7 @@ def test_width_extrapolation_recovers_the_limit_and_flags_a_misfit():
 def test_width_convergence_turns_when_nu_is_off_by_the_resolution():
     """Mutation: the SDE side with ν scaled by 1 ± 25% (the quick budget's resolution) makes the limit row fail."""
     from verify import quantities as Q
-    from verify.papers.covariance_sde import _width_rows
+    from verify.papers.covariance_sde.appendix_f import _width_rows
     ctx = Context(budget="quick", seed=0)
     shared: dict = {}   # the networks are simulated once and reused, as in the runner's controls
     with Q.perturbed({}, memo=shared):
@@ -268,7 +268,7 @@ def test_ks_rows_decide_at_the_papers_level(shift, p_range, same):
     """covariance-sde's KS rows test at α = 0.001: two samples whose two-sample KS p-value lies above α count as the
     same law, below it as different. The pairs (n = 2000 normal quantiles against the same shifted) have p ≈ 4e-3,
     2e-4 and 5e-6: a looser level (α = 1e-6) would call the last two the same law."""
-    from verify.papers.covariance_sde import _ks_row
+    from verify.papers.covariance_sde._common import _ks_row
     a = stats.norm.ppf((np.arange(2000) + 0.5) / 2000)
     same_law, different = _ks_row("same", a, a + shift), _ks_row("different", a, a + shift, expect_same=False)
     assert p_range[0] < same_law.observed < p_range[1]
@@ -279,7 +279,7 @@ def test_relu_moments_closed_form_against_quadrature_row(monkeypatch):
     """eq2-10's row: every closed-form moment E relu(x)^p relu(y)^q the derivations of (2.10) and (3.2) use agrees
     with nested quadrature to ~1e-14; a moment with a wrong radial factor (2^{k/2}Γ(k/2) for 2^{k/2}Γ(k/2 + 1), i.e.
     off by k/2) fails it."""
-    from verify.papers.covariance_sde import relu_moment_rows
+    from verify.papers.covariance_sde._common import relu_moment_rows
     row, = relu_moment_rows()
     assert row.passed and row.observed < 1e-12 and row.bound == 1e-10
     real = tcs.relu_bivariate_moment
@@ -294,7 +294,7 @@ def test_shaped_network_simulators_agree_in_law_and_a_dense_bug_is_caught(monkey
     (n = d = 30) agree in KS at seed 0; with c dropped from the explicit-weight pre-activations (a catalogued mutant)
     V^{11} fails and the claim no longer holds."""
     from conftest import catalogued_mutant
-    from verify.papers.covariance_sde import simulator_variant_rows
+    from verify.papers.covariance_sde.relu_like_shaping import simulator_variant_rows
     rows = simulator_variant_rows(Context(budget="quick", seed=0))
     assert [r.passed for r in rows] == [True, True, True]
     assert [r.observed for r in rows[:2]] == pytest.approx([0.0667, 0.443], abs=5e-4)
@@ -310,7 +310,7 @@ def test_identical_inputs_stay_identical_and_a_wrong_singular_root_is_caught(mon
     square root of the rounding-level zero eigenvalue, under the 1e-6 bound); a singular root diag(√w)Q in place of
     Q diag(√w) collapses one input to 0 — every sample stops as degenerate — and the claim no longer holds."""
     from conftest import catalogued_mutant
-    from verify.papers.covariance_sde import _identical_inputs_row
+    from verify.papers.covariance_sde.relu_like_shaping import _identical_inputs_row
     shape = ncs.Shape("relu", 30, c_plus=0.0, c_minus=-1.0)
     row = _identical_inputs_row(shape)
     assert row.passed and 1e-9 < row.observed < 1e-6 and "stopped as degenerate or exploded: 0" in row.note

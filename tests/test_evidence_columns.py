@@ -194,7 +194,7 @@ def test_perturbation_control_rows_name_their_delta_and_observe_the_outcome():
 
 
 def test_ks_and_rank_rows_put_the_p_value_against_its_level():
-    from verify.papers.covariance_sde import ALPHA, _ks_row
+    from verify.papers.covariance_sde._common import ALPHA, _ks_row
     from verify.papers.isometry.training import LEVEL, _kendall_row
     rng = np.random.default_rng(0)
     r = _ks_row("same law", rng.standard_normal(2000), rng.standard_normal(2000))

@@ -14,11 +14,12 @@ from verify.runner import _run, exit_status, run_claim
 
 # one fast claim per quantity (quick budget): each must hold, and stop holding with the quantity 5% off either way
 REPRESENTATIVE = {
-    "b*": "bn-mean-field:theorem5", "c*": "bn-mean-field:theorem5",
-    "lambda_L": "bn-mean-field:theorem1", "lambda_M": "bn-mean-field:theorem1",
-    "lambda_max": "bn-mean-field:theorem8", "beta": "isometry:theorem-a2",
-    "nu": "covariance-sde:theorem3-3", "mu_relu": "covariance-sde:eq2-10",
-    "criterion": "covariance-sde:example4-1", "dual": "isometry:lemma-a6", "sigma2_relu": "covariance-sde:eq2-6",
+    "bn-mean-field:q*": "bn-mean-field:theorem5", "bn-mean-field:c*": "bn-mean-field:theorem5",
+    "bn-mean-field:lambda_L": "bn-mean-field:theorem1", "bn-mean-field:lambda_M": "bn-mean-field:theorem1",
+    "bn-mean-field:lambda_max": "bn-mean-field:theorem8", "isometry:beta": "isometry:theorem-a2",
+    "covariance-sde:nu": "covariance-sde:theorem3-3", "covariance-sde:mu_relu": "covariance-sde:eq2-10",
+    "covariance-sde:criterion": "covariance-sde:example4-1", "isometry:dual": "isometry:lemma-a6",
+    "covariance-sde:sigma2_relu": "covariance-sde:eq2-6",
 }
 
 
@@ -43,17 +44,23 @@ def test_five_percent_error_turns_the_verdict(quantity):
 
 
 def test_headline_theorem1_catches_five_percent_in_gstar():
-    for q in ("b*", "c*"):
+    for q in ("bn-finite-width:b*", "bn-finite-width:c*"):
         base, plus, minus = _statuses("bn-finite-width:theorem1", q, 0.05)
         assert (base, plus, minus) == (HOLDS, VIOLATED, VIOLATED), q
 
 
-def test_every_quantity_named_in_the_issue_is_registered_and_used():
+def test_every_paper_quantity_is_declared_namespaced_and_used():
     used = {q for c in all_claims() for q in c.depends_on}
-    for q in ("b*", "c*", "lambda_L", "lambda_M", "lambda_max", "beta", "nu", "mu_relu", "criterion"):
-        assert q in Q.QUANTITIES and q in used
-    assert Q.canonical("bn-mean-field:q*") == "b*"
-    assert Q.canonical("q*") == "q*"   # a bare q* (a plain MLP's, say) is not batch norm's b*
+    for q in ("bn-finite-width:b*", "bn-finite-width:c*", "bn-mean-field:q*", "bn-mean-field:c*",
+              "bn-mean-field:lambda_L", "bn-mean-field:lambda_M", "bn-mean-field:lambda_max", "isometry:beta",
+              "covariance-sde:nu", "covariance-sde:mu_relu", "covariance-sde:criterion"):
+        assert q in Q.QUANTITIES and q in used, q
+    assert all(":" in q for q in Q.QUANTITIES)          # no quantity outside a paper
+    assert Q.canonical("bn-mean-field:b*") == "bn-mean-field:q*"     # the alias of bn-finite-width's name
+    assert Q.canonical("beta") == "isometry:beta"                     # a bare name that one paper declares
+    builtin = [q for q in Q.resolve("b*") if q.split(":")[0] in ("bn-finite-width", "bn-mean-field")]
+    assert builtin == ["bn-finite-width:b*", "bn-mean-field:q*"]        # a bare name: every paper's
+    assert Q.resolve("q*") == ("bn-mean-field:q*",) and Q.resolve("no-such") == ()
 
 
 def test_declared_quantities_are_exactly_those_consumed():
@@ -67,24 +74,29 @@ def test_declared_quantities_are_exactly_those_consumed():
 
 
 def test_perturbation_is_scoped_and_exact():
+    from verify.papers.bn_finite_width._common import bsb1_gstar
+    from verify.papers.bn_mean_field._common import bsb1_fixed_point
     fp = theory.bsb1_fixed_point("relu", 8)
     with Q.perturbed({"c*": 0.05, "bn-mean-field:q*": -0.02}) as state:
-        p = Q.gstar("relu", 8)
+        p = bsb1_fixed_point("relu", 8)
         assert p.c == pytest.approx(fp.c * 1.05, rel=1e-15) and p.b == pytest.approx(fp.q * 0.98, rel=1e-15)
         assert p.eigenvalue_bulk == pytest.approx(fp.q * 0.98 * (1 - fp.c * 1.05), rel=1e-14)
-        assert state.consumed == {"b*", "c*"}
-    assert Q.gstar("relu", 8) is fp  # outside the context: the core value itself
+        assert state.consumed == {"bn-mean-field:q*", "bn-mean-field:c*"}
+        g = bsb1_gstar("relu", 8)               # the bare c* reaches bn-finite-width's c* too; its b* is untouched
+        assert g.c == pytest.approx(fp.c * 1.05, rel=1e-15) and g.q == fp.q
+    assert bsb1_fixed_point("relu", 8) is fp and bsb1_gstar("relu", 8) is fp  # outside the context: the core value
     with pytest.raises(ValueError):
         with Q.perturbed({"beta": -1.5}):
             pass
 
 
 def test_memo_never_caches_a_value_that_consumed_a_quantity():
+    from verify.papers.isometry._common import beta_value
     memo = {}
     with Q.perturbed({"beta": 0.1}, memo):
-        a = Q.memo("k", lambda: Q.beta("relu"))
+        a = Q.memo("k", lambda: beta_value("relu"))
     with Q.perturbed({}, memo):
-        b = Q.memo("k", lambda: Q.beta("relu"))
+        b = Q.memo("k", lambda: beta_value("relu"))
     assert a == pytest.approx(1.1 * b) and "k" not in memo
 
 
@@ -210,9 +222,10 @@ def test_list_shows_uncovered_items():
 def test_no_numbered_item_is_left_not_yet():
     """Issue 12's 'done when': every numbered item is checked, or is no claim (definition, notation, remark, proof
     step), or cannot be checked for a stated reason (vacuous, its content lost from the text, data/weights offline)."""
-    from verify.coverage import COVERAGE, Item
-    for paper, items in COVERAGE.items():
-        for it in items:
+    from verify.coverage import Item
+    from verify.registry import papers
+    for paper, declared in papers().items():
+        for it in declared.coverage:
             assert it.status != "not yet", (paper, it.item)
             if it.status in ("vacuous", "text lost", "offline"):
                 assert len(it.note) > 30, (paper, it.item)

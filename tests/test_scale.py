@@ -144,8 +144,8 @@ def test_jobs_2_gives_the_serial_numbers_in_the_requested_order(serial_report, t
 
 
 def test_task_groups_keep_affinity_groups_together():
-    from verify.parallel import AFFINITY_GROUPS, task_groups
-    assert ("isometry:figure7", "isometry:figure-b6", "isometry:figure-b7") in AFFINITY_GROUPS
+    from verify.parallel import affinity_groups, task_groups
+    assert ("isometry:figure7", "isometry:figure-b6", "isometry:figure-b7") in affinity_groups()
     ids = ["a:x", "isometry:figure-b7", "b:y", "isometry:figure7", "c:z"]
     assert task_groups(ids) == [("a:x",), ("isometry:figure7", "isometry:figure-b7"), ("b:y",), ("c:z",)]
     assert task_groups(["isometry:figure-b6"]) == [("isometry:figure-b6",)]
@@ -292,7 +292,7 @@ def test_sweep_points_are_tasks_on_a_dask_cluster_with_the_serial_numbers():
     consumes a perturbable theory quantity is refused (the controls' perturbation would not reach it)."""
     distributed = pytest.importorskip("distributed")
     from verify import parallel
-    from verify import quantities as Q
+    from verify.papers.isometry._common import isometry_strength
     from verify.papers.isometry.training import _run
     points = [("digits", act, 2, 16, 1, seed, "cpu") for act in ("tanh", "relu") for seed in (0, 1)]
     serial = parallel.map_points(_run, points)
@@ -301,7 +301,7 @@ def test_sweep_points_are_tasks_on_a_dask_cluster_with_the_serial_numbers():
         with distributed.get_task_stream(client) as ts:
             remote = client.submit(parallel.call_with_point_tasks, parallel.map_points, _run, points,
                                    pure=False).result()
-        bad = client.submit(parallel.call_with_point_tasks, parallel.map_points, Q.isometry_strength,
+        bad = client.submit(parallel.call_with_point_tasks, parallel.map_points, isometry_strength,
                             [("tanh",), ("relu",)], pure=False)
         with pytest.raises(Exception, match="consumed"):
             bad.result()

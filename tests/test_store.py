@@ -76,13 +76,13 @@ def test_the_contract_is_enforced():
 def test_a_substituted_simulator_is_seen_once_its_values_are_cleared(monkeypatch):
     """What the mutation tests rely on: clearing a shared function's values makes the claim call the (substituted)
     simulator again, never a stored value of the real one."""
-    from verify.papers import bn_mean_field as claims
-    real = claims._fw_run("relu", 8, 16, 2, 6, 0, "exact", "cpu")
-    assert claims._fw_run("relu", 8, 16, 2, 6, 0, "exact", "cpu") is real
-    monkeypatch.setattr(claims.nbm, "simulate_bn_gradients", lambda *a, **k: "substituted")
-    claims._fw_run.cache_clear()
-    assert claims._fw_run("relu", 8, 16, 2, 6, 0, "exact", "cpu") == "substituted"
-    claims._fw_run.cache_clear()
+    from verify.papers.bn_mean_field import _common as bnmf_common
+    real = bnmf_common._fw_run("relu", 8, 16, 2, 6, 0, "exact", "cpu")
+    assert bnmf_common._fw_run("relu", 8, 16, 2, 6, 0, "exact", "cpu") is real
+    monkeypatch.setattr(bnmf_common.nbm, "simulate_bn_gradients", lambda *a, **k: "substituted")
+    bnmf_common._fw_run.cache_clear()
+    assert bnmf_common._fw_run("relu", 8, 16, 2, 6, 0, "exact", "cpu") == "substituted"
+    bnmf_common._fw_run.cache_clear()
 
 
 def test_claims_of_a_paper_share_their_ensembles_in_a_run():
@@ -91,15 +91,15 @@ def test_claims_of_a_paper_share_their_ensembles_in_a_run():
     from verify.core import Context
     from verify.registry import resolve
     from verify.runner import run_claim
-    from verify.papers import bn_mean_field as claims
-    claims._fw_run.cache_clear()
+    from verify.papers.bn_mean_field import _common as bnmf_common
+    bnmf_common._fw_run.cache_clear()
     ctx = Context(budget="quick", seed=0)
     run_claim(resolve("bn-mean-field:theorem8"), ctx, with_control=False)
-    before = dict(STORE.stats()[claims._fw_run.store_name])
+    before = dict(STORE.stats()[bnmf_common._fw_run.store_name])
     v7 = run_claim(resolve("bn-mean-field:theorem7"), ctx, with_control=False)
-    after = STORE.stats()[claims._fw_run.store_name]
+    after = STORE.stats()[bnmf_common._fw_run.store_name]
     assert after["reused"] > before["reused"] and after["seconds_saved"] > before["seconds_saved"]
-    claims._fw_run.cache_clear()
+    bnmf_common._fw_run.cache_clear()
     alone = run_claim(resolve("bn-mean-field:theorem7"), ctx, with_control=False)
     assert v7.status == alone.status == "holds"
     assert [(e.name, e.numeric, e.observed) for e in v7.evidence] == [(e.name, e.numeric, e.observed)

@@ -45,7 +45,7 @@ def test_the_npz_route_reproduces_the_registered_split_and_a_float_label_bug_is_
     reproduced from the exported file)."""
     from conftest import source_mutant
     from numerics import datasets
-    from verify.papers._integrity import data_route_row
+    from verify.api import data_route_row
     row = data_route_row("digits")
     assert row.passed and row.observed == 0.0 and "10 classes" in row.note
     assert len(load_dataset("digits").y_train) == 1348 and len(load_dataset("digits").y_test) == 449
@@ -334,7 +334,7 @@ def test_ensemble_input_errors():
 
 # ---------------------------------------------------------------------------------------------
 # A member against its solo run: numerics.ensembles.member_difference, the claims' run-integrity rows
-# (verify.papers._integrity) and the catalogued bugs of the batched trainers they catch
+# (verify.integrity) and the catalogued bugs of the batched trainers they catch
 # ---------------------------------------------------------------------------------------------
 
 def test_member_difference_record_by_record():
@@ -376,7 +376,7 @@ def test_integrity_row_and_verdict():
     import dataclasses
 
     from verify.core import HOLDS, INCONCLUSIVE, VIOLATED, Evidence
-    from verify.papers import _integrity as I
+    from verify import integrity as I
     runs = _small_bn_ensemble()
     solo = train_bn_mlp("digits", "relu", 3, 16, 8, 4, lr=0.01, seed=1, record_steps=2)
     ok = I.member_row(runs[1], solo, "member 2 of 2 (relu, seed 1)", "numerics.training.train_bn_mlp")
@@ -391,13 +391,13 @@ def test_integrity_row_and_verdict():
     gpu = I.member_row(runs[1], dataclasses.replace(solo, loss=loss), "m", "f", device="cuda")
     assert gpu.passed is None and gpu.observed > gpu.bound and "not judged on cuda" in gpu.note
     rows = [Evidence("a row", bound=1.0, observed=0.5, passed=True)]
-    assert I.judged("p:c", rows, [ok], "h", "f").status == HOLDS
-    assert I.judged("p:c", rows, [gpu], "h", "f").status == HOLDS
-    v = I.judged("p:c", rows, [bad], "h", "f")
+    assert I.judged_with_integrity("p:c", rows, [ok], "h", "f").status == HOLDS
+    assert I.judged_with_integrity("p:c", rows, [gpu], "h", "f").status == HOLDS
+    v = I.judged_with_integrity("p:c", rows, [bad], "h", "f")
     assert v.status == INCONCLUSIVE and "not the ones the claim describes" in v.summary and v.evidence[-1] is bad
     failing = [Evidence("a row", bound=1.0, observed=2.0, passed=False)]
-    assert I.judged("p:c", failing, [ok], "h", "f").status == VIOLATED
-    assert I.judged("p:c", failing, [bad], "h", "f").status == INCONCLUSIVE
+    assert I.judged_with_integrity("p:c", failing, [ok], "h", "f").status == VIOLATED
+    assert I.judged_with_integrity("p:c", failing, [bad], "h", "f").status == INCONCLUSIVE
 
 
 @functools.lru_cache(maxsize=1)

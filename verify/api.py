@@ -27,12 +27,12 @@ Examples
 >>> api.check_api_version("2.0")
 Traceback (most recent call last):
 ...
-verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 2.0; the installed deepinit-verify 0.2.0 provides 1.2
+verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 2.0; the installed deepinit-verify 0.2.0 provides 1.3
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from . import __version__
@@ -42,9 +42,18 @@ from .core import (ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED, Cla
                    EvidenceError, HypothesisCheck, HypothesisNotMet, Parameter, Verdict, status_from_rows)
 from .coverage import Item
 from .store import shared, stats as store_stats
+# figures, statistics, sweeps, parameter kinds and the training-integrity rows: what a claim that draws a figure, fits
+# a rate, sweeps points on workers or trains networks needs (API 1.3; the built-in papers use exactly these)
+from . import params as kinds
+from .figures import Panel, Series, activation_label, binomial_band, density_band, mean_band, write_figure
+from .integrity import data_route_row, judged_with_integrity, member_row
+from .latex import activation_name, sympy_latex
+from .lazy import lazy_module
+from .parallel import map_points, sweep_point
+from .stats import fit_log_rate, mean_ci, ratio_of_means, t_quantile
 
 #: the claim API's version, ``"MAJOR.MINOR"``: a minor release only adds names (see :func:`check_api_version`)
-API_VERSION = "1.2"
+API_VERSION = "1.3"
 #: the entry-point group in which a package names its :class:`Paper` (``pyproject.toml``)
 ENTRY_POINT_GROUP = "deepinit_verify.papers"
 
@@ -174,6 +183,10 @@ class Paper:
         Path of the paper's expected-verdicts TOML file (``--expect shipped`` composes it with the built-in one).
     notation : str
         The paper's notation, shown on its docs page.
+    affinity : sequence of sequences of str
+        Groups of this paper's claim names whose checks reuse one another's in-process computations (a sweep cache,
+        the run's store): under ``--jobs``/``--scheduler`` each group is one task that runs its claims in this order
+        in one worker; each verdict is still reported on its own.
     register : bool
         Register the paper (default). ``False`` declares a detached paper for tests and examples.
 
@@ -196,6 +209,7 @@ class Paper:
     coverage: Sequence[Item] = ()
     expectations: str | None = None
     notation: str = ""
+    affinity: Sequence[Sequence[str]] = ()
     register: bool = True
     claims: dict = field(default_factory=dict, init=False, repr=False)
     quantities: dict = field(default_factory=dict, init=False, repr=False)
@@ -210,6 +224,7 @@ class Paper:
             if not str(getattr(self, what)).strip():
                 raise PaperDeclarationError(f"paper {self.key!r}: {what} must not be empty")
         self.coverage = tuple(self.coverage)
+        self.affinity = tuple(tuple(group) for group in self.affinity)
         import sys
         frame = sys._getframe(1)
         while frame is not None and frame.f_globals.get("__name__") == __name__:
@@ -224,7 +239,8 @@ class Paper:
         """``title`` with ``citation``: one line for listings and report headers."""
         return f"{self.citation}" if self.title in self.citation else f"{self.citation} — {self.title}"
 
-    def quantity(self, name: str, symbol: str, meaning: str, source: str) -> QuantityHandle:
+    def quantity(self, name: str, symbol: str, meaning: str, source: str, *,
+                 aliases: Sequence[str] = ()) -> QuantityHandle:
         """Declare a theory quantity the paper's claims depend on (perturbable by the controls and ``--perturb``).
 
         Parameters
@@ -237,17 +253,23 @@ class Paper:
             What it is, with the equation number.
         source : str
             The function that computes it (``"theory.meanfield_mlp.chi_1"``).
+        aliases : sequence of str
+            Other names of it in this paper (``--perturb paper:alias=δ``; a bare alias also stands for it).
 
         Returns
         -------
         QuantityHandle
         """
-        if not isinstance(name, str) or not _NAME.match(name.replace("*", "").replace("_", "-") or "?"):
+        if not isinstance(name, str) or not _NAME.match(name.lower().replace("*", "").replace("_", "-") or "?"):
             raise PaperDeclarationError(f"quantity {name!r} of {self.key}: letters, digits, '_', '*', '-' and '.'")
         full = f"{self.key}:{name}"
         if full in _Q.QUANTITIES or name in self.quantities:
             raise PaperDeclarationError(f"quantity {full!r} declared twice")
-        _Q.register_quantity(_Q.Quantity(full, symbol, meaning, source))
+        quantity = _Q.Quantity(full, symbol, meaning, source, tuple(aliases))
+        try:
+            _Q.register_quantity(quantity)
+        except ValueError as exc:
+            raise PaperDeclarationError(str(exc)) from None
         handle = QuantityHandle(full, symbol, meaning)
         self.quantities[name] = handle
         return handle
@@ -263,6 +285,12 @@ class Paper:
         for q in claim.depends_on:
             if ":" in q and not q.startswith(self.key + ":"):
                 raise PaperDeclarationError(f"{claim.id} depends on {q!r}, a quantity of another paper")
+        # a bare name of a quantity this paper declares is that quantity (``"beta"`` → ``"isometry:beta"``)
+        own = {n: h.name for n, h in self.quantities.items()}
+        own.update({a: h.name for h in self.quantities.values() for a in _Q.QUANTITIES[h.name].aliases})
+        if any(q in own for q in (*claim.depends_on, *claim.resolution_override)):
+            claim = replace(claim, depends_on=tuple(own.get(q, q) for q in claim.depends_on),
+                            resolution_override={own.get(q, q): v for q, v in claim.resolution_override.items()})
         self.claims[claim.name] = claim
         if self.register:
             from . import registry
@@ -282,6 +310,47 @@ class Paper:
                            depends_on=deps, **fields))
             return check
         return decorate
+
+
+def figure(ctx: Context, name: str, panels: Sequence[Panel], caption: str, *, key: str = "figure") -> dict:
+    """A claim's figure: drawn into the run's artefact directory when it keeps artefacts, returned as the verdict's
+    artefacts (pass them as ``judged(..., artefacts=...)``). It calls :func:`write_figure`, as the built-in papers do.
+
+    Parameters
+    ----------
+    ctx : Context
+        The claim run's context; nothing is drawn when ``ctx.artefact_dir`` is None (a plain run).
+    name : str
+        The files' stem (``"mypaper_figure2"``: ``.png``, ``.pdf`` and ``.csv``, the data behind every series).
+    panels : sequence of Panel
+        The panels, each with its :class:`Series` (``kind`` ``"simulation"``, ``"theory"`` or ``"bound"``).
+    caption : str
+        What was run (sizes, seeds, budget): in the CSV, the docs page and the LaTeX caption.
+    key : str
+        The artefacts' prefix: the keys are ``{key}_png``, ``{key}_pdf``, ``{key}_csv`` and ``{key}_caption``
+        (the docs page embeds every ``*_png``; ``render`` redraws from every ``*_csv``).
+
+    Returns
+    -------
+    dict
+        Artefact key → path (and the caption); empty when the run keeps no artefacts.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from verify import api
+    >>> panel = api.Panel("E z² against n", "n", "E z²", [api.Series("mean of n draws", [1, 2, 4], [0.9, 1.1, 1.0],
+    ...                                                              "simulation", "z")])
+    >>> api.figure(api.Context(), "example_figure", [panel], "3 sample sizes")      # a plain run draws nothing
+    {}
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     sorted(api.figure(api.Context(artefact_dir=d), "example_figure", [panel], "3 sample sizes"))
+    ['figure_caption', 'figure_csv', 'figure_pdf', 'figure_png']
+    """
+    if not ctx.artefact_dir:
+        return {}
+    files = write_figure(ctx.artefact_dir, name, list(panels), caption)
+    return {f"{key}_{k}": v for k, v in files.items()}
 
 
 def memo(key: Any, compute: Callable[[], Any]):
@@ -387,7 +456,10 @@ def run(claim: str, *, budget: str = "quick", seed: int = 0, controls: bool = Tr
 
 
 __all__ = ["API_VERSION", "APIVersionError", "Claim", "Context", "ENTRY_POINT_GROUP", "ERROR", "Erratum", "Evidence",
-           "EvidenceError", "HOLDS", "HYPOTHESES_NOT_MET", "HypothesisCheck", "HypothesisNotMet", "INCONCLUSIVE", "Item",
-           "Paper", "PaperDeclarationError", "Parameter", "QuantityHandle", "VIOLATED", "Verdict", "check_api_version",
-           "judged", "known_value_row", "memo", "replicate_seeds", "replicate_spread_row", "run", "shared",
-           "status_from_rows", "store_stats"]
+           "EvidenceError", "HOLDS", "HYPOTHESES_NOT_MET", "HypothesisCheck", "HypothesisNotMet", "INCONCLUSIVE",
+           "Item", "Panel", "Paper", "PaperDeclarationError", "Parameter", "QuantityHandle", "Series", "VIOLATED",
+           "Verdict", "activation_label", "activation_name", "binomial_band", "check_api_version", "data_route_row",
+           "density_band", "figure", "fit_log_rate", "judged", "judged_with_integrity", "kinds", "known_value_row",
+           "lazy_module", "map_points", "mean_band", "mean_ci", "member_row", "memo", "ratio_of_means",
+           "replicate_seeds", "replicate_spread_row", "run", "shared", "status_from_rows", "store_stats",
+           "sweep_point", "sympy_latex", "t_quantile", "write_figure"]

@@ -28,7 +28,7 @@ from . import quantities as Q
 from .core import BUDGETS, FIGURE_STYLES, Context, Progress, Verdict, _clean, caused_by_interrupt
 from .junit import render_junit
 from .latex import MAX_DIGITS, PLAIN_DIGITS
-from .registry import UsageError, all_claims, failures, paper_keys, resolve
+from .registry import UsageError, all_claims, default_note, failures, load_papers, paper_keys, resolve
 from .report import (OutputPathError, check_output_dir, check_output_path, lock_output, release_outputs, render_json,
                      render_latex, render_text, resolution_text, write_atomic)
 from .runner import exit_status, run_claim
@@ -418,37 +418,23 @@ def _main_guarded(argv) -> int:
 
 
 def _parse_perturbation(items: list[str]) -> dict[str, float]:
+    load_papers()   # the papers declare the quantities
     out = {}
     for it in items:
         text, sep, value = it.partition("=")
-        name = _perturbable(text.strip())
-        if not sep or name is None:
-            raise UsageError(f"--perturb takes QUANTITY=DELTA with QUANTITY one of {', '.join(Q.QUANTITIES)} "
-                             f"(or paper:quantity for a quantity a paper's claims declare); got {it!r}")
+        names = Q.resolve(text.strip())
+        if not sep or not names:
+            raise UsageError(f"--perturb takes QUANTITY=DELTA with QUANTITY a quantity a paper declares: paper:quantity "
+                             f"(e.g. isometry:beta), or a bare name for every paper's quantity of that name; got {it!r}")
         try:
             d = float(value)
         except ValueError:
             raise UsageError(f"--perturb {it!r}: DELTA must be a number such as 0.05") from None
         if not -0.9 <= d <= 10:
             raise UsageError(f"--perturb {it!r}: DELTA must be in [-0.9, 10]")
-        out[name] = d
+        for name in names:
+            out[name] = d
     return out
-
-
-def _perturbable(text: str) -> str | None:
-    """The registered name of a perturbable quantity: a registered name or alias (``beta``, ``bn-mean-field:q*``,
-    ``mypaper:half``), or ``paper:quantity`` for a shared built-in quantity that a claim of ``paper`` declares
-    (``isometry:beta`` → ``beta``); None for anything else."""
-    name = Q.canonical(text)
-    if name in Q.QUANTITIES:
-        return name
-    paper, sep, bare = text.partition(":")
-    bare = Q.canonical(bare)
-    if not sep or bare not in Q.BUILTIN:
-        return None
-    from .registry import all_claims
-    declared = {Q.canonical(q) for c in all_claims() if c.paper == paper for q in c.depends_on}
-    return bare if bare in declared else None
 
 
 def _settings(args, ctx: Context) -> dict:
@@ -797,6 +783,9 @@ def _main(args) -> int:
                 return 2
         else:
             claims = list({c.id: c for c in (resolve(s) for s in args.claims)}.values())
+            for note in filter(None, (default_note(s) for s in args.claims)):
+                if not args.quiet:
+                    sys.stderr.write(note + "\n")
         args.broken_plugins = broken
         raw = _parse_params(args.param)
         unknown = set(raw) - {p.name for c in claims for p in c.parameters}

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 from . import quantities as Q
-from .core import ERROR, HOLDS, VIOLATED, Claim, Context, Verdict
+from .core import ERROR, HOLDS, HYPOTHESES_NOT_MET, VIOLATED, Claim, Context, Verdict
 from .runner import _FLAGGED, _run, run_claim
 
 
@@ -102,8 +102,13 @@ def check_claim(claim: Claim, budget: str = "quick", seed: int = 0) -> tuple[lis
     memo: dict = {}
     plain, consumed = _run(claim.check, claim, ctx, False, {}, memo)
     declared = {Q.canonical(q) for q in claim.depends_on}
-    rows.append(ContractRow(claim.id, "declared quantities are the consumed ones", declared == consumed,
-                            f"declared {sorted(declared) or 'none'}, consumed {sorted(consumed) or 'none'}"))
+    # a check that stops at a declared hypothesis consumes only what it used before stopping: nothing undeclared
+    stopped = plain.status == HYPOTHESES_NOT_MET
+    rows.append(ContractRow(claim.id, "declared quantities are the consumed ones",
+                            consumed <= declared if stopped else declared == consumed,
+                            f"declared {sorted(declared) or 'none'}, consumed {sorted(consumed) or 'none'}"
+                            + (" (the claim itself is hypotheses-not-met: it stopped before consuming the rest)"
+                               if stopped and consumed != declared else "")))
     for q in claim.depends_on:
         d = claim.control_delta_for(q, budget)
         statuses = {}
@@ -111,7 +116,7 @@ def check_claim(claim: Claim, budget: str = "quick", seed: int = 0) -> tuple[lis
             v, used = _run(claim.check, claim, ctx, False, {q: sign * d}, memo)
             statuses[sign] = v.status if Q.canonical(q) in used else "not consumed"
         ok = plain.status != HOLDS or all(s in _FLAGGED for s in statuses.values())
-        rows.append(ContractRow(claim.id, f"{q} ×(1 ± {d:g}) is flagged", ok,
+        rows.append(ContractRow(claim.id, f"{Q.short(q, claim.paper)} ×(1 ± {d:g}) is flagged", ok,
                                 f"+δ: {statuses[1]}, −δ: {statuses[-1]}"
                                 + ("" if plain.status == HOLDS else f" (the claim itself is {plain.status})")))
     full = run_claim(claim, ctx, with_control=True)

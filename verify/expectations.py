@@ -1,7 +1,7 @@
 """Expected verdicts for CI: a TOML file of claim → expected status with the reason (the paper's erratum).
 
 ``python -m verify all --expect FILE`` compares every verdict with its expectation. ``--expect shipped`` means the files
-shipped with the papers: :data:`SHIPPED` (the built-in papers') and the file each plugin paper declares
+shipped with the papers: the file each paper, built-in or plugin, declares
 (:attr:`verify.api.Paper.expectations`). Files are layered (:func:`load_many`): the shipped files first, then each file
 given, in order — ``--expect mine.toml`` keeps every shipped expectation and lets ``mine.toml`` replace those of the
 claims it names; ``--expect-replace`` (the pytest plugin's ``--verify-expect-replace``) uses only the files given. A
@@ -30,7 +30,8 @@ try:  # Python ≥ 3.11
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "expected.toml")
+#: the name that stands for the expectation files every loaded paper ships (:func:`shipped_files`)
+SHIPPED = "shipped"
 
 
 class ExpectationError(ValueError):
@@ -47,12 +48,15 @@ KINDS = {
     "not reproduced": "an experiment not reproduced in a substitute setting (other data, a parameter lost from the "
                       "text, an assumed learning rate): not evidence that the paper is wrong",
     "undecided": "the budget is too small to decide the statement",
+    "hypotheses not met": "the check's setting does not meet a declared hypothesis of the statement (a "
+                          "hypotheses-not-met verdict): the statement is neither confirmed nor refuted there",
 }
 
 
 #: how a report names an expected deviation of each kind (JUnit's xfail reasons, the summary line)
 KIND_LABELS = {"erratum": "known erratum", "not reproduced": "experiment not reproduced in a substitute setting",
-               "undecided": "undecided at this budget", "": "expected deviation of no stated kind"}
+               "undecided": "undecided at this budget", "hypotheses not met": "a declared hypothesis is not met",
+               "": "expected deviation of no stated kind"}
 
 
 @dataclass(frozen=True)
@@ -68,9 +72,10 @@ class Expectation:
 
 
 def load(path: str) -> dict[str, Expectation]:
-    """Read an expectations file; ``shipped`` names the file for the four papers. Raises :class:`ExpectationError`."""
-    if path == "shipped":
-        path = SHIPPED
+    """Read an expectations file; ``shipped`` stands for every loaded paper's (:func:`shipped_files`). Raises
+    :class:`ExpectationError`."""
+    if path == SHIPPED:
+        return load_many([SHIPPED])
     from .report import read_input
     try:
         doc = tomllib.loads(read_input(path).decode("utf-8"))
@@ -120,9 +125,10 @@ def load(path: str) -> dict[str, Expectation]:
 
 
 def shipped_files() -> list[str]:
-    """The expectation files shipped with the loaded papers: the built-in one, then each plugin's, once each."""
+    """The expectation files shipped with the loaded papers (:attr:`verify.api.Paper.expectations`): the built-in
+    papers' first, then each plugin's, once each."""
     from .registry import papers
-    out = [SHIPPED]
+    out: list[str] = []
     for p in papers().values():
         if p.expectations and os.path.abspath(p.expectations) not in {os.path.abspath(f) for f in out}:
             out.append(p.expectations)
@@ -179,7 +185,8 @@ def exit_code(comparisons: list[Comparison]) -> int:
 
 
 def counts(comparisons: list[Comparison]) -> dict[str, int]:
-    """How many matched expectations of each kind (errata, experiments not reproduced, undecided) this run saw."""
+    """How many matched expectations of each kind (errata, experiments not reproduced, undecided, hypotheses not met)
+    this run saw."""
     out = {k: 0 for k in KINDS}
     for c in comparisons:
         if c.outcome == "match" and c.kind:
@@ -197,6 +204,8 @@ def render(comparisons: list[Comparison]) -> str:
                      "as expected")
     if n["undecided"]:
         parts.append(f"{n['undecided']} undecided at this budget, as expected")
+    if n["hypotheses not met"]:
+        parts.append(f"{n['hypotheses not met']} with a declared hypothesis not met, as expected")
     other = sum(1 for c in comparisons if c.outcome == "match" and c.expected != HOLDS and not c.kind)
     if other:
         parts.append(f"{other} expected deviations of no stated kind")

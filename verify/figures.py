@@ -91,10 +91,38 @@ DRAWS = ("auto", "line", "curve", "points", "band", "errorbar")
 
 @dataclass
 class Series:
-    """One curve or point set. ``lo``/``hi``: a confidence band or error bars (``band`` names it in the legend, e.g.
-    "95% CI", "interquartile range"; default "95% CI"); ``draw``: ``auto`` (see the module's conventions), ``line``
-    (line and markers), ``curve`` (a line without markers — a histogram —, its band if any), ``points`` (separate
-    settings: markers only, error bars if lo/hi), ``band`` or ``errorbar``."""
+    """One curve or point set of a :class:`Panel`.
+
+    Attributes
+    ----------
+    label : str
+        Its legend entry (mathtext in ``$…$``).
+    x : array_like
+        The abscissae.
+    y : array_like
+        The values.
+    kind : {"simulation", "theory", "bound"}
+        What it is: simulations are drawn with markers (and their band), theory as lines, bounds dashed.
+    group : str
+        Series of one group (an activation, a width) share a colour.
+    lo : array_like or None
+        Lower end of a confidence band or of error bars.
+    hi : array_like or None
+        Upper end of a confidence band or of error bars.
+    band : str or None
+        The band's name in the legend ("95% CI", "interquartile range"; default "95% CI").
+    draw : {"auto", "line", "curve", "points", "band", "errorbar"}
+        ``auto`` follows the module's conventions; ``line``: line and markers; ``curve``: a line without markers (a
+        histogram) and its band if any; ``points``: separate settings, markers only, error bars if ``lo``/``hi``.
+
+    Examples
+    --------
+    >>> from verify.api import Series
+    >>> s = Series("mean of 8 seeds", [1, 2, 3], [0.5, 0.25, 0.125], "simulation", "relu", lo=[0.4, 0.2, 0.1],
+    ...            hi=[0.6, 0.3, 0.15])
+    >>> s.kind, s.group
+    ('simulation', 'relu')
+    """
     label: str
     x: np.ndarray
     y: np.ndarray
@@ -108,6 +136,31 @@ class Series:
 
 @dataclass
 class Panel:
+    """One panel of a figure: its title, axis labels and :class:`Series`.
+
+    Attributes
+    ----------
+    title : str
+        The panel's title (the paper's figure number first: "Fig 2: …").
+    xlabel : str
+        The abscissa's label.
+    ylabel : str
+        The ordinate's label.
+    series : list of Series
+        What is drawn.
+    logy : bool
+        A logarithmic ordinate.
+    logx : bool
+        A logarithmic abscissa.
+
+    Examples
+    --------
+    >>> from verify.api import Panel, Series
+    >>> p = Panel("Fig 1: the gap against depth", "depth", "gap", [Series("theory", [1, 2], [0.5, 0.25], "theory")],
+    ...           logy=True)
+    >>> len(p.series), p.logy
+    (1, True)
+    """
     title: str
     xlabel: str
     ylabel: str
@@ -129,9 +182,27 @@ _LEAKY = re.compile(r"^max\(x,\s*(\d*\.?\d+)\s*\*?\s*x\)$")
 
 
 def activation_label(name: str) -> str:
-    """An activation's name as the papers write it: ``relu`` → "ReLU", ``gelu`` → "GELU", ``tanh(2*x)`` →
-    ``$\\tanh(2x)$``, ``max(x, 0.2*x)`` → "leaky ReLU (slope 0.2)", ``he3`` → ``$\\mathrm{He}_3$``; anything else as
-    given."""
+    r"""An activation's name as the papers write it, for legends and titles.
+
+    ``relu`` → "ReLU", ``gelu`` → "GELU", ``tanh(2*x)`` → ``$\tanh(2x)$``, ``max(x, 0.2*x)`` → "leaky ReLU (slope
+    0.2)", ``he3`` → ``$\mathrm{He}_3$``; anything else as given.
+
+    Parameters
+    ----------
+    name : str
+        A registry name or a formula.
+
+    Returns
+    -------
+    str
+        The label (mathtext in ``$…$`` where it is a formula).
+
+    Examples
+    --------
+    >>> from verify.api import activation_label
+    >>> activation_label("relu"), activation_label("max(x, 0.2*x)")
+    ('ReLU', 'leaky ReLU (slope 0.2)')
+    """
     if name in _ACTIVATION_NAMES:
         return _ACTIVATION_NAMES[name]
     m = re.fullmatch(r"he(\d+)", name)
@@ -942,9 +1013,42 @@ def _csv_text(panels: list[Panel], caption: str) -> str:
 
 def write_figure(directory: str, name: str, panels: list[Panel], caption: str, *, style: str | None = None,
                  formats: tuple[str, ...] = ("png", "pdf", "csv")) -> dict:
-    """Write ``name``.png, .pdf and .csv into ``directory`` (the figure of :func:`make_figure`; the caption only in
-    the CSV). Returns {"png": path, "pdf": path, "csv": path, "caption": caption}: a call site's
-    ``{f"figure1_{k}": v for k, v in files.items()}`` puts the caption among the verdict's artefacts."""
+    """Write a figure as ``name``.png, .pdf and .csv into ``directory``.
+
+    The drawing is :func:`make_figure`'s (the run's figure style unless ``style`` is given); the CSV holds every
+    series' data and the caption, from which ``render`` redraws the figure. A claim usually calls
+    :func:`verify.api.figure`, which prefixes the keys for the verdict's artefacts.
+
+    Parameters
+    ----------
+    directory : str
+        Where to write (created if needed).
+    name : str
+        The files' stem.
+    panels : list of Panel
+        The panels.
+    caption : str
+        What was run; only in the CSV (and returned).
+    style : {"default", "neurips", "icml", "iclr"}, optional
+        The figure style; default the run's (``--figure-style``).
+    formats : tuple of str
+        Which of "png", "pdf", "csv" to write.
+
+    Returns
+    -------
+    dict
+        ``{"png": path, "pdf": path, "csv": path, "caption": caption}`` (the formats written).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from verify.api import Panel, Series, write_figure
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     files = write_figure(d, "example", [Panel("t", "x", "y", [Series("s", [0, 1], [1, 2])])], "two points",
+    ...                          formats=("csv",))
+    ...     sorted(files), os.path.basename(files["csv"])
+    (['caption', 'csv'], 'example.csv')
+    """
     os.makedirs(directory, exist_ok=True)
     out = {k: os.path.join(directory, f"{name}.{k}") for k in formats}
     if "png" in out or "pdf" in out:
@@ -1046,7 +1150,31 @@ def redraw_from_csv(csv_path: str, directory: str | None = None, *, name: str | 
 # ---------------------------------------------------------------------------------------------------------------
 
 def mean_band(samples, confidence: float = 0.95):
-    """Per column of a [samples, points] array: the mean and its t-interval (lo, hi) — a simulation band."""
+    """The mean of each column of a [samples, points] array and its Student-t interval: a simulation's band.
+
+    Parameters
+    ----------
+    samples : array_like
+        ``[samples, points]``: one row per seed.
+    confidence : float
+        The interval's level.
+
+    Returns
+    -------
+    mean : numpy.ndarray
+        The column means.
+    lo : numpy.ndarray
+        The lower ends.
+    hi : numpy.ndarray
+        The upper ends.
+
+    Examples
+    --------
+    >>> from verify.api import mean_band
+    >>> mean, lo, hi = mean_band([[1.0, 2.0], [3.0, 2.0]])
+    >>> mean.tolist(), bool(lo[0] < 2 < hi[0]), float(hi[1] - lo[1])
+    ([2.0, 2.0], True, 0.0)
+    """
     from .stats import mean_ci
     a = np.asarray(samples, dtype=float)
     with np.errstate(invalid="ignore"):  # a column holding ±inf (a singular Gram) has an undefined interval
@@ -1056,8 +1184,31 @@ def mean_band(samples, confidence: float = 0.95):
 
 
 def binomial_band(p, n: int, confidence: float = 0.95):
-    """Wilson score interval (lo, hi) of proportions ``p`` observed on ``n`` trials each (e.g. a test accuracy on
-    n test images)."""
+    """The Wilson score interval of proportions ``p`` observed on ``n`` trials each (a test accuracy on n test images).
+
+    Parameters
+    ----------
+    p : array_like
+        The observed proportions.
+    n : int
+        The trials behind each proportion.
+    confidence : float
+        The interval's level.
+
+    Returns
+    -------
+    lo : numpy.ndarray
+        The lower ends (in [0, 1]).
+    hi : numpy.ndarray
+        The upper ends (in [0, 1]).
+
+    Examples
+    --------
+    >>> from verify.api import binomial_band
+    >>> lo, hi = binomial_band([0.5, 1.0], 100)
+    >>> [round(float(v), 3) for v in lo], [round(float(v), 3) for v in hi]
+    ([0.404, 0.963], [0.596, 1.0])
+    """
     from scipy.stats import norm
     p = np.asarray(p, dtype=float)
     z = float(norm.ppf(0.5 + confidence / 2))
@@ -1068,8 +1219,33 @@ def binomial_band(p, n: int, confidence: float = 0.95):
 
 
 def density_band(density, n: int, bin_width, confidence: float = 0.95):
-    """Pointwise interval (lo, hi) of a histogram density (``np.histogram(..., density=True)`` of ``n`` samples, bins
-    of ``bin_width``): the Wilson interval of each bin's share, over the bin width."""
+    """The pointwise interval of a histogram density: each bin's Wilson interval (:func:`binomial_band`) over its width.
+
+    Parameters
+    ----------
+    density : array_like
+        ``np.histogram(..., density=True)`` of ``n`` samples.
+    n : int
+        The samples.
+    bin_width : float or array_like
+        The bins' widths.
+    confidence : float
+        The interval's level.
+
+    Returns
+    -------
+    lo : numpy.ndarray
+        The lower ends.
+    hi : numpy.ndarray
+        The upper ends.
+
+    Examples
+    --------
+    >>> from verify.api import density_band
+    >>> lo, hi = density_band([0.5, 0.5], 1000, 1.0)
+    >>> bool(lo[0] < 0.5 < hi[0])
+    True
+    """
     h = np.asarray(bin_width, dtype=float)
     lo, hi = binomial_band(np.asarray(density, dtype=float) * h, n, confidence)
     return lo / h, hi / h

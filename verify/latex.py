@@ -601,10 +601,27 @@ _FUNCTION_WORDS = _OPERATORS | {"erf", "sqrt", "He", "sgn", "sign"}
 
 
 def activation_name(names) -> str:
-    """The name papers give an activation — a registry name, a formula, or the names of one function (a group):
+    """The name papers give an activation, as plain text for tables and captions.
+
     ``relu`` → ReLU, ``leaky_relu`` → leaky ReLU (slope 0.01), ``he1``/``identity`` → He_1(x) = x, ``he3`` →
-    He_3/sqrt(3!), ``tanh(2*x)`` → tanh(2x). Plain text that :func:`cell_latex` typesets (names as text, formulas
-    in math mode)."""
+    He_3/sqrt(3!), ``tanh(2*x)`` → tanh(2x); :func:`cell_latex` typesets it (names as text, formulas in math mode).
+
+    Parameters
+    ----------
+    names : str or sequence of str
+        A registry name or a formula, or the names of one function (a group, joined by " = ").
+
+    Returns
+    -------
+    str
+        The name.
+
+    Examples
+    --------
+    >>> from verify.api import activation_name
+    >>> activation_name("relu"), activation_name("tanh(2*x)")
+    ('ReLU', 'tanh(2x)')
+    """
     names = [names] if isinstance(names, str) else list(names)
     if "he1" in names:
         return _ACTIVATION_NAMES["he1"]
@@ -639,9 +656,28 @@ def _one_activation_name(name: str) -> str:
 
 
 def sympy_latex(expr) -> str:
-    """A derived closed form, simplified as a paper prints it: the simplest of sympy's ``simplify``, ``factor``,
-    ``cancel``, partial fractions and quotient-plus-remainder in e and π (fewest operations, then leading terms
-    positive), printed highest power first — ``2 - \\frac{2 e}{e^{2} - 1}``, ``\\frac{3 \\pi - 4}{2 \\pi - 2}``."""
+    r"""A derived closed form in LaTeX, simplified as a paper prints it.
+
+    The simplest of sympy's ``simplify``, ``factor``, ``cancel``, partial fractions and quotient-plus-remainder in e and
+    π (fewest operations, then leading terms positive), printed highest power first.
+
+    Parameters
+    ----------
+    expr : sympy expression or str
+        The closed form.
+
+    Returns
+    -------
+    str
+        Its LaTeX (math mode without delimiters).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from verify.api import sympy_latex
+    >>> sympy_latex((3 * sp.pi - 4) / (2 * sp.pi - 2))
+    '\\frac{3 \\pi - 4}{2 \\pi - 2}'
+    """
     import sympy as sp
     expr = sp.nsimplify(sp.sympify(expr), rational=False)
     cands = [expr]

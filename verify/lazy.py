@@ -6,7 +6,24 @@ import importlib
 
 
 class lazy_module:  # noqa: N801 - used like a module
-    """``stats = lazy_module("scipy.stats")``: ``stats.t.ppf(…)`` imports scipy.stats the first time."""
+    """A module imported on first use: ``stats = lazy_module("scipy.stats")``; ``stats.t.ppf(…)`` imports it then.
+
+    Listing claims and refusing bad input then stay fast (torch and scipy.stats are not imported).
+
+    Parameters
+    ----------
+    name : str
+        The module's dotted name.
+
+    Examples
+    --------
+    >>> from verify.api import lazy_module
+    >>> special = lazy_module("scipy.special")
+    >>> special
+    <lazy module 'scipy.special'>
+    >>> float(special.gamma(5))
+    24.0
+    """
 
     def __init__(self, name: str):
         self.__dict__["_name"] = name

@@ -67,10 +67,31 @@ class PointConsumedQuantity(RuntimeError):
 
 
 def sweep_point(fn):
-    """Decorator for a claim's sweep-point function (module level, plain-data arguments including the point's seed,
-    consuming no perturbable quantity): a direct call ``fn(...)`` returns the value :func:`map_points` already
-    computed as a task for the same arguments (defaults filled in), so a claim can submit its whole sweep first and
-    then walk it with plain calls."""
+    """Mark a claim's sweep-point function, so that its points can run as tasks (:func:`map_points`).
+
+    The function is module level (importable on a worker), takes plain-data arguments that include the point's seed,
+    and consumes no perturbable quantity. A direct call returns the value :func:`map_points` already computed for the
+    same arguments (defaults filled in), so a claim can submit its whole sweep first and then walk it with plain calls.
+
+    Parameters
+    ----------
+    fn : callable
+        The point function.
+
+    Returns
+    -------
+    callable
+        The same function, reading the values of points already computed.
+
+    Examples
+    --------
+    >>> from verify.api import map_points, sweep_point
+    >>> @sweep_point
+    ... def square(k: int, seed: int = 0) -> int:
+    ...     return k * k + seed
+    >>> map_points(square, [(1,), (2,), (3, 1)]), square(2)
+    ([1, 4, 10], 4)
+    """
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)
@@ -97,13 +118,32 @@ def _point_args(fn, args: tuple, kwargs: dict | None = None) -> tuple:
 
 
 def map_points(fn, points) -> list:
-    """``[fn(*p) for p in points]`` — the sweep points of a claim (activations × seeds, widths, batch sizes …). Each
-    point is a pure function of its arguments: a module-level ``fn`` (importable on a worker; :func:`sweep_point`),
-    plain-data arguments that include the point's seed, and no perturbable theory quantity consumed
-    (:mod:`verify.quantities`; asserted on the worker). Serially (a plain run, ``--jobs N``) the points run here, one
-    after another; when the claim runs as a task on a Dask cluster (``--scheduler``), each point is a task of its own,
-    and the claim's task leaves its worker slot while it waits (``distributed.worker_client``). Same points, same
-    numbers, in either case."""
+    """``[fn(*p) for p in points]``: the sweep points of a claim (activations × seeds, widths, batch sizes …).
+
+    Each point is a pure function of its arguments: a module-level ``fn`` (:func:`sweep_point`), plain-data arguments
+    that include the point's seed, and no perturbable theory quantity consumed (asserted on the worker). Serially (a
+    plain run, ``--jobs N``) the points run here, one after another; when the claim runs as a task on a Dask cluster
+    (``--scheduler``), each point is a task of its own and the claim's task leaves its worker slot while it waits. Same
+    points, same numbers, in either case.
+
+    Parameters
+    ----------
+    fn : callable
+        The point function.
+    points : iterable of tuple
+        The arguments of each point.
+
+    Returns
+    -------
+    list
+        The points' values, in order.
+
+    Examples
+    --------
+    >>> from verify.api import map_points
+    >>> map_points(pow, [(2, 3), (3, 2)])
+    [8, 9]
+    """
     points = [_point_args(fn, tuple(p)) for p in points]
     runner = _POINT_RUNNER.get()
     if runner is None or len(points) < 2:
@@ -169,17 +209,12 @@ def call_with_point_tasks(fn, *args):
         return fn(*args)
 
 
-# Claims whose checks reuse one another's in-process computations: the training runs of isometry Fig 7, B.6 and B.7
-# are one sweep cache (_POINT_CACHE), so serially B.6 and B.7 cost 6 s and 0 s after Fig 7, and in separate worker
-# processes 101 s and 237 s (standard budget, measured 2026-11-23); bn-finite-width's Theorems 1, 3 and Corollaries
-# 6-8 read the same BN chains from the run's store (verify.store): 74 s in one process against 214 s apart (standard,
-# 2026-11-26). Under --jobs / --scheduler such a group is one task that runs its claims in this order in one worker;
-# each verdict is still reported on its own.
-AFFINITY_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("isometry:figure7", "isometry:figure-b6", "isometry:figure-b7"),
-    ("bn-finite-width:theorem1", "bn-finite-width:theorem3", "bn-finite-width:corollary6",
-     "bn-finite-width:corollary7", "bn-finite-width:corollary8"),
-)
+def affinity_groups() -> tuple[tuple[str, ...], ...]:
+    """The claims whose checks reuse one another's in-process computations, as each paper declares them
+    (:attr:`verify.api.Paper.affinity`), as claim ids. Under --jobs / --scheduler such a group is one task that runs
+    its claims in the declared order in one worker; each verdict is still reported on its own."""
+    from .registry import papers
+    return tuple(tuple(f"{p.key}:{name}" for name in group) for p in papers().values() for group in p.affinity)
 
 
 def task_groups(claim_ids) -> list[tuple[str, ...]]:
@@ -187,7 +222,7 @@ def task_groups(claim_ids) -> list[tuple[str, ...]]:
     group's order, at the place of the first of them), every other claim alone."""
     ids = list(claim_ids)
     present = set(ids)
-    group_of = {c: g for g in AFFINITY_GROUPS for c in g}
+    group_of = {c: g for g in affinity_groups() for c in g}
     out, placed = [], set()
     for c in ids:
         if c in placed:
@@ -278,7 +313,7 @@ class Pool:
         return self._exec.submit(run_task, spec)
 
     def submit_group(self, specs: tuple):
-        """An affinity group (:data:`AFFINITY_GROUPS`) as one task; its result is the list of the members' results."""
+        """An affinity group (:func:`affinity_groups`) as one task; its result is the list of the members' results."""
         if self._client is not None:
             return self._client.submit(run_tasks, specs, pure=False,
                                        key=f"deepinit-{specs[0].claim_id}+{len(specs) - 1}-{os.urandom(4).hex()}")

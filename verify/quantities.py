@@ -1,15 +1,17 @@
 """The theory quantities a claim consumes, and the one place where a perturbation is injected.
 
-Every claim declares the quantities its statement depends on (``Claim.depends_on``): the BSB1 fixed point's
-b* (≡ bn-mean-field's q*) and c*, the forward-Jacobian eigenvalues λ_𝕃, λ_𝕄, the gradient-explosion rate
-λ_max, the isometry strength β_σ, the covariance-SDE drift ν, the ReLU chain's μ_ReLU, the explosion
-criterion, the dual kernel σ̂ …, and also the printed constants its check compares with (a predicted exponent,
-a rate). A check obtains each of them through an accessor of this module (``gstar``, ``bsb1_fixed_point``,
-``gradient_explosion_rate``, ``beta`` …). While a perturbation is active
-(``perturbed({"c*": 0.05})``), the accessor returns the quantity scaled by (1 + δ) — exactly where the check
-consumes it, never on the independent route it is compared with (Monte Carlo, a finite-width network,
-the paper's printed form evaluated separately). The runner uses this for the negative controls and for
-``--sensitivity``; the mutation tests use it to prove that a 5% error turns each verdict.
+Every paper declares the quantities its statements depend on (:meth:`verify.api.Paper.quantity`, namespaced
+``paper:name``: bn-finite-width's b*, c*; bn-mean-field's q*, c*, λ_𝕃, λ_𝕄, λ_max; the isometry paper's β_σ and σ̂;
+the covariance-SDE paper's ν, μ_ReLU, σ², the explosion criterion …) and every claim the ones it depends on
+(``Claim.depends_on``). A check consumes each through its handle (``handle.scaled(value)``, ``handle.delta()``),
+exactly where its statement uses it — never on the independent route it is compared with (Monte Carlo, a
+finite-width network, the paper's printed form evaluated separately). While a perturbation is active
+(``perturbed({"bn-mean-field:c*": 0.05})``) the handle scales the quantity by (1 + δ). The runner uses this for the
+negative controls and ``--sensitivity``; the mutation tests use it to prove that a 5% error turns each verdict.
+This module holds only that machinery and the names: it knows no paper and computes nothing.
+
+A name is resolved (:func:`resolve`) as ``paper:name``, as a declared alias, or bare (``beta``, ``c*``): a bare name
+stands for that quantity in every paper that declares it.
 
 The active state lives in a :class:`contextvars.ContextVar`, so a check never has to pass it around and
 concurrent checks (threads, tasks) do not see each other's perturbations. The state also records which
@@ -22,13 +24,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable
-
-import numpy as np
-
-import theory
-from theory import covariance_sde as _tcs
 
 
 @dataclass(frozen=True)
@@ -42,47 +39,68 @@ class Quantity:
     aliases: tuple[str, ...] = ()
 
 
-QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
-    Quantity("b*", "b* (= q*)", "scale of the BSB1 fixed point G* = b*((1−c*)I + c*11ᵀ) (bn-finite-width eq 16; "
-             "bn-mean-field's q*, Theorem 4)", "theory.bsb1_fixed_point", aliases=("bn-mean-field:q*",)),
-    Quantity("c*", "c*", "correlation of the BSB1 fixed point (bn-finite-width eq 16; bn-mean-field Theorem 4)",
-             "theory.bsb1_fixed_point"),
-    Quantity("lambda_L", "λ_𝕃", "forward-Jacobian eigenvalue on the 𝕃 eigenspace (bn-mean-field Theorem 6)",
-             "theory.bn_jacobian_eigenvalues"),
-    Quantity("lambda_M", "λ_𝕄", "forward-Jacobian eigenvalue on the 𝕄 eigenspace (bn-mean-field Theorem 6)",
-             "theory.bn_jacobian_eigenvalues"),
-    Quantity("lambda_max", "λ_max", "gradient-explosion rate, top eigenvalue of the backward map (bn-mean-field "
-             "Theorem 7)", "theory.gradient_explosion_rate"),
-    Quantity("beta", "β_σ", "isometry strength (isometry Definition 3)", "theory.isometry_strength"),
-    Quantity("dual", "σ̂", "the dual activation / layer-norm mean-field map ρ ↦ σ̄(ρ)/σ̄(1) (isometry eq 10)",
-             "theory.mean_reduced_dual"),
-    Quantity("nu", "ν", "drift of the ReLU-like correlation SDE, ν(ρ) (covariance-sde eq 2.6 / Theorem 3.2)",
-             "theory.covariance_sde.sde_drift_relu_like"),
-    Quantity("mu_relu", "μ_ReLU", "drift of the ReLU Markov chain's correlation (covariance-sde eq 2.10)",
-             "theory.covariance_sde.relu_chain_coefficients"),
-    Quantity("sigma2_relu", "σ²", "variance Var(cφ(g)²) of the log-norm's Brownian motion for ReLU-like φ (covariance-sde "
-             "eq 2.6; ReLU: 5)", "theory.covariance_sde.relu_like_constants"),
-    Quantity("criterion", "(3/4)φ″(0)² + φ‴(0)", "the explosion criterion of Proposition 3.10 (covariance-sde)",
-             "theory.covariance_sde.explosion_criterion"),
-)}
-
-_ALIAS = {a: q.name for q in QUANTITIES.values() for a in q.aliases}
-BUILTIN = frozenset(QUANTITIES)
+#: ``paper:name`` → its declaration, filled by the papers as they are imported
+QUANTITIES: dict[str, Quantity] = {}
+_ALIAS: dict[str, str] = {}   # ``paper:alias`` → ``paper:name``
 
 
 def register_quantity(q: Quantity) -> None:
-    """Add a paper's declared quantity (``paper:name``; :meth:`verify.api.Paper.quantity` is the way to call this)."""
+    """Add a paper's declared quantity (``paper:name``; :meth:`verify.api.Paper.quantity` is the way to call this).
+    Its ``aliases`` are other names of it in the same paper (``q.aliases``: bare, namespaced on registration)."""
     if ":" not in q.name:
         raise ValueError(f"a paper's quantity is namespaced 'paper:name', not {q.name!r}")
-    if q.name in QUANTITIES or q.name in _ALIAS:
+    paper = q.name.split(":", 1)[0]
+    names = [q.name] + [f"{paper}:{a}" for a in q.aliases]
+    if any(n in QUANTITIES or n in _ALIAS for n in names):
         raise ValueError(f"quantity {q.name!r} declared twice")
     QUANTITIES[q.name] = q
+    for n in names[1:]:
+        _ALIAS[n] = q.name
+
+
+def resolve(name: str) -> tuple[str, ...]:
+    """The registered quantities ``name`` stands for: ``paper:name`` or ``paper:alias`` → that one; a bare name →
+    that quantity of every paper that declares it (by name or alias); an unknown name → ``()``.
+
+    Examples
+    --------
+    >>> from verify import quantities as Q, registry
+    >>> registry.load_papers()
+    >>> Q.resolve("isometry:beta"), Q.resolve("beta")
+    (('isometry:beta',), ('isometry:beta',))
+    >>> [q for q in Q.resolve("c*") if q.split(":")[0] in registry.paper_keys()[:4]]    # the built-in papers'
+    ['bn-finite-width:c*', 'bn-mean-field:c*']
+    >>> Q.resolve("bn-mean-field:b*"), Q.resolve("no-such")
+    (('bn-mean-field:q*',), ())
+    """
+    if name in QUANTITIES:
+        return (name,)
+    if name in _ALIAS:
+        return (_ALIAS[name],)
+    if ":" in name:
+        return ()
+    out = [q for q in QUANTITIES if q.split(":", 1)[1] == name]
+    out += [t for a, t in _ALIAS.items() if a.split(":", 1)[1] == name and t not in out]
+    return tuple(sorted(out))
 
 
 def canonical(name: str) -> str:
-    """The registered name of a quantity (``bn-mean-field:q*`` → ``b*``); any other name is kept as it is — a bare
-    ``q*`` is not batch norm's b* (a plain MLP's q* is ``paper:q*`` in its own paper)."""
-    return _ALIAS.get(name, name)
+    """The registered name of a quantity when ``name`` stands for exactly one (``bn-mean-field:b*`` →
+    ``bn-mean-field:q*``, ``beta`` → ``isometry:beta``); any other name is kept as it is."""
+    found = resolve(name)
+    return found[0] if len(found) == 1 else name
+
+
+def short(name: str, paper: str) -> str:
+    """``name`` as a claim of ``paper`` shows it: its own paper's quantities without the ``paper:`` prefix.
+
+    Examples
+    --------
+    >>> from verify.quantities import short
+    >>> short("isometry:beta", "isometry"), short("bn-mean-field:q*", "isometry")
+    ('beta', 'bn-mean-field:q*')
+    """
+    return name[len(paper) + 1:] if name.startswith(paper + ":") else name
 
 
 def describe(name: str) -> str:
@@ -103,12 +121,15 @@ _STATE: contextvars.ContextVar[_State] = contextvars.ContextVar("deepinit_quanti
 
 
 def normalise(perturbation: dict[str, float] | None) -> dict[str, float]:
+    """``{name: δ}`` with every name resolved (:func:`resolve`; a bare name to every paper's quantity of that name,
+    an unknown name kept); δ must be finite and > −1."""
     out = {}
     for k, v in (perturbation or {}).items():
         v = float(v)
         if not math.isfinite(v) or v <= -1:
             raise ValueError(f"a perturbation scales by (1 + δ): δ = {v!r} for {k!r} must be finite and > −1")
-        out[canonical(k)] = v
+        for name in resolve(k) or (k,):
+            out[name] = v
     return out
 
 
@@ -184,105 +205,5 @@ def memo(key, compute: Callable[[], Any]):
     return value
 
 
-# ---------------------------------------------------------------------------------------------
-# Accessors: the theory functions the claims use, with the perturbation applied where they consume it
-# ---------------------------------------------------------------------------------------------
-
-def bsb1_fixed_point(act, batch_size: int, **bn):
-    """The BSB1 fixed point (b* = q*, c*) of theory.bsb1_fixed_point (``bn``: eps, gamma, beta), b*, c* perturbed."""
-    fp = theory.bsb1_fixed_point(act, batch_size, **bn)
-    db, dc = delta("b*"), delta("c*")
-    if db == 0.0 and dc == 0.0:
-        return fp
-    return replace(fp, q=fp.q * (1 + db), c=fp.c * (1 + dc))
-
-
-gstar = bsb1_fixed_point  # bn-finite-width's name for the same fixed point (G*, eq 16)
-
-
-def bn_jacobian_eigenvalues(act, batch_size: int):
-    """λ_𝔾, λ_𝕃, λ_𝕄 of theory.bn_jacobian_eigenvalues, with λ_𝕃 and λ_𝕄 perturbed."""
-    ev = theory.bn_jacobian_eigenvalues(act, batch_size)
-    dl, dm = delta("lambda_L"), delta("lambda_M")
-    if dl == 0.0 and dm == 0.0:
-        return ev
-    return replace(ev, L=ev.L * (1 + dl), M=ev.M * (1 + dm))
-
-
-def gradient_explosion_rate(act, batch_size: int, **bn) -> float:
-    """λ_max of theory.gradient_explosion_rate (``bn``: eps, gamma, beta), perturbed."""
-    return scaled("lambda_max", float(theory.gradient_explosion_rate(act, batch_size, **bn)))
-
-
-def isometry_strength(act):
-    """β_σ of theory.isometry_strength (value and exact sympy form), perturbed."""
-    b = theory.isometry_strength(act)
-    d = delta("beta")
-    if d == 0.0:
-        return b
-    import sympy as sp
-    k = sp.nsimplify(1 + d, rational=True)
-    return replace(b, value=b.value * (1 + d), exact=None if b.exact is None else b.exact * k,
-                   method=b.method + f" (perturbed ×{1 + d:g})")
-
-
-def beta(act) -> float:
-    """β_σ (isometry Definition 3) as a float, perturbed."""
-    return float(isometry_strength(act))
-
-
-def dual_quadrature(act, r):
-    """σ̂(ρ) by theory.dual_quadrature (2-D quadrature split at the kinks), perturbed. The unperturbed values are
-    computed once per claim run (:func:`memo`): the check's controls and sensitivity reruns scale the same numbers."""
-    grid = np.asarray(r, dtype=float)
-    value = memo(("theory.dual_quadrature", theory.activation(act), grid.shape, grid.tobytes()),
-                 lambda: theory.dual_quadrature(act, grid))
-    return scaled("dual", np.array(value, copy=True) if isinstance(value, np.ndarray) else value)
-
-
-def dual_normalised(act, r):
-    """The layer-norm mean-field map ρ ↦ σ̄(ρ)/σ̄(1) (theory.numeric_dual(act).normalised), perturbed."""
-    return scaled("dual", theory.numeric_dual(act).normalised(r))
-
-
-def nu_relu_like(c_plus=_tcs.c_plus, c_minus=_tcs.c_minus):
-    """ν(ρ) of the ReLU-like correlation SDE (sympy), perturbed."""
-    return scaled("nu", _tcs.sde_drift_relu_like(c_plus, c_minus))
-
-
-def relu_like_constants(s_plus, s_minus):
-    """(c, σ²) of eq (2.6) for φ = s₊max(x,0) + s₋min(x,0) (sympy), σ² perturbed."""
-    c, s2 = _tcs.relu_like_constants(s_plus, s_minus)
-    return c, scaled("sigma2_relu", s2)
-
-
-def nu_scale() -> float:
-    """The factor (1 + δ_ν) by which the drift the SDE simulations use is scaled (numerics' ``nu_scale``)."""
-    return scaled("nu", 1.0)
-
-
-def mu_relu_scale() -> float:
-    """The factor (1 + δ) by which μ_ReLU of the chain (2.10) is scaled (numerics' ``mu_scale``)."""
-    return scaled("mu_relu", 1.0)
-
-
-def relu_chain_numeric():
-    """(μ_ReLU, σ²_ReLU) as numpy functions of ρ (theory.covariance_sde.relu_chain_numeric), μ_ReLU perturbed."""
-    f_mu, f_s2 = _tcs.relu_chain_numeric()
-    k = mu_relu_scale()
-    return (f_mu if k == 1.0 else (lambda r: k * f_mu(r))), f_s2
-
-
-def explosion_criterion(act, x0=0):
-    """The criterion (3/4)φ″(0)² + φ‴(0) of theory.explosion_criterion, perturbed."""
-    crit = _tcs.explosion_criterion(act, x0)
-    d = delta("criterion")
-    if d == 0.0:
-        return crit
-    return replace(crit, value=crit.value * (1 + d))
-
-
-__all__ = ["QUANTITIES", "Quantity", "beta", "bn_jacobian_eigenvalues", "bsb1_fixed_point", "canonical", "delta",
-           "describe", "dual_normalised", "register_quantity", "dual_quadrature", "explosion_criterion", "gradient_explosion_rate", "gstar",
-           "isometry_strength", "memo", "mu_relu_scale", "normalise", "nu_relu_like", "nu_scale", "perturbed",
-           "relu_chain_numeric", "relu_like_constants", "scaled", "watch_consumption"]
+__all__ = ["QUANTITIES", "Quantity", "canonical", "delta", "describe", "memo", "normalise", "perturbed",
+           "register_quantity", "resolve", "scaled", "short", "watch_consumption"]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import difflib
 import functools
-import re
 import sys
 from importlib import metadata
 
@@ -54,8 +53,6 @@ class PluginLoadError(UsageError):
 
 
 _PAPERS: dict = {}               # key → verify.api.Paper, in load order
-_CLAIMS: dict[str, Claim] = {}
-_ALIASES: dict[str, str] = {}
 _FAILURES: dict[str, str] = {}   # key → one line: why the plugin could not be loaded
 _SOURCES: dict[str, dict] = {}   # key → {"distribution", "version", "module", "builtin"}
 _LOADED = False
@@ -89,7 +86,8 @@ def add_paper(paper) -> None:
 
 
 def add_claim(claim: Claim) -> None:
-    """Called by :meth:`verify.api.Paper.add`: registers a claim of a registered paper.
+    """Called by :meth:`verify.api.Paper.add` before it keeps the claim: the claim's paper must be registered. The
+    claim tables (:func:`all_claims`, :func:`resolve`) are built from the registered papers' ``claims`` alone.
 
     Examples
     --------
@@ -102,11 +100,17 @@ def add_claim(claim: Claim) -> None:
     """
     if claim.paper not in _PAPERS:
         raise ValueError(f"claim {claim.id}: paper {claim.paper!r} is not declared")
-    if claim.id in _CLAIMS:
-        raise ValueError(f"claim {claim.id} registered twice")
-    _CLAIMS[claim.id] = claim
-    for a in claim.aliases:
-        _ALIASES[f"{claim.paper}:{a}"] = claim.id
+
+
+def _tables() -> tuple[dict[str, Claim], dict[str, str]]:
+    """(claim id → claim, ``paper:alias`` → claim id) of the registered papers, in paper and declaration order."""
+    claims, aliases = {}, {}
+    for paper in _PAPERS.values():
+        for claim in paper.claims.values():
+            claims[claim.id] = claim
+            for a in claim.aliases:
+                aliases[f"{claim.paper}:{a}"] = claim.id
+    return claims, aliases
 
 
 @functools.lru_cache(maxsize=1)
@@ -271,10 +275,6 @@ def _shadowed(top: str) -> str:
 def _drop(key: str) -> None:
     """Forget whatever a failed plugin registered before it failed."""
     _PAPERS.pop(key, None)
-    for cid in [c for c in _CLAIMS if c.startswith(key + ":")]:
-        del _CLAIMS[cid]
-    for a in [a for a in _ALIASES if a.startswith(key + ":")]:
-        del _ALIASES[a]
 
 
 def papers() -> dict:
@@ -360,7 +360,7 @@ def sources() -> dict[str, dict]:
 
 
 def all_claims() -> list[Claim]:
-    """Every registered claim, by paper (in load order) and by name (numbers in numeric order).
+    """Every registered claim, by paper (in load order) and in each paper's declaration order (its paper order).
 
     Returns
     -------
@@ -371,15 +371,36 @@ def all_claims() -> list[Claim]:
     --------
     >>> from verify.registry import all_claims
     >>> [c.id for c in all_claims() if c.paper == "bn-mean-field"][:3]
-    ['bn-mean-field:constants', 'bn-mean-field:cross-batch', 'bn-mean-field:epsilon']
+    ['bn-mean-field:theorem1', 'bn-mean-field:theorem2', 'bn-mean-field:theorem3']
     """
     load_papers()
-    order = list(_PAPERS)
-    return sorted(_CLAIMS.values(), key=lambda c: (order.index(c.paper), _natural(c.name)))
+    return list(_tables()[0].values())
 
 
-def _natural(name: str):
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+def default_note(spec: str) -> str:
+    """One line when ``spec`` is a bare claim name that several papers have, naming the claim the default chose
+    (:data:`DEFAULT_PAPER`) and the other papers; ``""`` otherwise.
+
+    Examples
+    --------
+    >>> from verify.registry import default_note
+    >>> print(default_note("theorem1"))
+    theorem1 → bn-finite-width:theorem1 (bn-mean-field and isometry also have a theorem1; name the paper to choose)
+    >>> default_note("isometry:theorem1"), default_note("lemma5")
+    ('', '')
+    """
+    load_papers()
+    key = spec.strip().lower()
+    if ":" in key:
+        return ""
+    claims, aliases = _tables()
+    owners = [p for p in _PAPERS if f"{p}:{key}" in claims or f"{p}:{key}" in aliases]
+    if len(owners) < 2 or DEFAULT_PAPER not in owners:
+        return ""
+    others = [p for p in owners if p != DEFAULT_PAPER]
+    names = " and ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others)
+    chosen = aliases.get(f"{DEFAULT_PAPER}:{key}", f"{DEFAULT_PAPER}:{key}")
+    return f"{key} → {chosen} ({names} also {'has' if len(others) == 1 else 'have'} a {key}; name the paper to choose)"
 
 
 def resolve(spec: str) -> Claim:
@@ -408,6 +429,7 @@ def resolve(spec: str) -> Claim:
     unknown claim 'isometry:definition'; near matches: isometry:definition3, iso
     """
     load_papers()
+    _CLAIMS, _ALIASES = _tables()
     key = spec.strip().lower()
     if ":" not in key:
         owners = [p for p in _PAPERS if f"{p}:{key}" in _CLAIMS or f"{p}:{key}" in _ALIASES]

@@ -17,9 +17,11 @@ def resolution_text(verdict: Verdict) -> str:
     """'c* ±5%, b* ±5%': the perturbations of the theory side this run showed the check flags."""
     if not verdict.resolution:
         return ""
+    from .quantities import short
     from .runner import SENSITIVITY_LADDER
-    return ", ".join((f"{q} {'≤ ' if d <= SENSITIVITY_LADDER[0] else ''}±{100 * d:g}%") if d is not None
-                     else f"{q} not flagged even at ±50%" for q, d in verdict.resolution.items())
+    paper = verdict.claim_id.split(":", 1)[0]
+    return ", ".join((f"{short(q, paper)} {'≤ ' if d <= SENSITIVITY_LADDER[0] else ''}±{100 * d:g}%") if d is not None
+                     else f"{short(q, paper)} not flagged even at ±50%" for q, d in verdict.resolution.items())
 
 
 def fmt(v, digits: int = 6) -> str:

@@ -106,7 +106,8 @@ def _run_claim(claim: Claim, ctx: Context, with_control: bool, debug: bool, sens
 
 def control_description(claim: Claim) -> str:
     if claim.depends_on:
-        return ("each of " + ", ".join(claim.depends_on) + " scaled by (1 ± δ) where the check consumes it "
+        return ("each of " + ", ".join(Q.short(q, claim.paper) for q in claim.depends_on)
+                + " scaled by (1 ± δ) where the check consumes it "
                 "(δ: the claim's resolution at this budget) must be flagged"
                 + (f"; and {claim.control_description}" if claim.negative_control is not None else ""))
     return claim.control_description
@@ -119,11 +120,11 @@ def perturbation_control(claim: Claim, ctx: Context, debug: bool, memo: dict) ->
         d = claim.control_delta_for(q, ctx.budget)
         statuses = {}
         for sign in (+1, -1):
-            ctx.progress(f"negative control: {q} ×(1{'+' if sign > 0 else '−'}{d:g})", None)
+            ctx.progress(f"negative control: {Q.short(q, claim.paper)} ×(1{'+' if sign > 0 else '−'}{d:g})", None)
             v, consumed = _run(claim.check, claim, ctx, debug, {q: sign * d}, memo)
             statuses[sign] = v.status if Q.canonical(q) in consumed else "not consumed"
         flagged = all(s in _FLAGGED for s in statuses.values())
-        rows.append(Evidence(f"{q} ×(1 ± {d:g})",
+        rows.append(Evidence(f"{Q.short(q, claim.paper)} ×(1 ± {d:g})",
                              observed=f"+δ: {statuses[1]}, −δ: {statuses[-1]}", passed=not flagged,
                              note=Q.describe(q) + ("" if flagged else " — NOT flagged at this δ")))
     # a control row 'passes' when the claim's statement survives the perturbation: the control is violated iff
@@ -159,7 +160,7 @@ def measure_resolution(claim: Claim, ctx: Context, status: str, debug: bool, mem
             while i + 1 < len(SENSITIVITY_LADDER) and not flagged(SENSITIVITY_LADDER[i + 1]):
                 i += 1
             out[q] = SENSITIVITY_LADDER[i + 1] if i + 1 < len(SENSITIVITY_LADDER) else None
-        ctx.progress(f"sensitivity {q}: {out[q]}", None)
+        ctx.progress(f"sensitivity {Q.short(q, claim.paper)}: {out[q]}", None)
     return out
 
 

@@ -10,7 +10,27 @@ _st = lazy_module("scipy.stats")  # loaded on first use
 
 
 def mean_ci(values, confidence: float = 0.95):
-    """Mean and Student-t confidence interval of i.i.d. samples: (mean, (lo, hi), n)."""
+    """The mean of i.i.d. samples and its Student-t confidence interval.
+
+    Parameters
+    ----------
+    values : array_like
+        The samples.
+    confidence : float
+        The interval's level.
+
+    Returns
+    -------
+    tuple
+        ``(mean, (lo, hi), n)``.
+
+    Examples
+    --------
+    >>> from verify.api import mean_ci
+    >>> m, (lo, hi), n = mean_ci([1.0, 2.0, 3.0])
+    >>> m, n, round(hi - m, 4)
+    (2.0, 3, 2.4841)
+    """
     v = np.asarray(values, dtype=float).ravel()
     n = v.size
     m = float(np.mean(v))
@@ -27,9 +47,29 @@ def normal_ci(mean: float, se: float, confidence: float = 0.95):
 
 
 def fit_log_rate(layers, values, confidence: float = 0.95):
-    """Fit log(values) = a − r·layer by least squares; return (r, (lo, hi)) with a t-interval.
+    """The per-layer decay rate r of ``values`` ∝ e^{−r·layer}: a least-squares fit of log(values) = a − r·layer.
 
-    ``r`` is the per-layer decay rate of ``values`` (so values ∝ e^{−r ℓ}).
+    Parameters
+    ----------
+    layers : array_like
+        The layers.
+    values : array_like
+        Positive values, one per layer.
+    confidence : float
+        The level of the t-interval of r.
+
+    Returns
+    -------
+    tuple
+        ``(r, (lo, hi))``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from verify.api import fit_log_rate
+    >>> r, (lo, hi) = fit_log_rate([1, 2, 3, 4], np.exp(-0.5 * np.array([1, 2, 3, 4])))
+    >>> round(r, 12), round(lo, 12) == round(hi, 12) == 0.5
+    (0.5, True)
     """
     x = np.asarray(layers, dtype=float)
     y = np.log(np.asarray(values, dtype=float))
@@ -41,9 +81,30 @@ def fit_log_rate(layers, values, confidence: float = 0.95):
 
 
 def ratio_of_means(numerators, denominators):
-    """The ratio of means R = mean(x)/mean(y) of paired i.i.d. samples and its delta-method standard error
-    se = sd(x − R·y)/(√n·mean(y)) (the linearisation of the ratio estimator): (R, se, n). With n < 2 or a zero
-    mean denominator the standard error is ``nan`` (nothing can be decided from it)."""
+    """The ratio of means R = mean(x)/mean(y) of paired i.i.d. samples and its delta-method standard error.
+
+    se = sd(x − R·y)/(√n·mean(y)), the linearisation of the ratio estimator. With n < 2 or a zero mean denominator the
+    standard error is ``nan`` (nothing can be decided from it).
+
+    Parameters
+    ----------
+    numerators : array_like
+        The x samples.
+    denominators : array_like
+        The y samples, paired with x.
+
+    Returns
+    -------
+    tuple
+        ``(R, se, n)``.
+
+    Examples
+    --------
+    >>> from verify.api import ratio_of_means
+    >>> R, se, n = ratio_of_means([2.0, 4.0, 6.0], [1.0, 2.0, 3.0])
+    >>> R, se, n
+    (2.0, 0.0, 3)
+    """
     x = np.asarray(numerators, dtype=float).ravel()
     y = np.asarray(denominators, dtype=float).ravel()
     if x.shape != y.shape:
@@ -58,5 +119,24 @@ def ratio_of_means(numerators, denominators):
 
 
 def t_quantile(p: float, df: int) -> float:
-    """The p-quantile of Student's t with ``df`` degrees of freedom (``nan`` when df < 1)."""
+    """The p-quantile of Student's t distribution.
+
+    Parameters
+    ----------
+    p : float
+        The probability.
+    df : int
+        The degrees of freedom.
+
+    Returns
+    -------
+    float
+        The quantile; ``nan`` when df < 1.
+
+    Examples
+    --------
+    >>> from verify.api import t_quantile
+    >>> round(t_quantile(0.975, 10), 4), t_quantile(0.975, 0)
+    (2.2281, nan)
+    """
     return float(_st.t.ppf(p, df)) if df >= 1 else math.nan

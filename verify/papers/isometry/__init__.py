@@ -14,6 +14,6 @@ layernorm_meanfield_trajectory, meanfield_map_mc.
 One module per section (this package, in paper order); importing the package registers every claim in that
 order. Shared helpers are in ``_common``.
 """
-from ._common import DECLARATION  # noqa: F401 - the paper (entry point verify.papers.isometry:DECLARATION)
+from ._common import PAPER  # noqa: F401 - the paper (entry point verify.papers.isometry:PAPER)
 from . import normalisation, isometry_strength, appendix_a_lemmas, meanfield  # noqa: F401
 from . import theorem4, sections_6_7, gain, appendix_b, training  # noqa: F401

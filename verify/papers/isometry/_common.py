@@ -1,27 +1,63 @@
 """Shared helpers of the isometry paper's claims: the paper constant, random batches and correlation matrices, memoised mean-field trajectories, the control verdict, and β_σ as the claims consume it checked against two other routes (`beta_rows`)."""
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 from fractions import Fraction
 
 import numpy as np
 import sympy as sp
 
 import numerics
+import theory
 from theory.isometry import isometry_strength_mp
 
-from ... import params as P
-from ...core import Context, Evidence, Parameter, Verdict, status_from_rows
-from ... import quantities as Q
-from ...api import Paper
-from ...coverage import COVERAGE
-from ...expectations import SHIPPED
+from ...api import Context, Evidence, kinds as P, memo, Paper, Parameter, status_from_rows, Verdict
+from .coverage import ITEMS
 
-PAPER = "isometry"
-DECLARATION = Paper(key='isometry', title='On the impact of activation and normalization in obtaining isometric embeddings at initialization',
-                    citation='Joudaki, Daneshmand, Bach — activation and normalization and isometric embeddings (NeurIPS 2023)',
-                    coverage=COVERAGE['isometry'], expectations=SHIPPED)
+PAPER = Paper(key='isometry', title='On the impact of activation and normalization in obtaining isometric embeddings at initialization',
+              citation='Joudaki, Daneshmand, Bach — activation and normalization and isometric embeddings (NeurIPS 2023)',
+              coverage=ITEMS, expectations=os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected.toml"),
+              # one cache of training runs (training._POINT_CACHE): serially B.6 and B.7 cost 6 s and 0 s after Fig 7,
+              # in separate workers 101 s and 237 s (standard budget, measured 2026-11-23)
+              affinity=[("figure7", "figure-b6", "figure-b7")])
 CONF = 0.95
+
+# the quantities the claims consume (perturbed by the controls and --perturb isometry:NAME=δ)
+BETA = PAPER.quantity("beta", "β_σ", "isometry strength (Definition 3)", "theory.isometry_strength")
+DUAL = PAPER.quantity("dual", "σ̂", "the dual activation / layer-norm mean-field map ρ ↦ σ̄(ρ)/σ̄(1) (eq 10)",
+                      "theory.mean_reduced_dual")
+
+
+def isometry_strength(act):
+    """β_σ of theory.isometry_strength (value and exact sympy form), as the claims consume it (:data:`BETA`)."""
+    b = theory.isometry_strength(act)
+    d = BETA.delta()
+    if d == 0.0:
+        return b
+    k = sp.nsimplify(1 + d, rational=True)
+    return dataclasses.replace(b, value=b.value * (1 + d), exact=None if b.exact is None else b.exact * k,
+                               method=b.method + f" (perturbed ×{1 + d:g})")
+
+
+def beta_value(act) -> float:
+    """β_σ (Definition 3) as a float, as the claims consume it."""
+    return float(isometry_strength(act))
+
+
+def dual_quadrature(act, r):
+    """σ̂(ρ) by theory.dual_quadrature (2-D quadrature split at the kinks), as the claims consume it (:data:`DUAL`).
+    The unperturbed values are computed once per claim run (:func:`verify.api.memo`)."""
+    grid = np.asarray(r, dtype=float)
+    value = memo(("theory.dual_quadrature", theory.activation(act), grid.shape, grid.tobytes()),
+                 lambda: theory.dual_quadrature(act, grid))
+    return DUAL.scaled(np.array(value, copy=True) if isinstance(value, np.ndarray) else value)
+
+
+def dual_normalised(act, r):
+    """The layer-norm mean-field map ρ ↦ σ̄(ρ)/σ̄(1) (theory.numeric_dual(act).normalised), as consumed."""
+    return DUAL.scaled(theory.numeric_dual(act).normalised(r))
 
 
 def _rng(ctx: Context, salt: int) -> np.random.Generator:
@@ -32,12 +68,12 @@ def _mf_trajectory(act, G0, depth: int):
     """numerics.layernorm_meanfield_trajectory, memoised for the claim run: the deterministic mean-field trajectory
     consumes no perturbable quantity, so the controls and --sensitivity reuse it."""
     key = ("ln-meanfield", str(act), np.asarray(G0, dtype=float).tobytes(), np.shape(G0), int(depth))
-    return Q.memo(key, lambda: numerics.layernorm_meanfield_trajectory(act, G0, depth))
+    return memo(key, lambda: numerics.layernorm_meanfield_trajectory(act, G0, depth))
 
 
 def _control(name: str, rows: list[Evidence], summary: str) -> Verdict:
     """A negative control's verdict: the same evidence rows, judged the same way."""
-    return Verdict(f"{PAPER}:{name}", status_from_rows(rows), summary, rows)
+    return Verdict(f"{PAPER.key}:{name}", status_from_rows(rows), summary, rows)
 
 
 def _acts_param(default: str) -> Parameter:
@@ -148,12 +184,12 @@ def _contraction_intercept(nm: str, depth: int = 3000):
 
 
 def beta_rows(acts) -> list[Evidence]:
-    """For each activation: β_σ as consumed (verify.quantities) vs (i) 40-digit mpmath quadrature of Definition 3,
+    """For each activation: β_σ as consumed (:data:`BETA`) vs (i) 40-digit mpmath quadrature of Definition 3,
     (ii) the contraction factor 2 − β_σ of small correlations under the mean-field map (eq 10)."""
     rows = []
     for nm in acts:
-        b = Q.beta(nm)
-        mp = float(Q.memo(("beta-mp", nm), lambda: isometry_strength_mp(nm, 40)))
+        b = beta_value(nm)
+        mp = float(memo(("beta-mp", nm), lambda: isometry_strength_mp(nm, 40)))
         err = abs(b - mp) / abs(mp)
         rows.append(Evidence(f"{nm}: β_σ used here vs 40-digit mpmath quadrature of 2 − c_1²/Var σ", theory=b,
                              numeric=mp, observed=err, bound=BETA_RTOL, passed=err <= BETA_RTOL))

@@ -10,11 +10,9 @@ import theory
 from theory.certify import certify_lemma_a7
 from theory.hermite import hermite_polynomial, hermite_values
 
-from ...core import HOLDS, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
-from ... import quantities as Q
-from ._common import DECLARATION
-from ._common import (CONF, CORR_KINDS, PAPER, TIGHT_ACTIVATION, _control, _rational_unit_vector, _rng, _x,
-                      beta_rows, random_correlation)
+from ...api import Context, Erratum, Evidence, HOLDS, memo, status_from_rows, Verdict
+from ._common import (_control, _rational_unit_vector, _rng, _x, beta_rows, CONF, CORR_KINDS, dual_quadrature,
+                      isometry_strength, PAPER, random_correlation, TIGHT_ACTIVATION)
 
 
 # =============================================================================================
@@ -72,28 +70,28 @@ def _upper_printed(m):
     return 1 - m * m
 
 
-def check_lemma_a4(ctx: Context) -> Verdict:
-    rows = _lemma_a4_rows(_upper_printed, ctx, "1 − max G_ij²")
-    st = status_from_rows(rows)
-    return Verdict(f"{PAPER}:lemma-a4", st, "both bounds of eq (24) hold on every random, near-degenerate and "
-                   "Gershgorin-edge correlation matrix, and exactly in rationals" if st == HOLDS
-                   else "a bound of eq (24) fails", rows)
-
-
 def control_lemma_a4(ctx: Context) -> Verdict:
     rows = _lemma_a4_rows(lambda m: 1 - m, ctx, "1 − max|G_ij| (deliberately wrong)")
     return _control("lemma-a4", rows, "upper bound replaced by 1 − max|G_ij|")
 
 
-DECLARATION.add(Claim(
-    PAPER, "lemma-a4", "Lemma A.4: Gershgorin lower bound and the upper bound on det G",
-    "For PSD G with unit diagonal: (1 − (n−1) max_{i≠j}|G_ij|)^n ≤ det G ≤ 1 − max_{i≠j} G_ij² (eq 24), "
-    "the lower bound when (n−1)|G_ij| ≤ 1.",
-    "G PSD with unit diagonal",
-    "Random Wishart, equicorrelated, near-degenerate and Gershgorin-edge correlation matrices (n ≤ 15); exact "
-    "rational correlation matrices from rational unit vectors (n ≤ 5).",
-    check_lemma_a4, control_lemma_a4, "the upper bound replaced by 1 − max|G_ij|",
-    uses=("theory.lemma_a4_bounds",)))
+@PAPER.claim(
+    "lemma-a4",
+    title="Lemma A.4: Gershgorin lower bound and the upper bound on det G",
+    statement="For PSD G with unit diagonal: (1 − (n−1) max_{i≠j}|G_ij|)^n ≤ det G ≤ 1 − max_{i≠j} G_ij² (eq 24), "
+        "the lower bound when (n−1)|G_ij| ≤ 1.",
+    hypotheses="G PSD with unit diagonal",
+    how="Random Wishart, equicorrelated, near-degenerate and Gershgorin-edge correlation matrices (n ≤ 15); exact "
+        "rational correlation matrices from rational unit vectors (n ≤ 5).",
+    negative_control=control_lemma_a4,
+    control_description="the upper bound replaced by 1 − max|G_ij|",
+    uses=("theory.lemma_a4_bounds",))
+def check_lemma_a4(ctx: Context) -> Verdict:
+    rows = _lemma_a4_rows(_upper_printed, ctx, "1 − max G_ij²")
+    st = status_from_rows(rows)
+    return Verdict(f"{PAPER.key}:lemma-a4", st, "both bounds of eq (24) hold on every random, near-degenerate and "
+                   "Gershgorin-edge correlation matrix, and exactly in rationals" if st == HOLDS
+                   else "a bound of eq (24) fails", rows)
 
 
 # =============================================================================================
@@ -117,7 +115,7 @@ def _product_means(ctx: Context, act, N: int, points: tuple) -> list[tuple[float
             p = act.numpy(xs) * act.numpy(ys)
             out.append((float(np.mean(p)), float(np.std(p)) / math.sqrt(N)))
         return out
-    return Q.memo(("lemma_a6_product_means", act, N, ctx.seed, tuple(points)), compute)
+    return memo(("lemma_a6_product_means", act, N, ctx.seed, tuple(points)), compute)
 
 
 def _lemma_a6_rows(ctx: Context, square: bool = True) -> list[Evidence]:
@@ -132,7 +130,7 @@ def _lemma_a6_rows(ctx: Context, square: bool = True) -> list[Evidence]:
         coef = c * c if square else np.abs(c)
         lo_s = np.polynomial.polynomial.polyval(grid, coef)
         t = series.tail_bound(grid)
-        reference = Q.dual_quadrature(act, grid)
+        reference = dual_quadrature(act, grid)
         closed = theory.dual_closed_form(act)
         tol = 1e-11 * max(1.0, series.var + c0 * c0)
         excess = np.maximum(np.abs(reference - lo_s) - t - tol, 0)
@@ -148,7 +146,7 @@ def _lemma_a6_rows(ctx: Context, square: bool = True) -> list[Evidence]:
         deg = act.polynomial_degree
         mc_points = (-0.6, 0.3, 0.9) if deg is None or deg < 5 else ()  # heavy-tailed products: CLT unreliable
         for r, (m, se) in zip(mc_points, _product_means(ctx, act, N, mc_points)):
-            ref = float(Q.dual_quadrature(act, r))
+            ref = float(dual_quadrature(act, r))
             zmax = max(zmax, abs(m - ref) / se if se > 0 else 0.0)
         passed = worst == 0.0 and zmax < 4.5 and (agree is None or agree < 1e-10)
         rows.append(Evidence(
@@ -200,31 +198,31 @@ def mp_coefficient_row(ctx: Context) -> Evidence:
                     observed=worst, bound=1e-13, passed=worst <= 1e-13, note=f"max |difference|, at {where}")
 
 
-def check_lemma_a6(ctx: Context) -> Verdict:
-    rows = _lemma_a6_rows(ctx)
-    rows += Q.memo(("lemma_a6_routes", ctx.budget), lambda: [tail_bracket_extremal_row(), mp_coefficient_row(ctx)])
-    st = status_from_rows(rows)
-    return Verdict(f"{PAPER}:lemma-a6", st,
-                   "σ̂(ρ) = Σ c_k² ρ^k on all of [−1, 1]: series brackets contain the 2-D quadrature, closed forms "
-                   "agree to 1e-10, Monte Carlo agrees" if st == HOLDS else "the Hermite series disagrees", rows)
-
-
 def control_lemma_a6(ctx: Context) -> Verdict:
     rows = _lemma_a6_rows(ctx, square=False)
     return _control("lemma-a6", rows, "series with |c_k| instead of c_k²")
 
 
-DECLARATION.add(Claim(
-    PAPER, "lemma-a6", "Lemma A.6: the dual activation is the generating function of c_k²",
-    "σ̂(ρ) = Σ_{k≥0} c_k² ρ^k and σ̄(ρ) = Σ_{k≥1} c_k² ρ^k (eq 36).",
-    "σ square-integrable under N(0,1); |ρ| ≤ 1",
-    "For each activation: 200 float Hermite coefficients with the rigorous tail bracket ρ^{K+1}(Var σ − Σc_k²) "
-    "against a kink-split nested Gauss–Legendre quadrature of the 2-D integral on a ρ grid including ±1; closed "
-    "forms (arc-cosine, arcsine, exp, sinh) compared too; Monte Carlo at three ρ. The bracket on He_{K+1}, where it "
-    "is attained; the float c_k against mpmath quadrature.",
-    check_lemma_a6, control_lemma_a6, "the series with |c_k| in place of c_k²",
-    depends_on=('dual',),
-    uses=("theory.DualSeries", "theory.dual_quadrature", "theory.dual_activation", "theory.hermite_coefficients")))
+@PAPER.claim(
+    "lemma-a6",
+    title="Lemma A.6: the dual activation is the generating function of c_k²",
+    statement="σ̂(ρ) = Σ_{k≥0} c_k² ρ^k and σ̄(ρ) = Σ_{k≥1} c_k² ρ^k (eq 36).",
+    hypotheses="σ square-integrable under N(0,1); |ρ| ≤ 1",
+    how="For each activation: 200 float Hermite coefficients with the rigorous tail bracket ρ^{K+1}(Var σ − Σc_k²) "
+        "against a kink-split nested Gauss–Legendre quadrature of the 2-D integral on a ρ grid including ±1; closed "
+        "forms (arc-cosine, arcsine, exp, sinh) compared too; Monte Carlo at three ρ. The bracket on He_{K+1}, where it "
+        "is attained; the float c_k against mpmath quadrature.",
+    negative_control=control_lemma_a6,
+    control_description="the series with |c_k| in place of c_k²",
+    uses=("theory.DualSeries", "theory.dual_quadrature", "theory.dual_activation", "theory.hermite_coefficients"),
+    depends_on=('dual',))
+def check_lemma_a6(ctx: Context) -> Verdict:
+    rows = _lemma_a6_rows(ctx)
+    rows += memo(("lemma_a6_routes", ctx.budget), lambda: [tail_bracket_extremal_row(), mp_coefficient_row(ctx)])
+    st = status_from_rows(rows)
+    return Verdict(f"{PAPER.key}:lemma-a6", st,
+                   "σ̂(ρ) = Σ c_k² ρ^k on all of [−1, 1]: series brackets contain the 2-D quadrature, closed forms "
+                   "agree to 1e-10, Monte Carlo agrees" if st == HOLDS else "the Hermite series disagrees", rows)
 
 
 def _lemma_a7_acts(ctx: Context) -> list[str]:
@@ -236,7 +234,7 @@ def _lemma_a7_acts(ctx: Context) -> list[str]:
 def _lemma_a7_rows(ctx: Context, beta_factor: float = 1.0, acts=None) -> list[Evidence]:
     rows = []
     for nm in acts or _lemma_a7_acts(ctx):
-        b = Q.isometry_strength(nm)
+        b = isometry_strength(nm)
         beta = (b.exact if b.exact is not None else b.value) * beta_factor
         cert = certify_lemma_a7(nm, beta)
         # eq (52): |σ̄(ρ)| ≤ σ̄(|ρ|) on negative ρ (the step that extends the lemma to ρ < 0)
@@ -258,32 +256,32 @@ def _lemma_a7_rows(ctx: Context, beta_factor: float = 1.0, acts=None) -> list[Ev
     return rows
 
 
-def check_lemma_a7(ctx: Context) -> Verdict:
-    rows = _lemma_a7_rows(ctx)
-    rows += beta_rows([a for a in _lemma_a7_acts(ctx) if not theory.activation(a).is_affine])
-    st = status_from_rows(rows)
-    loose = [r for r in rows if r.slack is not None and r.slack > 1.01]
-    return Verdict(f"{PAPER}:lemma-a7", st,
-                   f"certified on the whole interval for all {len(rows)} activations (rigorous Arb balls for closed-form "
-                   f"duals, exact for polynomials); the bound has > 1% slack for {len(loose)} of them"
-                   if st == HOLDS else "Lemma A.7 fails for some activation", rows)
-
-
 def control_lemma_a7(ctx: Context) -> Verdict:
     rows = _lemma_a7_rows(ctx, beta_factor=1.01, acts=[TIGHT_ACTIVATION, "tanh"])
     return _control("lemma-a7", rows, "β_σ raised by 1% for He_1 + He_2 and tanh")
 
 
-DECLARATION.add(Claim(
-    PAPER, "lemma-a7", "Lemma A.7: the mean-reduced dual contracts the potential by β_σ",
-    "For ρ ∈ (−1, 1): [|σ̄(ρ)|/σ̄(1)]/[1 − |σ̄(ρ)|/σ̄(1)] ≤ β_σ⁻¹ |ρ|/(1 − |ρ|) (eq 38), strict if some c_k ≠ 0, k ≥ 2.",
-    "σ with Hermite expansion, not constant",
-    "R(ρ) = N(ρ)/D(ρ) with N, D non-decreasing power series, so sup over a cell [a, b] ≤ N(b)/D(a): an adaptive "
-    "cover of [0, 1] proves the bound on the whole interval (Arb balls for closed-form σ̂, value ± error otherwise); "
-    "polynomial σ decided exactly by real-root isolation; ρ < 0 via eq (52), checked on a grid.",
-    check_lemma_a7, control_lemma_a7, "β_σ raised by 1% for σ = He_1 + He_2 (tight as ρ → 1) and for tanh",
-    depends_on=('beta',),
-    uses=("theory.certify.certify_lemma_a7", "theory.numeric_dual", "theory.isometry_strength")))
+@PAPER.claim(
+    "lemma-a7",
+    title="Lemma A.7: the mean-reduced dual contracts the potential by β_σ",
+    statement="For ρ ∈ (−1, 1): [|σ̄(ρ)|/σ̄(1)]/[1 − |σ̄(ρ)|/σ̄(1)] ≤ β_σ⁻¹ |ρ|/(1 − |ρ|) (eq 38), strict if some c_k ≠ 0, k ≥ 2.",
+    hypotheses="σ with Hermite expansion, not constant",
+    how="R(ρ) = N(ρ)/D(ρ) with N, D non-decreasing power series, so sup over a cell [a, b] ≤ N(b)/D(a): an adaptive "
+        "cover of [0, 1] proves the bound on the whole interval (Arb balls for closed-form σ̂, value ± error otherwise); "
+        "polynomial σ decided exactly by real-root isolation; ρ < 0 via eq (52), checked on a grid.",
+    negative_control=control_lemma_a7,
+    control_description="β_σ raised by 1% for σ = He_1 + He_2 (tight as ρ → 1) and for tanh",
+    uses=("theory.certify.certify_lemma_a7", "theory.numeric_dual", "theory.isometry_strength"),
+    depends_on=('beta',))
+def check_lemma_a7(ctx: Context) -> Verdict:
+    rows = _lemma_a7_rows(ctx)
+    rows += beta_rows([a for a in _lemma_a7_acts(ctx) if not theory.activation(a).is_affine])
+    st = status_from_rows(rows)
+    loose = [r for r in rows if r.slack is not None and r.slack > 1.01]
+    return Verdict(f"{PAPER.key}:lemma-a7", st,
+                   f"certified on the whole interval for all {len(rows)} activations (rigorous Arb balls for closed-form "
+                   f"duals, exact for polynomials); the bound has > 1% slack for {len(loose)} of them"
+                   if st == HOLDS else "Lemma A.7 fails for some activation", rows)
 
 
 # =============================================================================================
@@ -355,6 +353,21 @@ def _lemma_a8_rows(ctx: Context, kernel: str = "mehler") -> list[Evidence]:
     return rows
 
 
+def control_lemma_a8(ctx: Context) -> Verdict:
+    rows = _lemma_a8_rows(ctx, kernel="printed")
+    return _control("lemma-a8", rows, "Mehler's formula as printed in eq (58)")
+
+
+@PAPER.claim(
+    "lemma-a8",
+    title="Lemma A.8: Hermite polynomials of correlated Gaussians are orthogonal with weight ρ^n",
+    statement="X, Y ~ N(0,1) with E XY = ρ: E He_n(X) He_k(Y) = ρ^n δ_nk (and Mehler's formula, eqs 57–58).",
+    hypotheses="|ρ| < 1 for the Mehler kernel",
+    how="Exact polynomial Gaussian moments in sympy (n, k ≤ 8), a 2-D Gauss–Hermite rule up to degree 30, and "
+        "Mehler's kernel summed to 400 terms.",
+    negative_control=control_lemma_a8,
+    control_description="Mehler's expansion as printed in eq (58), without ρ^m",
+    uses=("theory.hermite_polynomial", "theory.hermite_values"))
 def check_lemma_a8(ctx: Context) -> Verdict:
     rows = _lemma_a8_rows(ctx)
     st = status_from_rows(rows)
@@ -362,20 +375,5 @@ def check_lemma_a8(ctx: Context) -> Verdict:
                       "(57) = Σ_m ρ^m He_m(x) He_m(y)",
                       f"at three (x, y, ρ) the series with ρ^m matches (57) to {rows[2].observed:.1e}; the printed one is "
                       f"off by {rows[3].observed:.3g} after 60 terms and diverges; eq (60) then uses the ρ^m.", "typo")]
-    return Verdict(f"{PAPER}:lemma-a8", st, "E He_n(X)He_k(Y) = ρ^n δ_nk exactly (sympy) and numerically up to degree 30"
+    return Verdict(f"{PAPER.key}:lemma-a8", st, "E He_n(X)He_k(Y) = ρ^n δ_nk exactly (sympy) and numerically up to degree 30"
                    if st == HOLDS else "Lemma A.8 fails", rows, errata)
-
-
-def control_lemma_a8(ctx: Context) -> Verdict:
-    rows = _lemma_a8_rows(ctx, kernel="printed")
-    return _control("lemma-a8", rows, "Mehler's formula as printed in eq (58)")
-
-
-DECLARATION.add(Claim(
-    PAPER, "lemma-a8", "Lemma A.8: Hermite polynomials of correlated Gaussians are orthogonal with weight ρ^n",
-    "X, Y ~ N(0,1) with E XY = ρ: E He_n(X) He_k(Y) = ρ^n δ_nk (and Mehler's formula, eqs 57–58).",
-    "|ρ| < 1 for the Mehler kernel",
-    "Exact polynomial Gaussian moments in sympy (n, k ≤ 8), a 2-D Gauss–Hermite rule up to degree 30, and "
-    "Mehler's kernel summed to 400 terms.",
-    check_lemma_a8, control_lemma_a8, "Mehler's expansion as printed in eq (58), without ρ^m",
-    uses=("theory.hermite_polynomial", "theory.hermite_values")))

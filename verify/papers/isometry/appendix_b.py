@@ -23,19 +23,13 @@ import theory
 from theory.dual import float_moments, variance
 from theory.gaussian import float_expectation
 
-from ... import params as P
-from ... import quantities as Q
-from ...store import shared
-from ...core import (INCONCLUSIVE, Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, Parameter,
-                     Verdict)
-from ...figures import Panel, Series, mean_band, write_figure
-from ...lazy import lazy_module as _lazy
-from ._common import DECLARATION
+from ...api import (Claim, Context, Erratum, Evidence, HypothesisCheck, HypothesisNotMet, INCONCLUSIVE, kinds as P,
+                    lazy_module as _lazy, mean_band, Panel, Parameter, Series, shared, Verdict, write_figure)
+from ._common import dual_normalised, PAPER
 
 stats = _lazy("scipy.stats")
 datasets = _lazy("numerics.datasets")
 
-PAPER = "isometry"
 CONF = 0.99
 #: torch.nn.init.calculate_gain for each activation (leaky_relu: negative slope 0.01, the registered leaky_relu)
 XAVIER_GAIN = {"relu": math.sqrt(2.0), "leaky_relu": math.sqrt(2.0 / (1 + 0.01 ** 2)), "tanh": 5.0 / 3.0,
@@ -167,9 +161,9 @@ def _judged(rows: list[Evidence], checks: list[Evidence], holds: str, fails: str
     not the ones the claim asked for, which says nothing about the paper (inconclusive, not violated)."""
     bad = [r.name for r in checks if r.passed is False]
     if bad:
-        return Verdict(f"{PAPER}:figure-b3", INCONCLUSIVE, "no verdict: the simulated networks are not the ones asked "
+        return Verdict(f"{PAPER.key}:figure-b3", INCONCLUSIVE, "no verdict: the simulated networks are not the ones asked "
                        "for — " + "; ".join(bad), rows + checks, **extra)
-    return Verdict.judged(f"{PAPER}:figure-b3", rows + checks, holds, fails, **extra)
+    return Verdict.judged(f"{PAPER.key}:figure-b3", rows + checks, holds, fails, **extra)
 
 
 def _plot(ctx: Context, fig: dict) -> dict:
@@ -187,6 +181,37 @@ def _plot(ctx: Context, fig: dict) -> dict:
     return {f"figure_b3_{k}": v for k, v in files.items()}
 
 
+def control_figure_b3(ctx: Context) -> Verdict:
+    return _judged(*_rows(ctx, centre=False), "the mean-field scale without centring still beats Xavier as the claim says",
+                   "without the centring by c_0 the claimed advantage is not there")
+
+
+def positive_figure_b3(ctx: Context) -> Verdict:
+    return _judged(*_rows(ctx, acts=("relu", "leaky_relu", "selu")), "ReLU, leaky ReLU and SELU: the check holds",
+                   "not even for ReLU, leaky ReLU and SELU")
+
+
+@PAPER.claim(
+    "figure-b3",
+    title="Fig B.3: mean-field gains vs Xavier initialisation",
+    statement="\"All mean-field based gains improve the isometry when compared with Xavier initialization. However, this is "
+        "markedly stronger for ReLU and leaky ReLU … both activations have a significant offset term c_0, which is not "
+        "corrected by the Xavier initialization.\"",
+    hypotheses="finite width d, inputs of correlation 0.5 (the Fig 3 setting); Xavier gains as torch.nn.init.calculate_gain",
+    how="Exact-in-law MLPs with (σ − c_0)/sqrt(σ̄(1)) against g·σ (Xavier), same Gaussian draws per seed: per activation "
+        "the paired difference of isometry gaps at the last layer must have its 99% t-interval above 0; the ratio of "
+        "gaps must be largest for ReLU and leaky ReLU. Control: the mean-field scale without the centring by c_0 — the "
+        "paper's explanation — must lose the advantage. Each simulation's recorded configuration (variant, gain, widths, "
+        "sizes) must be the one asked for, and Xavier's first-layer mean G¹_ii must match g² E σ(z)² (|z| ≤ 4 with an "
+        "upper bound on the standard error; the gap is scale invariant, so this is where the gain shows); if either "
+        "fails the networks are not the claim's and there is no verdict.",
+    negative_control=control_figure_b3,
+    control_description="the mean-field scale without the centring by c_0 must lose the advantage",
+    uses=("numerics.run_isometry_mlp", "numerics.simulate_isometry_mlp", "theory.isometry_gap",
+              "theory.dual.float_moments", "theory.gaussian.float_expectation"),
+    depends_on=(),
+    positive_control=positive_figure_b3,
+    positive_control_description="the same check on ReLU, leaky ReLU and SELU, where the mean-field gains do improve")
 def check_figure_b3(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
     rows, checks = _rows(ctx, figure=fig)
@@ -207,37 +232,6 @@ def check_figure_b3(ctx: Context) -> Verdict:
                    "the mean-field gains beat Xavier by far for ReLU and leaky ReLU (and sigmoid, whose Xavier "
                    "Gram collapses), but not for tanh, where Xavier's gain 5/3 contracts faster (erratum)",
                    errata=errata, artefacts=_plot(ctx, fig) if fig else {})
-
-
-def control_figure_b3(ctx: Context) -> Verdict:
-    return _judged(*_rows(ctx, centre=False), "the mean-field scale without centring still beats Xavier as the claim says",
-                   "without the centring by c_0 the claimed advantage is not there")
-
-
-def positive_figure_b3(ctx: Context) -> Verdict:
-    return _judged(*_rows(ctx, acts=("relu", "leaky_relu", "selu")), "ReLU, leaky ReLU and SELU: the check holds",
-                   "not even for ReLU, leaky ReLU and SELU")
-
-
-DECLARATION.add(Claim(
-    PAPER, "figure-b3", "Fig B.3: mean-field gains vs Xavier initialisation",
-    "\"All mean-field based gains improve the isometry when compared with Xavier initialization. However, this is "
-    "markedly stronger for ReLU and leaky ReLU … both activations have a significant offset term c_0, which is not "
-    "corrected by the Xavier initialization.\"",
-    "finite width d, inputs of correlation 0.5 (the Fig 3 setting); Xavier gains as torch.nn.init.calculate_gain",
-    "Exact-in-law MLPs with (σ − c_0)/sqrt(σ̄(1)) against g·σ (Xavier), same Gaussian draws per seed: per activation "
-    "the paired difference of isometry gaps at the last layer must have its 99% t-interval above 0; the ratio of "
-    "gaps must be largest for ReLU and leaky ReLU. Control: the mean-field scale without the centring by c_0 — the "
-    "paper's explanation — must lose the advantage. Each simulation's recorded configuration (variant, gain, widths, "
-    "sizes) must be the one asked for, and Xavier's first-layer mean G¹_ii must match g² E σ(z)² (|z| ≤ 4 with an "
-    "upper bound on the standard error; the gap is scale invariant, so this is where the gain shows); if either "
-    "fails the networks are not the claim's and there is no verdict.",
-    check_figure_b3, control_figure_b3, "the mean-field scale without the centring by c_0 must lose the advantage",
-    depends_on=(),
-    positive_control=positive_figure_b3,
-    positive_control_description="the same check on ReLU, leaky ReLU and SELU, where the mean-field gains do improve",
-    uses=("numerics.run_isometry_mlp", "numerics.simulate_isometry_mlp", "theory.isometry_gap",
-          "theory.dual.float_moments", "theory.gaussian.float_expectation")))
 
 
 # =============================================================================================
@@ -308,7 +302,7 @@ def _meanfield_gaps_dual(act: str, G0: np.ndarray, depth: int) -> np.ndarray:
     out = np.empty(depth + 1)
     out[0] = float(theory.isometry_gap(G0))
     for ell in range(1, depth + 1):
-        r = np.clip(np.asarray(Q.dual_normalised(act, r), dtype=float), -1.0, 1.0)
+        r = np.clip(np.asarray(dual_normalised(act, r), dtype=float), -1.0, 1.0)
         G = np.eye(n)
         G[iu] = r
         G.T[iu] = r
@@ -392,36 +386,39 @@ def _b4_plot(ctx: Context, fig: dict) -> dict:
     return {f"figure_b4_{k}": v for k, v in files.items()}
 
 
+@PAPER.claim(
+    "figure-b4",
+    title="Fig B.4: Theorem 4 holds for variable-width MLPs (real inputs)",
+    statement="\"The specific sizes of hidden layers, as long as they are large, will not impact our main results on the "
+        "isometry … the decay of the isometry gap remains largely consistent across these configurations\" (fixed, growing, "
+        "narrowing, interchanging widths; random weights; MNIST and CIFAR10 inputs).",
+    hypotheses="random weights, ReLU, eq (1) with layer normalisation; non-degenerate embedded inputs; widths large",
+    how="Inputs: scikit-learn's digits (a substitute for MNIST/CIFAR10; --param dataset=PATH.npz for yours) — one image per "
+        "class, and 10 images of one class. Exact-in-law variable-width MLPs (numerics.simulate_isometry_mlp(widths=)) at "
+        "base width d and 4d; per layer, the extrapolation (4·g(4d) − g(d))/3 of the mean gap must match the mean-field "
+        "gap (eq 10 iterated with the dual map) within a 99.9% Bonferroni z-bound over profiles × layers × inputs. "
+        "Resolution: the mean-field map ρ ↦ σ̄(ρ)/σ̄(1) scaled by 1 ± 5% is rejected (the control).",
+    negative_control=None,
+    control_description="",
+    uses=("numerics.simulate_isometry_mlp", "numerics.embedded_input_gram", "numerics.datasets.load_dataset",
+              "theory.numeric_dual", "theory.isometry_gap"),
+    parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),),
+    depends_on=("dual",),
+    hypothesis_checks=(H_B4_INPUT,))
 def check_figure_b4(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
     rows = _b4_rows(ctx, fig)
-    return Verdict.judged(f"{PAPER}:figure-b4", rows,
+    return Verdict.judged(f"{PAPER.key}:figure-b4", rows,
                           "for fixed, growing, narrowing and interchanging widths the isometry gap of random ReLU MLPs "
                           "on real inputs converges to the same mean-field decay (Theorem 4's setting) as the widths grow",
                           "a width profile's infinite-width extrapolation departs from the mean-field decay",
                           artefacts=_b4_plot(ctx, fig) if fig else {})
 
 
-DECLARATION.add(Claim(
-    PAPER, "figure-b4", "Fig B.4: Theorem 4 holds for variable-width MLPs (real inputs)",
-    "\"The specific sizes of hidden layers, as long as they are large, will not impact our main results on the "
-    "isometry … the decay of the isometry gap remains largely consistent across these configurations\" (fixed, growing, "
-    "narrowing, interchanging widths; random weights; MNIST and CIFAR10 inputs).",
-    "random weights, ReLU, eq (1) with layer normalisation; non-degenerate embedded inputs; widths large",
-    "Inputs: scikit-learn's digits (a substitute for MNIST/CIFAR10; --param dataset=PATH.npz for yours) — one image per "
-    "class, and 10 images of one class. Exact-in-law variable-width MLPs (numerics.simulate_isometry_mlp(widths=)) at "
-    "base width d and 4d; per layer, the extrapolation (4·g(4d) − g(d))/3 of the mean gap must match the mean-field "
-    "gap (eq 10 iterated with the dual map) within a 99.9% Bonferroni z-bound over profiles × layers × inputs. "
-    "Resolution: the mean-field map ρ ↦ σ̄(ρ)/σ̄(1) scaled by 1 ± 5% is rejected (the control).",
-    check_figure_b4, None, "",
-    depends_on=("dual",), hypothesis_checks=(H_B4_INPUT,),
-    uses=("numerics.simulate_isometry_mlp", "numerics.embedded_input_gram", "numerics.datasets.load_dataset",
-          "theory.numeric_dual", "theory.isometry_gap"),
-    parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),)))
-
-
-DECLARATION.add(Claim(
-    PAPER, "figure-b5", "Fig B.5: LayerNorm in pre-trained GPT-2 (needs downloaded weights; none offline)",
-    "Fig B.5: LayerNorm in pre-trained GPT-2 (needs downloaded weights; none offline)",
+PAPER.add(Claim(
+    paper=PAPER.key,
+    name="figure-b5",
+    title="Fig B.5: LayerNorm in pre-trained GPT-2 (needs downloaded weights; none offline)",
+    statement="Fig B.5: LayerNorm in pre-trained GPT-2 (needs downloaded weights; none offline)",
     pending_reason="pretrained weights cannot be had offline; random weights would not test a claim about trained ones",
     pending_kind="offline"))

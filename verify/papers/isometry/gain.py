@@ -7,11 +7,8 @@ import numerics
 import theory
 from theory.isometry import isometry_strength_mp
 
-from ...core import Claim, Context, Evidence, Verdict
-from ... import quantities as Q
-from ._common import DECLARATION
-from ...figures import Panel, Series, write_figure
-from ._common import CONF, PAPER, _control, _mf_trajectory, _x
+from ...api import Context, Evidence, memo, Panel, Series, Verdict, write_figure
+from ._common import _control, _mf_trajectory, _x, BETA, CONF, PAPER
 from .isometry_strength import _beta_mc
 
 
@@ -28,9 +25,9 @@ def _beta_gain_rows(ctx: Context, table=None, figure: dict | None = None) -> tup
         for a in alphas:
             expr = theory.activation(nm).expr.subs(_x, a * _x)
             act = theory.activation(expr)
-            b = Q.scaled("beta", float(isometry_strength_mp(act, 20)))
+            b = BETA.scaled(float(isometry_strength_mp(act, 20)))
             n_mc = ctx.pick(100_000, 1_000_000, 4_000_000)
-            mc, se = Q.memo(("beta_mc", str(act.expr), n_mc, ctx.seed + int(a * 100)),
+            mc, se = memo(("beta_mc", str(act.expr), n_mc, ctx.seed + int(a * 100)),
                             lambda: _beta_mc(act, n_mc, ctx.seed + int(a * 100)))
             worst_z = max(worst_z, abs(mc - b) / se)
             vals.append(b)
@@ -51,6 +48,28 @@ def _beta_gain_rows(ctx: Context, table=None, figure: dict | None = None) -> tup
     return rows, latex
 
 
+def control_figure_b1(ctx: Context) -> Verdict:
+    G0 = numerics.equicorrelated_gram(10, 0.5)
+    worst = float(np.max(np.abs(_mf_trajectory("sin(2*x)", G0, 50).offdiag
+                                - _mf_trajectory("sin", G0, 50).offdiag)))
+    rows = [Evidence("gain independence claimed for sin(αx) (α = 2 vs 1)", bound=1e-12, observed=worst,
+                     passed=worst < 1e-12)]
+    return _control("figure-b1", rows, "gain independence asserted for sin, which is not homogeneous")
+
+
+@PAPER.claim(
+    "figure-b1",
+    title="Figs B.1–B.2: isometry strength vs gain; ReLU's rate is gain-independent",
+    statement="β_σ(α) of σ(αx) for several activations (Fig B.1); for ReLU both β and the rate towards isometry do not depend "
+        "on α (Fig B.2).",
+    hypotheses="α ≠ 0",
+    how="β(α) by 20-digit quadrature and by Monte Carlo with a delta-method CI; ReLU's mean-field trajectory compared "
+        "across gains.",
+    negative_control=control_figure_b1,
+    control_description="gain independence asserted for sin(αx)",
+    uses=("theory.isometry_strength", "numerics.layernorm_meanfield_trajectory"),
+    aliases=("figure-b2",),
+    depends_on=('beta',))
 def check_figure_b1(ctx: Context) -> Verdict:
     fig: dict = {}
     rows, latex = _beta_gain_rows(ctx, figure=fig)
@@ -68,28 +87,7 @@ def check_figure_b1(ctx: Context) -> Verdict:
             r"Fig B.1: isometry strength of $\sigma(\alpha x)$ vs the gain", r"gain $\alpha$", r"$\beta_\sigma$",
             series)], f"β by mpmath quadrature (20 digits) and by Monte Carlo; budget {ctx.budget}")
         arte = {f"figure_b1_{k}": v for k, v in files.items()}
-    return Verdict.judged(f"{PAPER}:figure-b1", rows, "β_σ(α) computed for smooth activations (two routes agree); "
+    return Verdict.judged(f"{PAPER.key}:figure-b1", rows, "β_σ(α) computed for smooth activations (two routes agree); "
                           "ReLU's rate is independent of the gain", "a gain computation disagrees",
                           tables=[("Isometry strength vs gain (Fig B.1)", ["σ", "β (quadrature)", "β (Monte Carlo ±95%)"],
                                    latex)], artefacts=arte)
-
-
-def control_figure_b1(ctx: Context) -> Verdict:
-    G0 = numerics.equicorrelated_gram(10, 0.5)
-    worst = float(np.max(np.abs(_mf_trajectory("sin(2*x)", G0, 50).offdiag
-                                - _mf_trajectory("sin", G0, 50).offdiag)))
-    rows = [Evidence("gain independence claimed for sin(αx) (α = 2 vs 1)", bound=1e-12, observed=worst,
-                     passed=worst < 1e-12)]
-    return _control("figure-b1", rows, "gain independence asserted for sin, which is not homogeneous")
-
-
-DECLARATION.add(Claim(
-    PAPER, "figure-b1", "Figs B.1–B.2: isometry strength vs gain; ReLU's rate is gain-independent",
-    "β_σ(α) of σ(αx) for several activations (Fig B.1); for ReLU both β and the rate towards isometry do not depend "
-    "on α (Fig B.2).",
-    "α ≠ 0",
-    "β(α) by 20-digit quadrature and by Monte Carlo with a delta-method CI; ReLU's mean-field trajectory compared "
-    "across gains.",
-    check_figure_b1, control_figure_b1, "gain independence asserted for sin(αx)",
-    depends_on=('beta',),
-    uses=("theory.isometry_strength", "numerics.layernorm_meanfield_trajectory"), aliases=("figure-b2",)))

@@ -11,10 +11,8 @@ import theory
 from theory.dual import float_moments
 from theory.isometry import isometry_strength_mp
 
-from ...core import HOLDS, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
-from ... import quantities as Q
-from ._common import DECLARATION
-from ._common import CONF, PAPER, _E, _control, _x
+from ...api import Context, Erratum, Evidence, HOLDS, memo, status_from_rows, sympy_latex, Verdict
+from ._common import _control, _E, _x, BETA, CONF, isometry_strength, PAPER
 
 
 # =============================================================================================
@@ -158,19 +156,6 @@ def _definition3_rows(beta_fn, ctx: Context) -> list[Evidence]:
     return rows
 
 
-def check_definition3(ctx: Context) -> Verdict:
-    rows = _definition3_rows(lambda a: Q.isometry_strength(a), ctx)
-    rows.append(Q.memo(("definition3_formula_transcriptions",), formula_transcription_row))
-    rows.append(Q.memo(("definition3_hypothesis",), hypothesis_row))
-    st = status_from_rows(rows)
-    errata = [Erratum("Definition 3, property (ii)", "β_σ = 1 iff the activation is linear",
-                      "β_σ = 1 iff σ is affine (σ(x) = c_0 + c_1 x, c_1 ≠ 0)",
-                      "σ(x) = 2x + 3 has c_k = 0 for k ≥ 2 and β_σ = 1 exactly (sympy).", "typo")]
-    return Verdict(f"{PAPER}:definition3", st,
-                   "β_σ ∈ [1, 2] for every registered and sample activation; β_σ = 1 exactly for the affine ones"
-                   if st == HOLDS else "a property of β_σ fails", rows, errata)
-
-
 def control_definition3(ctx: Context) -> Verdict:
     def wrong_beta(act):  # c_0 wrongly included in the denominator: 2 − c_1²/Σ_{k≥0} c_k²
         mean, c1, var = float_moments(act)
@@ -179,16 +164,29 @@ def control_definition3(ctx: Context) -> Verdict:
     return _control("definition3", rows, "β with c_0² in the denominator")
 
 
-DECLARATION.add(Claim(
-    PAPER, "definition3", "Definition 3: the isometry strength β_σ lies in [1, 2] and equals 1 iff σ is linear",
-    "β_σ := 2 − c_1²/Σ_{k≥1} c_k² ∈ [1, 2], and β_σ = 1 iff σ is linear (eq 11).",
-    "σ square-integrable under N(0,1), not constant",
-    "β_σ exactly (sympy) or to 30 digits (mpmath) for every registered activation and sample formulas, among them "
-    "30 typed as a researcher types a σ (every function, operator and constant of the formula parser), each read "
-    "back against an independent numpy transcription; affine-ness decided symbolically.",
-    check_definition3, control_definition3, "β computed with c_0² wrongly added to the denominator",
-    depends_on=('beta',),
-    uses=("theory.isometry_strength", "theory.activation")))
+@PAPER.claim(
+    "definition3",
+    title="Definition 3: the isometry strength β_σ lies in [1, 2] and equals 1 iff σ is linear",
+    statement="β_σ := 2 − c_1²/Σ_{k≥1} c_k² ∈ [1, 2], and β_σ = 1 iff σ is linear (eq 11).",
+    hypotheses="σ square-integrable under N(0,1), not constant",
+    how="β_σ exactly (sympy) or to 30 digits (mpmath) for every registered activation and sample formulas, among them "
+        "30 typed as a researcher types a σ (every function, operator and constant of the formula parser), each read "
+        "back against an independent numpy transcription; affine-ness decided symbolically.",
+    negative_control=control_definition3,
+    control_description="β computed with c_0² wrongly added to the denominator",
+    uses=("theory.isometry_strength", "theory.activation"),
+    depends_on=('beta',))
+def check_definition3(ctx: Context) -> Verdict:
+    rows = _definition3_rows(lambda a: isometry_strength(a), ctx)
+    rows.append(memo(("definition3_formula_transcriptions",), formula_transcription_row))
+    rows.append(memo(("definition3_hypothesis",), hypothesis_row))
+    st = status_from_rows(rows)
+    errata = [Erratum("Definition 3, property (ii)", "β_σ = 1 iff the activation is linear",
+                      "β_σ = 1 iff σ is affine (σ(x) = c_0 + c_1 x, c_1 ≠ 0)",
+                      "σ(x) = 2x + 3 has c_k = 0 for k ≥ 2 and β_σ = 1 exactly (sympy).", "typo")]
+    return Verdict(f"{PAPER.key}:definition3", st,
+                   "β_σ ∈ [1, 2] for every registered and sample activation; β_σ = 1 exactly for the affine ones"
+                   if st == HOLDS else "a property of β_σ fails", rows, errata)
 
 TABLE2 = [  # (column, activation, printed β_σ)
     ("He_1(x) = x", "x", sp.Integer(1)),
@@ -224,17 +222,16 @@ TABLE2_PRINTED = {sp.Integer(1): "1", sp.Integer(2): "2", 2 - 2 * _E / (_E ** 2 
 
 
 def _table_rows(table, ctx: Context, numeric_digits: float = 1e-15):
-    from ...latex import sympy_latex
     rows, latex = [], []
     mc_n = ctx.pick(200_000, 2_000_000, 20_000_000)
     for label, spec, printed in table:
         act = theory.activation(spec)
-        b = Q.isometry_strength(act)
+        b = isometry_strength(act)
         exact_equal = b.exact is not None and sp.simplify(b.exact - printed) == 0
         mp = isometry_strength_mp(act, 40)
         printed_val = float(sp.N(printed, 40))
         rel = abs(float(mp) - printed_val) / abs(printed_val)
-        mc, se = Q.memo(("beta_mc", str(act.expr), mc_n, ctx.seed + 17), lambda: _beta_mc(act, mc_n, ctx.seed + 17))
+        mc, se = memo(("beta_mc", str(act.expr), mc_n, ctx.seed + 17), lambda: _beta_mc(act, mc_n, ctx.seed + 17))
         z = abs(mc - printed_val) / se if se > 0 else (0.0 if mc == printed_val else math.inf)
         ok = exact_equal and rel < numeric_digits and z < 4.0
         rows.append(Evidence(f"β for {label}", theory=printed_val, numeric=float(mp), observed=z, bound=4.0,
@@ -278,11 +275,30 @@ def engine_moment_row(table) -> Evidence:
                                               f"error + 4 ulps, at {where}")
 
 
+def control_table2(ctx: Context) -> Verdict:
+    wrong = [r if r[1] != "relu" else (r[0], r[1], (3 * sp.pi - 4) / (2 * sp.pi - 1)) for r in TABLE2]
+    v = check_table2(ctx, wrong)
+    v.summary = "Table 2 with the ReLU entry changed to (3π − 4)/(2π − 1)"
+    return v
+
+
+@PAPER.claim(
+    "table2",
+    title="Table 2: closed forms of β_σ for He_1, He_2, sin, exp, step, ReLU",
+    statement="β = 1, 2, 2 − 2e/(e² − 1), 2 − 1/(e − 1), 2 − 2/π, (3π − 4)/(2π − 2).",
+    hypotheses="",
+    how="sympy computes β_σ exactly from exact Gaussian moments and proves equality with the printed form; "
+        "40-digit mpmath quadrature agrees to 1e-15; Monte Carlo (2·10⁶ samples, delta-method CI) agrees at 95%; the "
+        "three moments by the public Gaussian engine agree with sympy's within its stated error.",
+    negative_control=control_table2,
+    control_description="the ReLU entry replaced by (3π − 4)/(2π − 1)",
+    uses=("theory.isometry_strength", "theory.gaussian_expectation"),
+    depends_on=('beta',))
 def check_table2(ctx: Context, table=None) -> Verdict:
     rows, latex = _table_rows(table or TABLE2, ctx)
-    rows.append(Q.memo(("table2_engine_moments",), lambda: engine_moment_row(TABLE2)))
+    rows.append(memo(("table2_engine_moments",), lambda: engine_moment_row(TABLE2)))
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER}:table2", st,
+    return Verdict(f"{PAPER.key}:table2", st,
                    "every printed β_σ equals the exact sympy value, agrees with 40-digit quadrature to 1e-15 and "
                    "with Monte Carlo at 95%" if st == HOLDS else "a printed β_σ disagrees", rows,
                    tables=[(f"Table 2: isometry strength β_σ — the paper's closed form, sympy's exact value "
@@ -291,25 +307,6 @@ def check_table2(ctx: Context, table=None) -> Verdict:
                             f"{ctx.budget} budget)",
                             ["σ", "printed", "exact (sympy)", "quadrature", "Monte Carlo", "MC standard error"], latex,
                             {"math": [1, 2], "error": {4: 5}})])
-
-
-def control_table2(ctx: Context) -> Verdict:
-    wrong = [r if r[1] != "relu" else (r[0], r[1], (3 * sp.pi - 4) / (2 * sp.pi - 1)) for r in TABLE2]
-    v = check_table2(ctx, wrong)
-    v.summary = "Table 2 with the ReLU entry changed to (3π − 4)/(2π − 1)"
-    return v
-
-
-DECLARATION.add(Claim(
-    PAPER, "table2", "Table 2: closed forms of β_σ for He_1, He_2, sin, exp, step, ReLU",
-    "β = 1, 2, 2 − 2e/(e² − 1), 2 − 1/(e − 1), 2 − 2/π, (3π − 4)/(2π − 2).",
-    "",
-    "sympy computes β_σ exactly from exact Gaussian moments and proves equality with the printed form; "
-    "40-digit mpmath quadrature agrees to 1e-15; Monte Carlo (2·10⁶ samples, delta-method CI) agrees at 95%; the "
-    "three moments by the public Gaussian engine agree with sympy's within its stated error.",
-    check_table2, control_table2, "the ReLU entry replaced by (3π − 4)/(2π − 1)",
-    depends_on=('beta',),
-    uses=("theory.isometry_strength", "theory.gaussian_expectation")))
 
 
 _alpha = sp.Symbol("alpha", positive=True)
@@ -333,6 +330,25 @@ def _symbolic_beta_family(kind: str) -> sp.Expr | None:
     return sp.simplify(2 - c1 ** 2 / (second - mean ** 2))
 
 
+def control_table_b1(ctx: Context) -> Verdict:
+    wrong = [(k, p.subs(sp.exp(2 * _alpha ** 2), sp.exp(3 * _alpha ** 2)) if k == "sin" else p) for k, p in TABLE_B1]
+    v = check_table_b1(ctx, wrong)
+    v.summary = "Table B.1 with e^{2α²} replaced by e^{3α²} in the sin entry"
+    return v
+
+
+@PAPER.claim(
+    "table-b1",
+    title="Table B.1: β_σ of the gain families exp(αx), sin(αx), max(αx, 0)",
+    statement="β = (2 − 2e^{α²} + α²)/(1 − e^{α²}), 2(−1 + e^{2α²} − e^{α²}α²)/(−1 + e^{2α²}), (4 − 3π)/(2 − 2π).",
+    hypotheses="α ≠ 0",
+    how="sympy derives β(α) with α a positive symbol and proves equality; 40-digit quadrature at a grid of gains "
+        "(and negative gains for ReLU).",
+    negative_control=control_table_b1,
+    control_description="the sin entry with e^{2α²} replaced by e^{3α²}",
+    uses=("theory.gain_family", "theory.isometry_strength"),
+    aliases=("tableb1",),
+    depends_on=('beta',))
 def check_table_b1(ctx: Context, table=None) -> Verdict:
     table = table or TABLE_B1
     alphas = ctx.pick([0.5, 1.0, 2.0], [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0], [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 4])
@@ -343,7 +359,7 @@ def check_table_b1(ctx: Context, table=None) -> Verdict:
         worst = 0.0
         for a in alphas + ([-a for a in alphas[:3]] if kind == "relu" else []):
             act = theory.gain_family(kind, a)
-            mp = Q.scaled("beta", float(isometry_strength_mp(act, 40)))
+            mp = BETA.scaled(float(isometry_strength_mp(act, 40)))
             pv = float(sp.N(printed.subs(_alpha, sp.nsimplify(abs(a))), 40))  # exact α: no cancellation
             worst = max(worst, abs(mp - pv) / pv)
             ax = "x" if a == 1 else "−x" if a == -1 else f"{a:g}x"
@@ -354,27 +370,9 @@ def check_table_b1(ctx: Context, table=None) -> Verdict:
                                    if sym_ok else "symbolic α not attempted (kink); numeric at each α, incl. α < 0")
                              if sym_ok is not False else "sympy: printed form differs from the exact β(α)"))
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER}:table-b1", st,
+    return Verdict(f"{PAPER.key}:table-b1", st,
                    "the three printed β(α) hold (symbolically for exp and sin; at every sampled gain to 1e-15)"
                    if st == HOLDS else "a Table B.1 entry disagrees", rows,
                    tables=[(f"Table B.1: β_σ of the gain-scaled activations — the paper's closed form at each gain α "
                             f"and its relative difference to 40-digit quadrature ({ctx.budget} budget: "
                             f"{len(alphas)} gains)", ["σ", "β_σ (printed)", "|Δβ|/β"], latex)])
-
-
-def control_table_b1(ctx: Context) -> Verdict:
-    wrong = [(k, p.subs(sp.exp(2 * _alpha ** 2), sp.exp(3 * _alpha ** 2)) if k == "sin" else p) for k, p in TABLE_B1]
-    v = check_table_b1(ctx, wrong)
-    v.summary = "Table B.1 with e^{2α²} replaced by e^{3α²} in the sin entry"
-    return v
-
-
-DECLARATION.add(Claim(
-    PAPER, "table-b1", "Table B.1: β_σ of the gain families exp(αx), sin(αx), max(αx, 0)",
-    "β = (2 − 2e^{α²} + α²)/(1 − e^{α²}), 2(−1 + e^{2α²} − e^{α²}α²)/(−1 + e^{2α²}), (4 − 3π)/(2 − 2π).",
-    "α ≠ 0",
-    "sympy derives β(α) with α a positive symbol and proves equality; 40-digit quadrature at a grid of gains "
-    "(and negative gains for ReLU).",
-    check_table_b1, control_table_b1, "the sin entry with e^{2α²} replaced by e^{3α²}",
-    depends_on=('beta',),
-    uses=("theory.gain_family", "theory.isometry_strength"), aliases=("tableb1",)))

@@ -8,11 +8,9 @@ import numpy as np
 import numerics
 import theory
 
-from ...core import HOLDS, Claim, Context, Evidence, Verdict, status_from_rows
-from ... import quantities as Q
-from ...api import known_value_row, replicate_seeds
-from ._common import DECLARATION
-from ._common import CORR_KINDS, PAPER, TIGHT_ACTIVATION, _control, _mf_trajectory, _rng, beta_rows, random_correlation
+from ...api import Context, Evidence, HOLDS, known_value_row, memo, replicate_seeds, status_from_rows, Verdict
+from ._common import (_control, _mf_trajectory, _rng, beta_rows, beta_value, CORR_KINDS, dual_normalised, PAPER,
+                      random_correlation, TIGHT_ACTIVATION)
 
 
 # =============================================================================================
@@ -25,7 +23,7 @@ def _theorem_a2_rows(ctx: Context, acts, beta_factor: float = 1.0, kinds=CORR_KI
     rows = []
     for nm in acts:
         dual = theory.numeric_dual(nm)
-        beta = Q.beta(nm) * beta_factor
+        beta = beta_value(nm) * beta_factor
         worst, fails = math.inf, 0
         for t in range(trials):
             n = int(rng.integers(3, 9))
@@ -65,7 +63,7 @@ def _meanfield_mc_se_row(ctx: Context) -> Evidence:
         out = [numerics.meanfield_map_mc("relu", G, m, seed=s) for s in replicate_seeds(ctx.seed, 3, K)]
         return np.array([(est[0, 1], se[0, 1]) for est, se, _ in out])
 
-    mc = Q.memo(("meanfield_map_mc_se", K, m, rho, ctx.seed), compute)
+    mc = memo(("meanfield_map_mc_se", K, m, rho, ctx.seed), compute)
     k = (math.sqrt(1 - rho * rho) + (math.pi - math.acos(rho)) * rho) / (2 * math.pi)
     exact = (k - 1 / (2 * math.pi)) / (0.5 - 1 / (2 * math.pi))
     return known_value_row(f"standard error of eq (10) by Monte Carlo (σ = relu, G₁₂ = {rho:g}): arc-cosine closed "
@@ -162,6 +160,25 @@ def _bivariate_mp_row(r0: float = -0.7) -> Evidence:
                          "4 ulps")
 
 
+def control_theorem_a2(ctx: Context) -> Verdict:
+    rows = _theorem_a2_rows(ctx, [TIGHT_ACTIVATION], beta_factor=1.01, kinds=("near-degenerate", "equicorrelated"))
+    return _control("theorem-a2", rows, "β raised by 1% for He_1 + He_2")
+
+
+@PAPER.claim(
+    "theorem-a2",
+    title="Theorem A.2: one mean-field layer contracts the potential γ by β_σ",
+    statement="For PSD G with unit diagonal: γ(E_{h~N(0,G)}[φ(σ(h))φ(σ(h))ᵀ]) ≤ γ(G)/β_σ (eq 22).",
+    hypotheses="G PSD with G_ii = 1",
+    how="Random and adversarial correlation matrices (n ≤ 8) through the entrywise dual map for many activations; "
+        "the entrywise map itself checked against Monte Carlo of eq (10), whose standard errors are checked against the "
+        "relu closed form (χ²/K, 99.9%), and σ̄ on both branches of its evaluation against the sympy closed form or 2-D "
+        "quadrature at 13 points of [−1, 1].",
+    negative_control=control_theorem_a2,
+    control_description="β_σ raised by 1% for σ = He_1 + He_2, on near-degenerate inputs",
+    uses=("theory.numeric_dual", "theory.gram_potential", "numerics.meanfield_map_mc",
+              "theory.exact_mean_reduced_dual", "theory.dual_quadrature"),
+    depends_on=('beta', 'dual'))
 def check_theorem_a2(ctx: Context) -> Verdict:
     acts = ctx.pick(["relu", "tanh", "sin", "step"], ["relu", "tanh", "sigmoid", "sin", "exp", "step", "gelu", "selu",
                                                       "he2", TIGHT_ACTIVATION],
@@ -173,9 +190,9 @@ def check_theorem_a2(ctx: Context) -> Verdict:
     zmax = 0.0
     for nm in acts[:3]:
         G = random_correlation(rng, 5, "wishart")
-        est, se, N = Q.memo(("meanfield_map_mc", nm, G.tobytes(), samples, ctx.seed + 5),
+        est, se, N = memo(("meanfield_map_mc", nm, G.tobytes(), samples, ctx.seed + 5),
                             lambda: numerics.meanfield_map_mc(nm, G, samples, seed=ctx.seed + 5))
-        pred = np.array(Q.dual_normalised(nm, G))
+        pred = np.array(dual_normalised(nm, G))
         np.fill_diagonal(pred, 1.0)
         iu = np.triu_indices(5, 1)
         z = np.abs(est[iu] - pred[iu]) / se[iu]
@@ -185,29 +202,10 @@ def check_theorem_a2(ctx: Context) -> Verdict:
                          passed=zmax < 4.5,
                          note="max |z| over 10 entries × 3 activations; 4.5 ≈ two-sided 0.999 with Bonferroni over 30"))
     rows.append(_meanfield_mc_se_row(ctx))
-    rows += Q.memo(("dual_map_points", ctx.budget), lambda: dual_map_rows(ctx))
+    rows += memo(("dual_map_points", ctx.budget), lambda: dual_map_rows(ctx))
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER}:theorem-a2", st, "one mean-field layer contracts γ by at least β_σ on every trial"
+    return Verdict(f"{PAPER.key}:theorem-a2", st, "one mean-field layer contracts γ by at least β_σ on every trial"
                    if st == HOLDS else "Theorem A.2 fails", rows)
-
-
-def control_theorem_a2(ctx: Context) -> Verdict:
-    rows = _theorem_a2_rows(ctx, [TIGHT_ACTIVATION], beta_factor=1.01, kinds=("near-degenerate", "equicorrelated"))
-    return _control("theorem-a2", rows, "β raised by 1% for He_1 + He_2")
-
-
-DECLARATION.add(Claim(
-    PAPER, "theorem-a2", "Theorem A.2: one mean-field layer contracts the potential γ by β_σ",
-    "For PSD G with unit diagonal: γ(E_{h~N(0,G)}[φ(σ(h))φ(σ(h))ᵀ]) ≤ γ(G)/β_σ (eq 22).",
-    "G PSD with G_ii = 1",
-    "Random and adversarial correlation matrices (n ≤ 8) through the entrywise dual map for many activations; "
-    "the entrywise map itself checked against Monte Carlo of eq (10), whose standard errors are checked against the "
-    "relu closed form (χ²/K, 99.9%), and σ̄ on both branches of its evaluation against the sympy closed form or 2-D "
-    "quadrature at 13 points of [−1, 1].",
-    check_theorem_a2, control_theorem_a2, "β_σ raised by 1% for σ = He_1 + He_2, on near-degenerate inputs",
-    depends_on=('beta', 'dual'),
-    uses=("theory.numeric_dual", "theory.gram_potential", "numerics.meanfield_map_mc",
-          "theory.exact_mean_reduced_dual", "theory.dual_quadrature")))
 
 
 # =============================================================================================
@@ -244,31 +242,30 @@ def _corollary_a3_rows(ctx: Context, acts, rate_fn, depth: int) -> list[Evidence
     return rows
 
 
+def control_corollary_a3(ctx: Context) -> Verdict:
+    def too_fast(nm):  # 5% faster than the true asymptotic contraction (2 − β)^ℓ of small correlations
+        return math.log(1.05 / (2 - beta_value(nm)))
+    rows = _corollary_a3_rows(ctx, ["relu", "tanh"], too_fast, ctx.pick(300, 400, 1000))
+    return _control("corollary-a3", rows, "rate 1.05/(2 − β_σ) instead of β_σ")
+
+
+@PAPER.claim(
+    "corollary-a3",
+    title="Corollary A.3: the potential γ decays geometrically at rate β_σ in mean field",
+    statement="γ(G_*^ℓ) ≤ γ(G_*^0) β_σ^{−ℓ} (eq 23).",
+    hypotheses="mean-field Gram dynamics with layer normalisation; G_*^0 non-degenerate",
+    how="Mean-field trajectories (eq 10, entrywise dual map) from equicorrelated, near-degenerate and Wishart inputs, "
+        "checked at every layer in log space.",
+    negative_control=control_corollary_a3,
+    control_description="the rate replaced by 1.05/(2 − β_σ): 5% faster than the true asymptotic contraction (2 − β_σ) of small correlations",
+    uses=("numerics.layernorm_meanfield_trajectory", "theory.isometry_strength"),
+    depends_on=('beta',))
 def check_corollary_a3(ctx: Context) -> Verdict:
     acts = ctx.pick(["relu", "tanh", "sigmoid"], ["relu", "tanh", "sigmoid", "sin", "exp", "step", "gelu", "selu",
                                                    "elu", "softplus", "silu", "he2"],
                     [n for n in theory.registered_names() if n not in ("he0", "linear", "swish", "identity", "he1")])
     depth = ctx.pick(100, 400, 1000)
-    rows = _corollary_a3_rows(ctx, acts, lambda nm: math.log(Q.beta(nm)), depth) + beta_rows(acts)
+    rows = _corollary_a3_rows(ctx, acts, lambda nm: math.log(beta_value(nm)), depth) + beta_rows(acts)
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER}:corollary-a3", st, f"γ decays at least as fast as β_σ^(−ℓ) in mean field, ℓ ≤ {depth}"
+    return Verdict(f"{PAPER.key}:corollary-a3", st, f"γ decays at least as fast as β_σ^(−ℓ) in mean field, ℓ ≤ {depth}"
                    if st == HOLDS else "Corollary A.3 fails in mean field", rows)
-
-
-def control_corollary_a3(ctx: Context) -> Verdict:
-    def too_fast(nm):  # 5% faster than the true asymptotic contraction (2 − β)^ℓ of small correlations
-        return math.log(1.05 / (2 - Q.beta(nm)))
-    rows = _corollary_a3_rows(ctx, ["relu", "tanh"], too_fast, ctx.pick(300, 400, 1000))
-    return _control("corollary-a3", rows, "rate 1.05/(2 − β_σ) instead of β_σ")
-
-
-DECLARATION.add(Claim(
-    PAPER, "corollary-a3", "Corollary A.3: the potential γ decays geometrically at rate β_σ in mean field",
-    "γ(G_*^ℓ) ≤ γ(G_*^0) β_σ^{−ℓ} (eq 23).",
-    "mean-field Gram dynamics with layer normalisation; G_*^0 non-degenerate",
-    "Mean-field trajectories (eq 10, entrywise dual map) from equicorrelated, near-degenerate and Wishart inputs, "
-    "checked at every layer in log space.",
-    check_corollary_a3, control_corollary_a3,
-    "the rate replaced by 1.05/(2 − β_σ): 5% faster than the true asymptotic contraction (2 − β_σ) of small correlations",
-    depends_on=('beta',),
-    uses=("numerics.layernorm_meanfield_trajectory", "theory.isometry_strength")))

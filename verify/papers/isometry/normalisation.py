@@ -9,10 +9,8 @@ import sympy as sp
 
 import theory
 
-from ...core import HOLDS, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
-from ._common import DECLARATION
-from ...figures import Panel, Series, write_figure
-from ._common import BATCH_KINDS, PAPER, _control, _log_iso_qr, _rational_unit_vector, _rng, random_batch
+from ...api import Context, Erratum, Evidence, HOLDS, Panel, Series, status_from_rows, Verdict, write_figure
+from ._common import _control, _log_iso_qr, _rational_unit_vector, _rng, BATCH_KINDS, PAPER, random_batch
 
 
 # =============================================================================================
@@ -90,6 +88,27 @@ def _iso_power_exact(iso, M: sp.Matrix):
     return sp.nsimplify(v ** n) if math.isfinite(v) and v >= 0 else sp.Integer(-1)
 
 
+def control_lemma_a1(ctx: Context) -> Verdict:
+    def wrong_iso(M):  # the determinant without its 1/n power: not scale invariant
+        M = np.asarray(M, dtype=float)
+        n = M.shape[-1]
+        return np.linalg.det(M) / (np.trace(M) / n)
+    rows = _lemma_a1_rows(wrong_iso, ctx)
+    status = status_from_rows(rows)
+    return Verdict(f"{PAPER.key}:lemma-a1", status, "the property checks applied to det(M)/(tr M/n)", rows)
+
+
+@PAPER.claim(
+    "lemma-a1",
+    title="Lemma A.1: scale invariance and range of the isometry 𝓘",
+    statement="For PSD M: 𝓘(cM) = 𝓘(M); 𝓘(M) ∈ [0, 1]; 𝓘(M) = 1 iff M = I_n; 𝓘(M) = 0 iff M is degenerate (eq 3).",
+    hypotheses="M positive semi-definite, tr M > 0",
+    how="Random and adversarial PSD matrices (wild norms 1e±6, near-degenerate, duplicated samples), "
+        "float checks with stated tolerances, plus an exact rational check of det M/(tr M/n)^n ∈ [0,1].",
+    negative_control=control_lemma_a1,
+    control_description="the same checks applied to det(M)/(tr M / n), missing the 1/n power",
+    uses=("theory.isometry",),
+    aliases=("definition1",))
 def check_lemma_a1(ctx: Context) -> Verdict:
     rows = _lemma_a1_rows(theory.isometry, ctx)
     status = status_from_rows(rows)
@@ -98,29 +117,9 @@ def check_lemma_a1(ctx: Context) -> Verdict:
         "𝓘(M) = 1 ⟺ M = I_n", "𝓘(M) = 1 ⟺ M = c·I_n for some c > 0",
         "𝓘 is scale invariant (property 1), so 𝓘(2·I_n) = 1 although 2·I_n ≠ I_n; checked for "
         "n ∈ {2, 5, 17}, c ∈ {1, 2, 1e-6}: 𝓘(cI) = 1 to 1e-12.", "typo")]
-    return Verdict(f"{PAPER}:lemma-a1", status,
+    return Verdict(f"{PAPER.key}:lemma-a1", status,
                    "all four properties hold on every random and adversarial trial" if status == HOLDS
                    else "a property of 𝓘 failed", rows, errata)
-
-
-def control_lemma_a1(ctx: Context) -> Verdict:
-    def wrong_iso(M):  # the determinant without its 1/n power: not scale invariant
-        M = np.asarray(M, dtype=float)
-        n = M.shape[-1]
-        return np.linalg.det(M) / (np.trace(M) / n)
-    rows = _lemma_a1_rows(wrong_iso, ctx)
-    status = status_from_rows(rows)
-    return Verdict(f"{PAPER}:lemma-a1", status, "the property checks applied to det(M)/(tr M/n)", rows)
-
-
-DECLARATION.add(Claim(
-    PAPER, "lemma-a1", "Lemma A.1: scale invariance and range of the isometry 𝓘",
-    "For PSD M: 𝓘(cM) = 𝓘(M); 𝓘(M) ∈ [0, 1]; 𝓘(M) = 1 iff M = I_n; 𝓘(M) = 0 iff M is degenerate (eq 3).",
-    "M positive semi-definite, tr M > 0",
-    "Random and adversarial PSD matrices (wild norms 1e±6, near-degenerate, duplicated samples), "
-    "float checks with stated tolerances, plus an exact rational check of det M/(tr M/n)^n ∈ [0,1].",
-    check_lemma_a1, control_lemma_a1, "the same checks applied to det(M)/(tr M / n), missing the 1/n power",
-    uses=("theory.isometry",), aliases=("definition1",)))
 
 
 # =============================================================================================
@@ -188,29 +187,29 @@ def _unit(X):
     return X / np.linalg.norm(X, axis=0)
 
 
-def check_theorem1(ctx: Context) -> Verdict:
-    rows = _theorem1_rows(_unit, ctx, "x/‖x‖")
-    st = status_from_rows(rows)
-    errata = [Erratum("Theorem 1 proof, annotation of eq (7)", "det(D) = Π a_i²", "det(D)² = Π a_i² (det D = Π a_i)",
-                      "D = diag(a_1..a_n) so det D = Π a_i; the proof uses det(G) = det(G̃) det(D)².", "typo")]
-    return Verdict(f"{PAPER}:theorem1", st,
-                   "the inequality holds on every random, wild-norm and near-degenerate batch, and exactly in rationals"
-                   if st == HOLDS else "a batch violates eq (4)", rows, errata)
-
-
 def control_theorem1(ctx: Context) -> Verdict:
     rows = _theorem1_rows(lambda X: X * np.linalg.norm(X, axis=0), ctx, "x·‖x‖ (not a normalisation)")
     return _control("theorem1", rows, "eq (4) applied to x ↦ x‖x‖, which does not normalise")
 
 
-DECLARATION.add(Claim(
-    PAPER, "theorem1", "Theorem 1: projection onto the sphere increases isometry by the norm-variation factor",
-    "𝓘(G̃) ≥ 𝓘(G)(1 + (1/n)Σ(a_i − ā)²/ā²), a_i = ‖x_i‖, G̃ the Gram of x_i/‖x_i‖ (eq 4).",
-    "x_i ∈ ℝ^d \\ {0}",
-    "Thousands of random/adversarial batches (norms spread over 12 decades, near-degenerate, nearly equal norms), "
-    "log-scale with QR determinants; exact rational check for n ≤ 5 with rational unit vectors and norms.",
-    check_theorem1, control_theorem1, "the inequality applied to x ↦ x·‖x‖, which does not normalise",
-    uses=("theory.isometry",)))
+@PAPER.claim(
+    "theorem1",
+    title="Theorem 1: projection onto the sphere increases isometry by the norm-variation factor",
+    statement="𝓘(G̃) ≥ 𝓘(G)(1 + (1/n)Σ(a_i − ā)²/ā²), a_i = ‖x_i‖, G̃ the Gram of x_i/‖x_i‖ (eq 4).",
+    hypotheses="x_i ∈ ℝ^d \\ {0}",
+    how="Thousands of random/adversarial batches (norms spread over 12 decades, near-degenerate, nearly equal norms), "
+        "log-scale with QR determinants; exact rational check for n ≤ 5 with rational unit vectors and norms.",
+    negative_control=control_theorem1,
+    control_description="the inequality applied to x ↦ x·‖x‖, which does not normalise",
+    uses=("theory.isometry",))
+def check_theorem1(ctx: Context) -> Verdict:
+    rows = _theorem1_rows(_unit, ctx, "x/‖x‖")
+    st = status_from_rows(rows)
+    errata = [Erratum("Theorem 1 proof, annotation of eq (7)", "det(D) = Π a_i²", "det(D)² = Π a_i² (det D = Π a_i)",
+                      "D = diag(a_1..a_n) so det D = Π a_i; the proof uses det(G) = det(G̃) det(D)².", "typo")]
+    return Verdict(f"{PAPER.key}:theorem1", st,
+                   "the inequality holds on every random, wild-norm and near-degenerate batch, and exactly in rationals"
+                   if st == HOLDS else "a batch violates eq (4)", rows, errata)
 
 
 # =============================================================================================
@@ -242,6 +241,22 @@ def _mlp_sublayer_isometries(ctx: Context, act: str, depth: int, width: int, bat
     return trace, margins
 
 
+def control_corollary2(ctx: Context) -> Verdict:
+    rows = _theorem1_rows(lambda X: X - X.mean(axis=0), ctx, "centering only (no normalisation)")
+    return _control("corollary2", rows, "eq (4) applied to centering without LN")
+
+
+@PAPER.claim(
+    "corollary2",
+    title="Corollary 2 (and Fig 2): layer normalisation increases isometry",
+    statement="For x̃_i = LN(x_i): 𝓘(G̃) ≥ 𝓘(G)(1 + (1/n)Σ(a_i − ā)²/ā²), a_i = ‖x_i‖.",
+    hypotheses="x_i ∈ ℝ^d \\ {0}",
+    how="As Theorem 1 with LN(x) = x/sqrt(mean x²); plus the Fig 2 network (tanh, depth 10, width 1000, "
+        "batch 512, synthetic Gaussian inputs) with the margin of eq (4) at every norm layer.",
+    negative_control=control_corollary2,
+    control_description="the inequality applied to centering alone, which does not normalise",
+    uses=("theory.isometry",),
+    aliases=("figure2",))
 def check_corollary2(ctx: Context) -> Verdict:
     rows = _theorem1_rows(_layer_norm_cols, ctx, "LN(x) = x/sqrt(mean x²)")
     depth, width, batch = 10, ctx.pick(200, 1000, 1000), ctx.pick(64, 512, 512)
@@ -264,24 +279,9 @@ def check_corollary2(ctx: Context) -> Verdict:
             f"depth {depth}, width {width}, batch {batch}, Gaussian inputs (CIFAR10 and training not reproduced); "
             f"budget {ctx.budget}")
         arte.update({f"figure2_{k}": v for k, v in files.items()})
-    return Verdict(f"{PAPER}:corollary2", st,
+    return Verdict(f"{PAPER.key}:corollary2", st,
                    "layer normalisation never lowers isometry below eq (4)'s bound, in random batches and inside an MLP"
                    if st == HOLDS else "a layer-norm step violates Corollary 2", rows, artefacts=arte)
-
-
-def control_corollary2(ctx: Context) -> Verdict:
-    rows = _theorem1_rows(lambda X: X - X.mean(axis=0), ctx, "centering only (no normalisation)")
-    return _control("corollary2", rows, "eq (4) applied to centering without LN")
-
-
-DECLARATION.add(Claim(
-    PAPER, "corollary2", "Corollary 2 (and Fig 2): layer normalisation increases isometry",
-    "For x̃_i = LN(x_i): 𝓘(G̃) ≥ 𝓘(G)(1 + (1/n)Σ(a_i − ā)²/ā²), a_i = ‖x_i‖.",
-    "x_i ∈ ℝ^d \\ {0}",
-    "As Theorem 1 with LN(x) = x/sqrt(mean x²); plus the Fig 2 network (tanh, depth 10, width 1000, "
-    "batch 512, synthetic Gaussian inputs) with the margin of eq (4) at every norm layer.",
-    check_corollary2, control_corollary2, "the inequality applied to centering alone, which does not normalise",
-    uses=("theory.isometry",), aliases=("figure2",)))
 
 
 # =============================================================================================
@@ -326,6 +326,22 @@ def _corollary3_rows(ctx: Context, reading: str) -> list[Evidence]:
                           + (f"; smallest ratio of the two sides {math.exp(worst):.6g}" if math.isfinite(worst) else ""))]
 
 
+def control_corollary3(ctx: Context) -> Verdict:
+    rows = _corollary3_rows(ctx, "printed")
+    return _control("corollary3", rows, "the literal printed statement")
+
+
+@PAPER.claim(
+    "corollary3",
+    title="Corollary 3: batch normalisation increases the isometry of the feature covariance",
+    statement="Intended: X ∈ ℝ^{d×n}, X̃ = BN(X), C = XXᵀ, C̃ = X̃X̃ᵀ, a_i = ‖X_i·‖, ā = (1/d)Σa_i: "
+        "𝓘(C̃) ≥ 𝓘(C)(1 + (1/d)Σ(a_i − ā)²/ā²).",
+    hypotheses="rows X_i· ≠ 0; non-trivial for d ≤ n",
+    how="Random and adversarial X with d ≤ n (and d > n, reported as vacuous); the printed reading and the "
+        "sample-Gram reading are evaluated too, as evidence for the errata.",
+    negative_control=control_corollary3,
+    control_description="the statement exactly as printed (C̃ := XXᵀ, ā with 1/n)",
+    uses=("theory.isometry",))
 def check_corollary3(ctx: Context) -> Verdict:
     rows = _corollary3_rows(ctx, "intended")
     alt = _corollary3_rows(ctx, "sample-gram")[0]
@@ -348,22 +364,6 @@ def check_corollary3(ctx: Context) -> Verdict:
         Erratum("Corollary 3 (scope)", "stated for any d, n", "non-trivial only for d ≤ n",
                 "C = XXᵀ is d×d of rank ≤ n: for d > n both isometries vanish and the inequality reads 0 ≥ 0.", "typo"),
     ]
-    return Verdict(f"{PAPER}:corollary3", st,
+    return Verdict(f"{PAPER.key}:corollary3", st,
                    "the intended statement (Theorem 1 on the feature rows) holds; the printed one has typos"
                    if st == HOLDS else "the intended Corollary 3 fails", rows, errata)
-
-
-def control_corollary3(ctx: Context) -> Verdict:
-    rows = _corollary3_rows(ctx, "printed")
-    return _control("corollary3", rows, "the literal printed statement")
-
-
-DECLARATION.add(Claim(
-    PAPER, "corollary3", "Corollary 3: batch normalisation increases the isometry of the feature covariance",
-    "Intended: X ∈ ℝ^{d×n}, X̃ = BN(X), C = XXᵀ, C̃ = X̃X̃ᵀ, a_i = ‖X_i·‖, ā = (1/d)Σa_i: "
-    "𝓘(C̃) ≥ 𝓘(C)(1 + (1/d)Σ(a_i − ā)²/ā²).",
-    "rows X_i· ≠ 0; non-trivial for d ≤ n",
-    "Random and adversarial X with d ≤ n (and d > n, reported as vacuous); the printed reading and the "
-    "sample-Gram reading are evaluated too, as evidence for the errata.",
-    check_corollary3, control_corollary3, "the statement exactly as printed (C̃ := XXᵀ, ā with 1/n)",
-    uses=("theory.isometry",)))

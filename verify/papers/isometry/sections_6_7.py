@@ -8,12 +8,9 @@ import numpy as np
 import numerics
 import theory
 
-from ...core import HOLDS, Claim, Context, Erratum, Evidence, Verdict, status_from_rows
-from ._common import DECLARATION
-from ...figures import Panel, Series, activation_label, mean_band, write_figure
-from ...stats import mean_ci
-from ...store import shared
-from ._common import CONF, PAPER, _control, _mf_trajectory
+from ...api import (activation_label, Context, Erratum, Evidence, HOLDS, mean_band, mean_ci, Panel, Series, shared,
+                    status_from_rows, Verdict, write_figure)
+from ._common import _control, _mf_trajectory, CONF, PAPER
 
 
 # =============================================================================================
@@ -132,6 +129,23 @@ def _final_gap_table(S) -> list:
     return table
 
 
+def control_section6(ctx: Context) -> Verdict:
+    rows = _section6_rows(ctx, grows_for_all=True)[1:2]
+    return _control("section6", rows, "'the gap grows without normalisation for every activation'")
+
+
+@PAPER.claim(
+    "section6",
+    title="Section 6 (Figs 4, 5): centering is what matters; without normalisation the gap can grow",
+    statement="Replacing layer centering by σ − c_0 still yields isometry (Fig 4); without normalisation the isometry gap may "
+        "increase for some activations (Fig 5).",
+    hypotheses="observations at initialisation (the paper's training curves are not reproduced)",
+    how="Exact-in-distribution networks for seven activations and all variants; each observation is a stated numerical "
+        "criterion (see the evidence rows).",
+    negative_control=control_section6,
+    control_description="the over-reading 'without normalisation the gap grows for every activation'",
+    uses=("numerics.simulate_isometry_mlp",),
+    aliases=("figure4", "figure5"))
 def check_section6(ctx: Context) -> Verdict:
     rows = _section6_rows(ctx)
     S = _section6_runs(ctx)
@@ -145,27 +159,11 @@ def check_section6(ctx: Context) -> Verdict:
         fig5 = Panel("Fig 5: without normalisation", r"layer $\ell$", _GAP_LABEL,
                      [x for nm in _S6_ACTS for x in _s6_series(S, nm, "no-normalisation")], logy=True)
         arte = _s6_plot(ctx, "isometry_section6", [fig4, fig5], "solid lines in Fig 4: LN")
-    return Verdict(f"{PAPER}:section6", st,
+    return Verdict(f"{PAPER.key}:section6", st,
                    f"centering by c_0 matches layer centering, and without normalisation the gap grows for some "
                    f"activations ({_s6_header(S)})" if st == HOLDS else "a Section 6 observation is not reproduced", rows,
                    tables=[(f"Final isometry gap at depth {S['depth']} (n = {S['n']}, d = {S['d']})",
                             ["σ", *numerics.VARIANTS], _final_gap_table(S))], artefacts=arte)
-
-
-def control_section6(ctx: Context) -> Verdict:
-    rows = _section6_rows(ctx, grows_for_all=True)[1:2]
-    return _control("section6", rows, "'the gap grows without normalisation for every activation'")
-
-
-DECLARATION.add(Claim(
-    PAPER, "section6", "Section 6 (Figs 4, 5): centering is what matters; without normalisation the gap can grow",
-    "Replacing layer centering by σ − c_0 still yields isometry (Fig 4); without normalisation the isometry gap may "
-    "increase for some activations (Fig 5).",
-    "observations at initialisation (the paper's training curves are not reproduced)",
-    "Exact-in-distribution networks for seven activations and all variants; each observation is a stated numerical "
-    "criterion (see the evidence rows).",
-    check_section6, control_section6, "the over-reading 'without normalisation the gap grows for every activation'",
-    uses=("numerics.simulate_isometry_mlp",), aliases=("figure4", "figure5")))
 
 
 # -- Fig 6: mean-field normalisation (a − c_0)/sqrt(σ̄(1)) vs layer normalisation --
@@ -189,6 +187,28 @@ def _figure6_rows(ctx: Context, exp_effective: bool = False, acts=("tanh", "sigm
     return rows
 
 
+def positive_figure6(ctx: Context) -> Verdict:
+    return _control("figure6", _figure6_rows(ctx, acts=("tanh", "sigmoid")),
+                    "the same criteria for tanh and sigmoid, where mean-field normalisation is comparable to LN")
+
+
+def control_figure6(ctx: Context) -> Verdict:
+    rows = _figure6_rows(ctx, exp_effective=True)[-1:]
+    return _control("figure6", rows, "'mean-field normalisation also works for exp'")
+
+
+@PAPER.claim(
+    "figure6",
+    title="Fig 6: mean-field normalisation matches layer normalisation for tanh, sigmoid, ReLU, not exp",
+    statement="x^{ℓ+1} = (a^ℓ − c_0)/sqrt(σ̄(1)) achieves isometry comparable to LN(a^ℓ − c_0) for tanh, sigmoid and ReLU, "
+        "but not for exp.",
+    hypotheses="n = 10, d = 1000 (the Section 6 setting)",
+    how="Exact-in-distribution networks, final gap ratio to LN with the stated criterion ≤ 1.5.",
+    negative_control=control_figure6,
+    control_description="'mean-field normalisation also works for exp'",
+    uses=("numerics.simulate_isometry_mlp",),
+    positive_control=positive_figure6,
+    positive_control_description="the same ratio criterion (≤ 1.5) for tanh and sigmoid and the exp row, which hold")
 def check_figure6(ctx: Context) -> Verdict:
     rows = _figure6_rows(ctx)
     st = status_from_rows(rows)
@@ -203,7 +223,7 @@ def check_figure6(ctx: Context) -> Verdict:
                               f"{_s6_header(S)}; {relu.note}. Both variants share one mean-field limit; the gap comes "
                               "from the finite-width random walk of the norms. Section 7 (Fig 8a) states the opposite "
                               "for ReLU.", "error"))
-    return Verdict(f"{PAPER}:figure6", st,
+    return Verdict(f"{PAPER.key}:figure6", st,
                    "mean-field normalisation matches LN for tanh, sigmoid, relu and fails for exp" if st == HOLDS else
                    f"not reproduced for {', '.join(bad)} ({_s6_header(S)}): at finite width the norms of a "
                    "positively homogeneous activation drift like a multiplicative random walk, which LN removes and "
@@ -213,28 +233,6 @@ def check_figure6(ctx: Context) -> Verdict:
                              _s6_series(S, nm, "meanfield-normalisation") + _s6_series(S, nm, "layernorm", "theory"),
                              logy=True) for nm in ("tanh", "sigmoid", "relu", "exp")],
                        "points: mean-field normalisation; lines: LN") if ctx.artefact_dir else {})
-
-
-def positive_figure6(ctx: Context) -> Verdict:
-    return _control("figure6", _figure6_rows(ctx, acts=("tanh", "sigmoid")),
-                    "the same criteria for tanh and sigmoid, where mean-field normalisation is comparable to LN")
-
-
-def control_figure6(ctx: Context) -> Verdict:
-    rows = _figure6_rows(ctx, exp_effective=True)[-1:]
-    return _control("figure6", rows, "'mean-field normalisation also works for exp'")
-
-
-DECLARATION.add(Claim(
-    PAPER, "figure6", "Fig 6: mean-field normalisation matches layer normalisation for tanh, sigmoid, ReLU, not exp",
-    "x^{ℓ+1} = (a^ℓ − c_0)/sqrt(σ̄(1)) achieves isometry comparable to LN(a^ℓ − c_0) for tanh, sigmoid and ReLU, "
-    "but not for exp.",
-    "n = 10, d = 1000 (the Section 6 setting)",
-    "Exact-in-distribution networks, final gap ratio to LN with the stated criterion ≤ 1.5.",
-    check_figure6, control_figure6, "'mean-field normalisation also works for exp'",
-    positive_control=positive_figure6,
-    positive_control_description="the same ratio criterion (≤ 1.5) for tanh and sigmoid and the exp row, which hold",
-    uses=("numerics.simulate_isometry_mlp",)))
 
 
 # -- Fig 8: self-normalising activations (8a) and the order of activation and normalisation (8b) --
@@ -258,6 +256,21 @@ def _figure8_rows(ctx: Context, wrong: bool = False) -> list[Evidence]:
     ]
 
 
+def control_figure8(ctx: Context) -> Verdict:
+    rows = _figure8_rows(ctx, wrong=True)
+    return _control("figure8", rows, "'relu is self-normalising and the order does not matter'")
+
+
+@PAPER.claim(
+    "figure8",
+    title="Fig 8: self-normalising activations; the order of activation and normalisation matters",
+    statement="SeLU and tanh reach isometry with offset and scale only (8a); normalising before the activation gives a "
+        "non-isotropic Gram matrix (8b).",
+    hypotheses="n = 10, d = 1000",
+    how="Exact-in-distribution networks with mean-field normalisation and with the other order; stated ratios.",
+    negative_control=control_figure8,
+    control_description="'relu is self-normalising and the order does not matter'",
+    uses=("numerics.simulate_isometry_mlp",))
 def check_figure8(ctx: Context) -> Verdict:
     rows = _figure8_rows(ctx)
     st = status_from_rows(rows)
@@ -271,24 +284,9 @@ def check_figure8(ctx: Context) -> Verdict:
                   _s6_series(S, "relu", "norm-then-activation", label="relu: normalise, then activate")
                   + _s6_series(S, "relu", "layernorm", "theory", label="relu: activate, then LN (eq 1)"), logy=True)
         arte = _s6_plot(ctx, "isometry_figure8", [a, b], "lines: LN (eq 1)")
-    return Verdict(f"{PAPER}:figure8", st, "selu and tanh are self-normalising, relu is not; the other order leaves "
+    return Verdict(f"{PAPER.key}:figure8", st, "selu and tanh are self-normalising, relu is not; the other order leaves "
                    "a non-isotropic Gram for relu" if st == HOLDS else "a Fig 8 observation is not reproduced", rows,
                    artefacts=arte)
-
-
-def control_figure8(ctx: Context) -> Verdict:
-    rows = _figure8_rows(ctx, wrong=True)
-    return _control("figure8", rows, "'relu is self-normalising and the order does not matter'")
-
-
-DECLARATION.add(Claim(
-    PAPER, "figure8", "Fig 8: self-normalising activations; the order of activation and normalisation matters",
-    "SeLU and tanh reach isometry with offset and scale only (8a); normalising before the activation gives a "
-    "non-isotropic Gram matrix (8b).",
-    "n = 10, d = 1000",
-    "Exact-in-distribution networks with mean-field normalisation and with the other order; stated ratios.",
-    check_figure8, control_figure8, "'relu is self-normalising and the order does not matter'",
-    uses=("numerics.simulate_isometry_mlp",)))
 
 
 # -- Fig 9: layer normalisation stops mean-field error from accumulating (relu, n = 10) --
@@ -317,6 +315,20 @@ def _figure9_rows(ctx: Context, wrong: bool = False) -> list[Evidence]:
                           f"{final['layernorm'][0]:.3g} {tuple(round(v, 3) for v in final['layernorm'][1])}")]
 
 
+def control_figure9(ctx: Context) -> Verdict:
+    return _control("figure9", _figure9_rows(ctx, wrong=True), "'LN's error grows like mean-field normalisation's'")
+
+
+@PAPER.claim(
+    "figure9",
+    title="Fig 9: layer normalisation stops the mean-field error from accumulating with depth",
+    statement="For relu, n = 10: ‖G^ℓ − G_*^ℓ‖ stays bounded in depth with LN, while with mean-field normalisation it grows.",
+    hypotheses="n = 10, d = 1000, relu",
+    how="Exact-in-distribution networks against the mean-field trajectory of eq (10); growth of the Frobenius error "
+        "from L/2 to L and its size at L with a 95% t-interval over seeds.",
+    negative_control=control_figure9,
+    control_description="'LN's error grows like mean-field normalisation's'",
+    uses=("numerics.simulate_isometry_mlp", "numerics.layernorm_meanfield_trajectory"))
 def check_figure9(ctx: Context) -> Verdict:
     rows = _figure9_rows(ctx)
     st = status_from_rows(rows)
@@ -333,19 +345,5 @@ def check_figure9(ctx: Context) -> Verdict:
         arte = _s6_plot(ctx, "isometry_figure9", [Panel("Fig 9: deviation from the mean-field Gram (ReLU)",
                                                         r"layer $\ell$", r"$\|G^{\ell} - G_*^{\ell}\|_F$", series)],
                         "mean field: eq (10)")
-    return Verdict(f"{PAPER}:figure9", st, "with LN the deviation from mean field stays flat in depth; with mean-field "
+    return Verdict(f"{PAPER.key}:figure9", st, "with LN the deviation from mean field stays flat in depth; with mean-field "
                    "normalisation it accumulates" if st == HOLDS else "Fig 9 is not reproduced", rows, artefacts=arte)
-
-
-def control_figure9(ctx: Context) -> Verdict:
-    return _control("figure9", _figure9_rows(ctx, wrong=True), "'LN's error grows like mean-field normalisation's'")
-
-
-DECLARATION.add(Claim(
-    PAPER, "figure9", "Fig 9: layer normalisation stops the mean-field error from accumulating with depth",
-    "For relu, n = 10: ‖G^ℓ − G_*^ℓ‖ stays bounded in depth with LN, while with mean-field normalisation it grows.",
-    "n = 10, d = 1000, relu",
-    "Exact-in-distribution networks against the mean-field trajectory of eq (10); growth of the Frobenius error "
-    "from L/2 to L and its size at L with a 95% t-interval over seeds.",
-    check_figure9, control_figure9, "'LN's error grows like mean-field normalisation's'",
-    uses=("numerics.simulate_isometry_mlp", "numerics.layernorm_meanfield_trajectory")))

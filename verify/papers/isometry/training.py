@@ -31,21 +31,14 @@ import numpy as np
 
 import theory
 
-from ... import params as P
-from ... import quantities as Q
-from ... import stats as vstats
-from ...store import shared
-from ...core import INCONCLUSIVE, Claim, Context, Evidence, Parameter, Verdict
-from ...figures import Panel, Series, activation_label, write_figure
-from ...lazy import lazy_module as _lazy
-from ...parallel import map_points, sweep_point
-from .. import _integrity as integrity
-from .._data import describe
-from ._common import DECLARATION
+from ...api import (activation_label, Context, Evidence, INCONCLUSIVE, judged_with_integrity, kinds as P,
+                    lazy_module as _lazy, map_points, member_row, memo, Panel, Parameter, ratio_of_means, Series,
+                    shared, sweep_point, t_quantile, Verdict, write_figure)
 from ._common import PAPER
 
 training = _lazy("numerics.training")
 ensembles = _lazy("numerics.ensembles")
+datasets = _lazy("numerics.datasets")
 stats = _lazy("scipy.stats")
 
 #: activations spanning β_σ from 1.016 (sigmoid) to 1.418 (exp); step is left out (zero gradient almost everywhere)
@@ -67,7 +60,7 @@ def _dataset(ctx: Context) -> str:
 
 def _data(ctx: Context) -> tuple[str, str]:
     """(note, caption) of the data this run trains on."""
-    return describe(_dataset(ctx), "CIFAR10", "same task type, far fewer features and images; speeds and losses are "
+    return datasets.describe_dataset(_dataset(ctx), "CIFAR10", "same task type, far fewer features and images; speeds and losses are "
                     "not the paper's numbers")
 
 
@@ -136,8 +129,8 @@ def _integrity_rows(ctx: Context, runs: dict, depth: int) -> list[Evidence]:
     act = INTEGRITY_ACT if INTEGRITY_ACT in runs else next(iter(runs))
     member = runs[act][-1]
     args = (_dataset(ctx), act, depth, st["width"], st["epochs"], member.seed, ctx.device)
-    solo = Q.memo(("isometry solo run",) + args, lambda: _run(*args))
-    return [integrity.member_row(member, solo, f"the {act} member of seed {member.seed} (the last of {len(runs[act])} "
+    solo = memo(("isometry solo run",) + args, lambda: _run(*args))
+    return [member_row(member, solo, f"the {act} member of seed {member.seed} (the last of {len(runs[act])} "
                                  f"seeds, depth {depth})", "numerics.training.train_isometry_mlp", ctx.device)]
 
 
@@ -212,16 +205,6 @@ def _figure7_plot(ctx: Context, fig: dict) -> dict:
     return {f"figure7_{k}": v for k, v in files.items()}
 
 
-def check_figure7(ctx: Context) -> Verdict:
-    fig = {} if ctx.artefact_dir else None
-    rows, checks = _figure7_rows(ctx, fig)
-    return integrity.judged(f"{PAPER}:figure7", rows, checks,
-                            "at depth 10 the activations with larger β_σ train faster (digits substitute)",
-                            "at depth 10, on the digits substitute with SGD lr 0.01, the training speed does not "
-                            "increase with β_σ (the paper's CIFAR10 hyper-parameter range is not reproduced)",
-                            artefacts=_figure7_plot(ctx, fig) if fig else {})
-
-
 def positive_figure7(ctx: Context) -> Verdict:
     """The same rank test on a quantity β_σ does predict (Theorem 4): the isometry gap at the last layer of the same
     networks at initialisation decreases with β_σ."""
@@ -229,7 +212,7 @@ def positive_figure7(ctx: Context) -> Verdict:
     betas = {nm: _beta(nm) for nm in runs}
     gap = {nm: float(np.mean([r.gaps[0, -1] for r in rs])) for nm, rs in runs.items()}
     rows = [_kendall_row("depth 10, at initialisation: larger β_σ ⇒ smaller isometry gap at the last layer", betas, gap)]
-    return integrity.judged(f"{PAPER}:figure7", rows, _integrity_rows(ctx, runs, 10),
+    return judged_with_integrity(f"{PAPER.key}:figure7", rows, _integrity_rows(ctx, runs, 10),
                             "the rank test detects the β_σ-order of the initial isometry gap",
                             "the rank test misses even the β_σ-order of the initial isometry gap")
 
@@ -239,30 +222,40 @@ def control_figure7(ctx: Context) -> Verdict:
     runs = _runs(ctx, 10)
     rev = {nm: 2 - _beta(nm) for nm in runs}
     rows = [_kendall_row("depth 10: larger 2 − β_σ ⇒ faster SGD", rev, {nm: _auc(rs) for nm, rs in runs.items()})]
-    return integrity.judged(f"{PAPER}:figure7", rows, _integrity_rows(ctx, runs, 10),
+    return judged_with_integrity(f"{PAPER.key}:figure7", rows, _integrity_rows(ctx, runs, 10),
                             "the reversed order fits (not rejected)", "the reversed order is rejected")
 
 
-DECLARATION.add(Claim(
-    PAPER, "figure7", "Fig 7: β_σ correlates with SGD training speed (shallow MLPs)",
-    "\"The convergence of SGD is faster for activations with a significantly larger isometry strength β_σ for "
-    "shallow MLPs, e.g., with 10 layers or less … this correlation does not extend to deeper networks\" (CIFAR10, "
-    "depth 10, width 1000, batch 512, 5 runs).",
-    "a \"specific range of neural network hyper-parameters\" the paper does not state in full (learning rate)",
-    "Eq (1) MLPs of depth 10 (9 activations, β_σ from 1.016 to 1.418) trained with SGD (lr 0.01, batch 64) on "
-    "scikit-learn's digits (a substitute for CIFAR10); speed = the mean training loss over the epochs, averaged over "
-    "seeds. The claim holds when Kendall's τ between β_σ and that loss is negative with exact one-sided p ≤ 0.05. "
-    "Depth 30 reported (standard budget). A rank statistic: β_σ errors that keep the activations' order cannot "
-    "change it, so no quantity is perturbed; the control reverses the order. Run integrity: ReLU's last seed "
-    "retrained alone (the solo trainer) must match its ensemble member within 1e-6 relative, else no verdict.",
-    check_figure7, control_figure7, "β_σ's order reversed (2 − β_σ as the predictor) must be rejected",
+@PAPER.claim(
+    "figure7",
+    title="Fig 7: β_σ correlates with SGD training speed (shallow MLPs)",
+    statement="\"The convergence of SGD is faster for activations with a significantly larger isometry strength β_σ for "
+        "shallow MLPs, e.g., with 10 layers or less … this correlation does not extend to deeper networks\" (CIFAR10, "
+        "depth 10, width 1000, batch 512, 5 runs).",
+    hypotheses="a \"specific range of neural network hyper-parameters\" the paper does not state in full (learning rate)",
+    how="Eq (1) MLPs of depth 10 (9 activations, β_σ from 1.016 to 1.418) trained with SGD (lr 0.01, batch 64) on "
+        "scikit-learn's digits (a substitute for CIFAR10); speed = the mean training loss over the epochs, averaged over "
+        "seeds. The claim holds when Kendall's τ between β_σ and that loss is negative with exact one-sided p ≤ 0.05. "
+        "Depth 30 reported (standard budget). A rank statistic: β_σ errors that keep the activations' order cannot "
+        "change it, so no quantity is perturbed; the control reverses the order. Run integrity: ReLU's last seed "
+        "retrained alone (the solo trainer) must match its ensemble member within 1e-6 relative, else no verdict.",
+    negative_control=control_figure7,
+    control_description="β_σ's order reversed (2 − β_σ as the predictor) must be rejected",
+    uses=("numerics.ensembles.train_isometry_mlp_ensemble", "numerics.training.train_isometry_mlp",
+              "numerics.ensembles.member_difference", "theory.isometry_strength", "numerics.datasets.load_dataset"),
+    parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),),
     depends_on=(),
     positive_control=positive_figure7,
     positive_control_description="the same rank test on the initial isometry gap at the last layer, which β_σ predicts "
-                                 "(Theorem 4), must hold",
-    uses=("numerics.ensembles.train_isometry_mlp_ensemble", "numerics.training.train_isometry_mlp",
-          "numerics.ensembles.member_difference", "theory.isometry_strength", "numerics.datasets.load_dataset"),
-    parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),)))
+                                     "(Theorem 4), must hold")
+def check_figure7(ctx: Context) -> Verdict:
+    fig = {} if ctx.artefact_dir else None
+    rows, checks = _figure7_rows(ctx, fig)
+    return judged_with_integrity(f"{PAPER.key}:figure7", rows, checks,
+                            "at depth 10 the activations with larger β_σ train faster (digits substitute)",
+                            "at depth 10, on the digits substitute with SGD lr 0.01, the training speed does not "
+                            "increase with β_σ (the paper's CIFAR10 hyper-parameter range is not reproduced)",
+                            artefacts=_figure7_plot(ctx, fig) if fig else {})
 
 
 # =============================================================================================
@@ -320,18 +313,8 @@ def _b6_plot(ctx: Context) -> dict:
     return {f"figure_b6_{k}": v for k, v in files.items()}
 
 
-def check_figure_b6(ctx: Context) -> Verdict:
-    rows = _b6_rows(ctx) + _corollary2_rows(ctx)
-    return integrity.judged(f"{PAPER}:figure-b6", rows, _integrity_rows(ctx, _runs(ctx, B6_DEPTH), B6_DEPTH),
-                            artefacts=_b6_plot(ctx) if ctx.artefact_dir else {},
-                            holds="at initialisation the last layer's isometry gap falls with β_σ (Theorem 4's order); "
-                                  "every layer norm increases the isometry by Corollary 2's factor, before and after "
-                                  "training",
-                            fails="Theorem 4's order or Corollary 2 fails on the trained or untrained networks")
-
-
 def control_figure_b6(ctx: Context) -> Verdict:
-    return integrity.judged(f"{PAPER}:figure-b6", _b6_rows(ctx, theorem4_order=-1),
+    return judged_with_integrity(f"{PAPER.key}:figure-b6", _b6_rows(ctx, theorem4_order=-1),
                             _integrity_rows(ctx, _runs(ctx, B6_DEPTH), B6_DEPTH),
                             "the reversed β_σ order fits the initial gaps (not rejected)",
                             "the reversed β_σ order is rejected by the initial gaps")
@@ -356,22 +339,32 @@ def _corollary2_rows(ctx: Context) -> list[Evidence]:
                           "1e-9)")]
 
 
-DECLARATION.add(Claim(
-    PAPER, "figure-b6", "Fig B.6: Corollary 2 and Theorem 4 for multiple activations, before and after training",
-    "Isometry tracked at initialisation and after optimisation for several activations validates Corollary 2 "
-    "(normalisation increases isometry) and Theorem 4 (the gap decays with depth, faster for larger β_σ).",
-    "eq (1) MLPs; Theorem 4 is stated for random weights, Corollary 2 for any weights",
-    "The Fig 7 networks (depth 10, 9 activations, digits substitute). At initialisation: the gap at layer 10 below "
-    "the input's for every activation, and Kendall's τ between β_σ and the layer-10 gap negative (exact one-sided "
-    "p ≤ 0.05). At every epoch: Corollary 2's inequality 𝓘(G̃) ≥ 𝓘(G)(1 + Var(a)/ā²) for every layer norm (any "
-    "weights). After training the Theorem 4 rows are reported. Rank statistics: the control reverses β_σ's order. "
-    "Run integrity: ReLU's last seed retrained alone (the solo trainer) must match its ensemble member within 1e-6 "
-    "relative, else no verdict.",
-    check_figure_b6, control_figure_b6, "β_σ's order reversed must be rejected by the initial gaps",
-    depends_on=(),
+@PAPER.claim(
+    "figure-b6",
+    title="Fig B.6: Corollary 2 and Theorem 4 for multiple activations, before and after training",
+    statement="Isometry tracked at initialisation and after optimisation for several activations validates Corollary 2 "
+        "(normalisation increases isometry) and Theorem 4 (the gap decays with depth, faster for larger β_σ).",
+    hypotheses="eq (1) MLPs; Theorem 4 is stated for random weights, Corollary 2 for any weights",
+    how="The Fig 7 networks (depth 10, 9 activations, digits substitute). At initialisation: the gap at layer 10 below "
+        "the input's for every activation, and Kendall's τ between β_σ and the layer-10 gap negative (exact one-sided "
+        "p ≤ 0.05). At every epoch: Corollary 2's inequality 𝓘(G̃) ≥ 𝓘(G)(1 + Var(a)/ā²) for every layer norm (any "
+        "weights). After training the Theorem 4 rows are reported. Rank statistics: the control reverses β_σ's order. "
+        "Run integrity: ReLU's last seed retrained alone (the solo trainer) must match its ensemble member within 1e-6 "
+        "relative, else no verdict.",
+    negative_control=control_figure_b6,
+    control_description="β_σ's order reversed must be rejected by the initial gaps",
     uses=("numerics.ensembles.train_isometry_mlp_ensemble", "numerics.training.train_isometry_mlp",
-          "numerics.ensembles.member_difference", "theory.isometry_strength"),
-    parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),)))
+              "numerics.ensembles.member_difference", "theory.isometry_strength"),
+    parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),),
+    depends_on=())
+def check_figure_b6(ctx: Context) -> Verdict:
+    rows = _b6_rows(ctx) + _corollary2_rows(ctx)
+    return judged_with_integrity(f"{PAPER.key}:figure-b6", rows, _integrity_rows(ctx, _runs(ctx, B6_DEPTH), B6_DEPTH),
+                            artefacts=_b6_plot(ctx) if ctx.artefact_dir else {},
+                            holds="at initialisation the last layer's isometry gap falls with β_σ (Theorem 4's order); "
+                                  "every layer norm increases the isometry by Corollary 2's factor, before and after "
+                                  "training",
+                            fails="Theorem 4's order or Corollary 2 fails on the trained or untrained networks")
 
 
 # =============================================================================================
@@ -395,9 +388,9 @@ def b7_decision(change, start, n_activations: int, allowance: float = B7_ALLOWAN
     (:func:`verify.stats.ratio_of_means`). ``passed`` is True when the one-sided (1 − level) upper bound
     R + t·se ≤ allowance, False when the Bonferroni lower bound R − t'·se (level/n_activations) exceeds it, else None
     (this many seeds cannot decide)."""
-    r, se, n = vstats.ratio_of_means(np.abs(np.asarray(change, dtype=float)), start)
-    upper = r + vstats.t_quantile(1 - level, n - 1) * se
-    lower = r - vstats.t_quantile(1 - level / max(n_activations, 1), n - 1) * se
+    r, se, n = ratio_of_means(np.abs(np.asarray(change, dtype=float)), start)
+    upper = r + t_quantile(1 - level, n - 1) * se
+    lower = r - t_quantile(1 - level / max(n_activations, 1), n - 1) * se
     passed = True if upper <= allowance else False if lower > allowance else None
     return dict(ratio=r, se=se, n=n, upper=upper, lower=lower, passed=passed)
 
@@ -436,8 +429,8 @@ def _b7_verdict(rows: list[Evidence], holds: str, fails: str, checks: list[Evide
     checks = list(checks)
     undecided = [e.name.split(":")[0] for e in rows if e.passed is None]
     if any(e.passed is False for e in checks + rows) or not undecided:
-        return integrity.judged(f"{PAPER}:figure-b7", rows, checks, holds, fails, **extra)
-    return Verdict(f"{PAPER}:figure-b7", INCONCLUSIVE,
+        return judged_with_integrity(f"{PAPER.key}:figure-b7", rows, checks, holds, fails, **extra)
+    return Verdict(f"{PAPER.key}:figure-b7", INCONCLUSIVE,
                    f"the seeds cannot decide whether training changes the gap by at most half for: "
                    f"{', '.join(undecided)} (the interval contains ½)", rows + checks, **extra)
 
@@ -448,6 +441,34 @@ def _b7_checks(ctx: Context, depth: int = B6_DEPTH) -> list[Evidence]:
     return _integrity_rows(ctx, _runs(ctx, depth, acts=(INTEGRITY_ACT,), seeds=_b7_seeds(ctx)), depth)
 
 
+def control_figure_b7(ctx: Context) -> Verdict:
+    """The same check on depth-30 networks, where (the paper, Section 7) training behaves differently: it must flag."""
+    return _b7_verdict(_b7_rows(ctx, depth=B7_CONTROL_DEPTH), f"at depth {B7_CONTROL_DEPTH} the gap also changes little",
+                       f"at depth {B7_CONTROL_DEPTH} training moves the gap by more than the allowance",
+                       _b7_checks(ctx, B7_CONTROL_DEPTH))
+
+
+@PAPER.claim(
+    "figure-b7",
+    title="Fig B.7: the isometry gap changes little during training",
+    statement="\"The isometry gap remains relatively stable\" during training (\"Isometry gap change during training is "
+        "relatively small\").",
+    hypotheses="eq (1) MLPs trained with SGD",
+    how="The Fig 7 networks (depth 10, digits substitute; 6 seeds at quick, 10 at standard and full): per activation, "
+        "R = mean |change| of the layer-10 gap between initialisation and the end of training / mean gap at "
+        "initialisation, with a delta-method standard error over seeds. Holds when every activation's one-sided 95% "
+        "upper bound is ≤ ½ (\"relatively small\": the ½ is this package's reading; an intersection-union test at 5%); "
+        "violated when some activation's Bonferroni lower bound exceeds ½ or a run diverged; otherwise inconclusive. "
+        "Resolution: the interval's half-width, reported per activation. Control: the same check on depth-30 networks "
+        "(where the paper says training behaves differently) must flag. Run integrity: ReLU's last seed (one Fig 7 does "
+        "not train) retrained alone (the solo trainer) must match its ensemble member within 1e-6 relative, else no "
+        "verdict.",
+    negative_control=control_figure_b7,
+    control_description="the same check on depth-30 networks must flag a large change",
+    uses=("numerics.ensembles.train_isometry_mlp_ensemble", "numerics.training.train_isometry_mlp",
+              "numerics.ensembles.member_difference"),
+    parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),),
+    depends_on=())
 def check_figure_b7(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
     rows = _b7_rows(ctx, figure=fig)
@@ -468,31 +489,3 @@ def check_figure_b7(ctx: Context) -> Verdict:
                              "for every activation (every upper bound ≤ ½)",
                        "for some activation training changes the isometry gap by more than half of its initial value",
                        _b7_checks(ctx), artefacts=arte)
-
-
-def control_figure_b7(ctx: Context) -> Verdict:
-    """The same check on depth-30 networks, where (the paper, Section 7) training behaves differently: it must flag."""
-    return _b7_verdict(_b7_rows(ctx, depth=B7_CONTROL_DEPTH), f"at depth {B7_CONTROL_DEPTH} the gap also changes little",
-                       f"at depth {B7_CONTROL_DEPTH} training moves the gap by more than the allowance",
-                       _b7_checks(ctx, B7_CONTROL_DEPTH))
-
-
-DECLARATION.add(Claim(
-    PAPER, "figure-b7", "Fig B.7: the isometry gap changes little during training",
-    "\"The isometry gap remains relatively stable\" during training (\"Isometry gap change during training is "
-    "relatively small\").",
-    "eq (1) MLPs trained with SGD",
-    "The Fig 7 networks (depth 10, digits substitute; 6 seeds at quick, 10 at standard and full): per activation, "
-    "R = mean |change| of the layer-10 gap between initialisation and the end of training / mean gap at "
-    "initialisation, with a delta-method standard error over seeds. Holds when every activation's one-sided 95% "
-    "upper bound is ≤ ½ (\"relatively small\": the ½ is this package's reading; an intersection-union test at 5%); "
-    "violated when some activation's Bonferroni lower bound exceeds ½ or a run diverged; otherwise inconclusive. "
-    "Resolution: the interval's half-width, reported per activation. Control: the same check on depth-30 networks "
-    "(where the paper says training behaves differently) must flag. Run integrity: ReLU's last seed (one Fig 7 does "
-    "not train) retrained alone (the solo trainer) must match its ensemble member within 1e-6 relative, else no "
-    "verdict.",
-    check_figure_b7, control_figure_b7, "the same check on depth-30 networks must flag a large change",
-    depends_on=(),
-    uses=("numerics.ensembles.train_isometry_mlp_ensemble", "numerics.training.train_isometry_mlp",
-          "numerics.ensembles.member_difference"),
-    parameters=(Parameter("dataset", P.dataset, "digits", "a registered dataset (digits) or a path to an .npz file"),)))

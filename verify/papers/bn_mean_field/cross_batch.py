@@ -31,14 +31,13 @@ import numpy as np
 
 from theory import bn_meanfield as tbm
 
-from .. import quantities as Q
-from ..core import Claim, Context, Evidence, Verdict
-from .bn_mean_field import DECLARATION, PAPER, _control, _max_z, nbk, nbm, stats
+from ...api import Context, Evidence, memo, Verdict
+from ._common import _control, _max_z, nbk, nbm, PAPER, stats
 
-MU = DECLARATION.quantity("mu*", "μ*", "E φ(BN h)ᵢ for h ~ N(0, Σ) with GΣG = sG: the mean output of one batch, μ* "
+MU = PAPER.quantity("mu*", "μ*", "E φ(BN h)ᵢ for h ~ N(0, Σ) with GΣG = sG: the mean output of one batch, μ* "
                           "at the BSB1 fixed point (the cross block of two batches is μ(s₁)μ(s₂); beyond the printed "
                           "text)", "theory.bn_meanfield.bn_output_mean")
-ALPHA = DECLARATION.quantity("alpha*", "α*", "E J = α·G for J = ∂φ(BN h)/∂h, GΣG = sG; α* at the BSB1 fixed point "
+ALPHA = PAPER.quantity("alpha*", "α*", "E J = α·G for J = ∂φ(BN h)/∂h, GΣG = sG; α* at the BSB1 fixed point "
                              "(the backward cross block of two batches is α(s₁)α(s₂)·GΔ₁₂G; beyond the printed text)",
                              "theory.bn_meanfield.bn_mean_jacobian")
 
@@ -122,7 +121,7 @@ def _forward_rows(ctx: Context, st: dict, power: int) -> list[Evidence]:
     for act, kw in fixed:
         # Σ*₂ is a fixed point of the two-batch map: V(Σ*₂) = Σ*₂ over every entry (diagonal blocks: Σ*, Theorem 4's)
         tb = tbm.two_batch_fixed_point(act, B, **kw)
-        mean, se = Q.memo(("cross-batch fixed point", act, tuple(kw.items()), n, ctx.seed), lambda: nbk.bn_forward_map_mc(
+        mean, se = memo(("cross-batch fixed point", act, tuple(kw.items()), n, ctx.seed), lambda: nbk.bn_forward_map_mc(
             act, tb.sigma, n, seed=ctx.seed + 31, batches=(B, B), **kw))
         mu = MU.scaled(tb.mean)
         cross = mu ** power
@@ -143,7 +142,7 @@ def _forward_rows(ctx: Context, st: dict, power: int) -> list[Evidence]:
         mu1 = MU.scaled(tbm.bn_output_mean(act, B, s=s1, **kw))
         mu2 = MU.scaled(tbm.bn_output_mean(act, B, s=s2, **kw))
         pred = (mu1 * mu2) ** (power / 2)
-        mean, se = Q.memo(("cross-batch one step", act, tuple(kw.items()), n, ctx.seed), lambda: nbk.bn_forward_map_mc(
+        mean, se = memo(("cross-batch one step", act, tuple(kw.items()), n, ctx.seed), lambda: nbk.bn_forward_map_mc(
             act, Sigma, n, seed=ctx.seed + 37, batches=(B, B), **kw))
         cross, cross_se = mean[:B, B:], se[:B, B:]
         z = float(np.max(np.abs(cross - pred) / cross_se))
@@ -165,7 +164,7 @@ def _backward_rows(ctx: Context, st: dict, power: int) -> list[Evidence]:
     P = G @ D[:B, B:] @ G
     for act, kw in BACKWARD_CASES:
         tb = tbm.two_batch_fixed_point(act, B, **kw)
-        mean, se = Q.memo(("cross-batch backward", act, tuple(kw.items()), n, ctx.seed), lambda: nbk.bn_backward_map_mc(
+        mean, se = memo(("cross-batch backward", act, tuple(kw.items()), n, ctx.seed), lambda: nbk.bn_backward_map_mc(
             act, tb.sigma, D, n, seed=ctx.seed + 41, batches=(B, B), **kw))
         alpha = ALPHA.scaled(tb.jacobian_mean)
         factor = alpha ** power
@@ -186,7 +185,7 @@ def _backward_rows(ctx: Context, st: dict, power: int) -> list[Evidence]:
 def _network_rows(ctx: Context, st: dict, power: int) -> list[Evidence]:
     act, kw = NETWORK_CASE
     N, S, depth, w = st["N"], st["S"], st["depth"], st["window"]
-    run = Q.memo(("cross-batch networks", act, tuple(kw.items()), N, S, depth, ctx.seed, ctx.device),
+    run = memo(("cross-batch networks", act, tuple(kw.items()), N, S, depth, ctx.seed, ctx.device),
                  lambda: nbm.simulate_bn_gradients(act, N, 2 * B, depth, seeds=S, method="exact",
                                                    seed=ctx.seed * 1000 + 5, device=ctx.device, batches=(B, B), **kw))
     tb = tbm.two_batch_fixed_point(act, B, **kw)
@@ -208,41 +207,39 @@ def _rows(ctx: Context, power: int = 2) -> list[Evidence]:
             + _network_rows(ctx, st, power))
 
 
-def check_cross_batch(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER}:cross-batch", _rows(ctx),
-                          "two batches through one BN network: the cross block is μ*²·11ᵀ at Σ*₂ (closed forms, "
-                          "Monte Carlo of the two-batch map, networks) and the backward cross block α*²·GΔ₁₂G",
-                          "the two-batch derivation (theory.bn_meanfield.TwoBatchFixedPoint) is not reproduced")
-
-
 def control_cross_batch(ctx: Context) -> Verdict:
     return _control("cross-batch", _rows(ctx, power=1), "one factor of μ (α) for two: μ* and α*·GΔ₁₂G")
 
 
-DECLARATION.add(Claim(
-    PAPER, "cross-batch",
-    "Two batches through one BN network: the cross-batch fixed point and backward block (beyond the printed text: the "
-    "package's derivation)",
-    "Not printed in the text copy (it stops inside Appendix A.2; the authors' code computes two-batch kernels). The "
-    "package's derivation (theory.bn_meanfield.TwoBatchFixedPoint): two batches of B through one network, each "
-    "normalised with its own statistics. When Σ's cross block is constant, the centred batches are independent, so "
-    "the forward map's cross block is μ(s₁)μ(s₂)·11ᵀ with μ(s) = E φ(BN h)ᵢ; the fixed point Σ*₂ has the diagonal blocks Σ* and "
-    "the cross blocks μ*²11ᵀ; and the backward map's cross block at Σ*₂ is α*²·GΔ₁₂G, where E J = α*G. A failure would be an "
-    "error of this package, not an erratum of the paper.",
-    "B ≥ 4 per batch; φ with kinks only at 0 (β = 0 for a kinked φ); BN with ε, γ, β, each batch normalised with its "
-    "own statistics; a continuous φ for the backward block",
-    "Closed forms for ReLU at ε = 0, B = 4 (μ* = √3/4, cross block 3/16, α* = (2/3)√(2/π)/√s* with s* of Theorem 5) "
-    "and μ* = 0 for tanh; the two-batch Monte Carlo map of numerics.bn_kernels (batches = (4, 4)) at "
-    "Σ*₂ (ReLU, ε = 0) and one step at a Σ with different BSB1 blocks and a constant cross block (ReLU, ε = 0.1; GELU, "
-    "ε = 0.05, γ = 1.2, β = 0.1); the two-batch backward map (Monte Carlo, autograd Jacobians) at Σ*₂ with a "
-    "generic Δ (ReLU, ε = 0.1; tanh and GELU, ε = 0.05, γ = 1.2, β = 0.1): entrywise z-tests, 99.9% with Bonferroni. Width-1000 "
-    "networks with two batches (numerics.bn_meanfield, exact in law; ReLU, ε = 0.1): the deep cross block within "
-    "4 SE + 2q*/N of μ*². Samples grow with the budget (5·10⁴ forward, 2·10⁴ backward draws at quick).",
-    check_cross_batch, control_cross_batch,
-    "one factor of μ (of α) where the statement has two — the cross block μ* instead of μ*², μ(s₁)μ(s₂) replaced by "
-    "its square root, α*·GΔ₁₂G instead of α*²·GΔ₁₂G — must be rejected",
-    depends_on=("bn-mean-field:mu*", "bn-mean-field:alpha*"),
+@PAPER.claim(
+    "cross-batch",
+    title="Two batches through one BN network: the cross-batch fixed point and backward block (beyond the printed text: the "
+        "package's derivation)",
+    statement="Not printed in the text copy (it stops inside Appendix A.2; the authors' code computes two-batch kernels). The "
+        "package's derivation (theory.bn_meanfield.TwoBatchFixedPoint): two batches of B through one network, each "
+        "normalised with its own statistics. When Σ's cross block is constant, the centred batches are independent, so "
+        "the forward map's cross block is μ(s₁)μ(s₂)·11ᵀ with μ(s) = E φ(BN h)ᵢ; the fixed point Σ*₂ has the diagonal blocks Σ* and "
+        "the cross blocks μ*²11ᵀ; and the backward map's cross block at Σ*₂ is α*²·GΔ₁₂G, where E J = α*G. A failure would be an "
+        "error of this package, not an erratum of the paper.",
+    hypotheses="B ≥ 4 per batch; φ with kinks only at 0 (β = 0 for a kinked φ); BN with ε, γ, β, each batch normalised with its "
+        "own statistics; a continuous φ for the backward block",
+    how="Closed forms for ReLU at ε = 0, B = 4 (μ* = √3/4, cross block 3/16, α* = (2/3)√(2/π)/√s* with s* of Theorem 5) "
+        "and μ* = 0 for tanh; the two-batch Monte Carlo map of numerics.bn_kernels (batches = (4, 4)) at "
+        "Σ*₂ (ReLU, ε = 0) and one step at a Σ with different BSB1 blocks and a constant cross block (ReLU, ε = 0.1; GELU, "
+        "ε = 0.05, γ = 1.2, β = 0.1); the two-batch backward map (Monte Carlo, autograd Jacobians) at Σ*₂ with a "
+        "generic Δ (ReLU, ε = 0.1; tanh and GELU, ε = 0.05, γ = 1.2, β = 0.1): entrywise z-tests, 99.9% with Bonferroni. Width-1000 "
+        "networks with two batches (numerics.bn_meanfield, exact in law; ReLU, ε = 0.1): the deep cross block within "
+        "4 SE + 2q*/N of μ*². Samples grow with the budget (5·10⁴ forward, 2·10⁴ backward draws at quick).",
+    negative_control=control_cross_batch,
+    control_description="one factor of μ (of α) where the statement has two — the cross block μ* instead of μ*², μ(s₁)μ(s₂) replaced by "
+        "its square root, α*·GΔ₁₂G instead of α*²·GΔ₁₂G — must be rejected",
     uses=("theory.bn_meanfield.two_batch_fixed_point", "theory.bn_meanfield.bn_output_mean",
-          "theory.bn_meanfield.bn_mean_jacobian", "theory.bn_meanfield.theorem5_relu_fixed_point",
-          "numerics.bn_kernels.bn_forward_map_mc", "numerics.bn_kernels.bn_backward_map_mc",
-          "numerics.bn_meanfield.simulate_bn_gradients")))
+              "theory.bn_meanfield.bn_mean_jacobian", "theory.bn_meanfield.theorem5_relu_fixed_point",
+              "numerics.bn_kernels.bn_forward_map_mc", "numerics.bn_kernels.bn_backward_map_mc",
+              "numerics.bn_meanfield.simulate_bn_gradients"),
+    depends_on=("bn-mean-field:mu*", "bn-mean-field:alpha*"))
+def check_cross_batch(ctx: Context) -> Verdict:
+    return Verdict.judged(f"{PAPER.key}:cross-batch", _rows(ctx),
+                          "two batches through one BN network: the cross block is μ*²·11ᵀ at Σ*₂ (closed forms, "
+                          "Monte Carlo of the two-batch map, networks) and the backward cross block α*²·GΔ₁₂G",
+                          "the two-batch derivation (theory.bn_meanfield.TwoBatchFixedPoint) is not reproduced")

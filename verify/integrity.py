@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 
-from ..core import INCONCLUSIVE, Evidence, Verdict
-from ..lazy import lazy_module as _lazy
+from .core import INCONCLUSIVE, Evidence, Verdict
+from .lazy import lazy_module as _lazy
 
 ensembles = _lazy("numerics.ensembles")
 datasets = _lazy("numerics.datasets")
@@ -33,9 +33,40 @@ PREFIX = "run integrity"
 
 
 def member_row(member, solo, what: str, solo_fn: str, device: str = "cpu") -> Evidence:
-    """The row: ``member`` (an ensemble's run) against ``solo`` (the same network trained alone by ``solo_fn``).
-    ``what`` names the member (seed, activation); observed = the largest difference over the settings and records,
-    bound = RTOL_FLOAT32; judged on CPU only (module docstring)."""
+    """The run-integrity row of a training claim: a member of a batched ensemble against the same network trained alone.
+
+    Observed is the largest relative difference over the settings and records (``numerics.ensembles.member_difference``),
+    the bound ``numerics.ensembles.RTOL_FLOAT32``; judged on CPU only, where the tolerance was measured.
+
+    Parameters
+    ----------
+    member : run
+        The ensemble's run of one member (``numerics.ensembles``).
+    solo : run
+        The same network trained alone (``numerics.training``).
+    what : str
+        Which member (seed, activation).
+    solo_fn : str
+        The solo trainer's name, for the row.
+    device : str
+        The device the runs used.
+
+    Returns
+    -------
+    Evidence
+        The row (``passed`` None off CPU).
+
+    Examples
+    --------
+    >>> from numerics.ensembles import train_bn_mlp_ensemble
+    >>> from numerics.training import train_bn_mlp
+    >>> from verify.api import member_row
+    >>> runs = train_bn_mlp_ensemble("digits", "relu", 3, 16, 8, 4, lr=0.01, seeds=[1], record_steps=2)
+    >>> solo = train_bn_mlp("digits", "relu", 3, 16, 8, 4, lr=0.01, seed=1, record_steps=2)
+    >>> row = member_row(runs[0], solo, "member 1 (relu, seed 1)", "numerics.training.train_bn_mlp")
+    >>> row.observed, row.passed
+    (0.0, True)
+    """
     diff = ensembles.member_difference(member, solo)
     worst = max(diff.values())
     rtol = ensembles.RTOL_FLOAT32
@@ -55,11 +86,34 @@ def member_row(member, solo, what: str, solo_fn: str, device: str = "cpu") -> Ev
 
 
 def data_route_row(name: str, test_fraction: float = 0.25, seed: int = 0) -> Evidence | None:
-    """The route a researcher's own data takes (``--param dataset=PATH.npz``), on the registered data this run trained
-    on: its raw arrays written to an .npz file (x with float labels y, as an export often stores them) and read back by
+    """The run-integrity row of a user's data route: the registered data written to an .npz file and read back.
+
+    The raw arrays (x, with float labels y as an export often stores them) read back by
     :func:`numerics.datasets.load_dataset` with the same split seed must give the arrays the run trained on bit for bit
-    (train and test inputs after standardisation, labels, classes), so that a run on the exported file reproduces this
-    one. ``None`` for user data (the route is then the one that ran)."""
+    (train and test inputs after standardisation, labels, classes), so that a run on the exported file
+    (``--param dataset=PATH.npz``) reproduces this one.
+
+    Parameters
+    ----------
+    name : str
+        The registered dataset the run trained on.
+    test_fraction : float
+        The split's test fraction.
+    seed : int
+        The split's seed.
+
+    Returns
+    -------
+    Evidence or None
+        The row; ``None`` for a user's own data (the route is then the one that ran).
+
+    Examples
+    --------
+    >>> from verify.api import data_route_row
+    >>> row = data_route_row("digits")
+    >>> row.passed, row.observed
+    (True, 0.0)
+    """
     import os
     import tempfile
 
@@ -88,10 +142,43 @@ def _records(run) -> tuple:
     return ensembles._RECORDS[type(run).__name__]
 
 
-def judged(claim_id: str, rows: list[Evidence], checks: list[Evidence], holds: str, fails: str,
+def judged_with_integrity(claim_id: str, rows: list[Evidence], checks: list[Evidence], holds: str, fails: str,
            **extra) -> Verdict:
-    """:meth:`Verdict.judged` on ``rows`` and the run-integrity rows ``checks`` (appended), unless an integrity row
-    failed: then the networks are not the ones the claim describes — inconclusive, not violated."""
+    """A training claim's verdict: :meth:`Verdict.judged` on its rows and its run-integrity rows, unless one failed.
+
+    A failed integrity row means the networks are not the ones the claim describes: the verdict is then
+    ``inconclusive``, never ``violated``.
+
+    Parameters
+    ----------
+    claim_id : str
+        ``paper:claim``.
+    rows : list of Evidence
+        The claim's rows.
+    checks : list of Evidence
+        The run-integrity rows (:func:`member_row`, :func:`data_route_row`), appended to ``rows``.
+    holds : str
+        The summary when the claim holds.
+    fails : str
+        The summary otherwise.
+    **extra
+        Further :class:`Verdict` fields.
+
+    Returns
+    -------
+    Verdict
+        The verdict.
+
+    Examples
+    --------
+    >>> from verify.api import Evidence, judged_with_integrity
+    >>> ok, broken = Evidence("run integrity", passed=True), Evidence("run integrity", passed=False)
+    >>> row = Evidence("the claim's row", passed=False)
+    >>> judged_with_integrity("p:c", [row], [ok], "h", "f").status
+    'violated'
+    >>> judged_with_integrity("p:c", [row], [broken], "h", "f").status
+    'inconclusive'
+    """
     bad = [r.name for r in checks if r.passed is False]
     if bad:
         return Verdict(claim_id, INCONCLUSIVE, "no verdict: the trained networks are not the ones the claim "
