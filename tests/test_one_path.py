@@ -228,3 +228,13 @@ def test_a_bare_claim_name_names_the_default_it_chose(capsys):
     assert main(["theorem1", "--param", "no_such=1"]) == 2         # resolved, then refused before anything runs
     err = capsys.readouterr().err
     assert "theorem1 → bn-finite-width:theorem1" in err and "no_such" in err
+
+
+def test_every_paper_package_is_in_the_wheel():
+    """pyproject.toml lists the packages explicitly: each paper's package must be among them (else an installed
+    wheel has no such paper)."""
+    import tomllib
+    listed = set(tomllib.loads((PAPERS_DIR.parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(PAPERS_DIR.parent.parent).parts) for p in PAPERS_DIR.rglob("__init__.py")}
+    assert found <= listed, found - listed
