@@ -238,3 +238,17 @@ def test_every_paper_package_is_in_the_wheel():
                  ["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(PAPERS_DIR.parent.parent).parts) for p in PAPERS_DIR.rglob("__init__.py")}
     assert found <= listed, found - listed
+
+
+@pytest.mark.parametrize("text,tex", [
+    ("the gap 1 − c^l against depth", "The gap $1 - c^{l}$ against depth."),
+    ("ρ_l → 1 as the depth grows", r"$\rho _{l} \to 1$ as the depth grows."),
+    ("rates 0.5 ± 0.01 per layer", r"Rates $0.5 \pm 0.01$ per layer."),
+    ("q* ≈ 0.5 for ReLU", r"$q^{*} \approx 0.5$ for ReLU\@."),
+    ("the top 5% of 3 × 3 matrices", r"The top 5\% of $3 \times 3$ matrices."),
+])
+def test_a_caption_keeps_each_formula_in_one_math_run(text, tex):
+    """A number beside an operator belongs to the formula (1 − c^l, → 1), and a caption that starts with a symbol
+    keeps its case (q*, not Q*)."""
+    from verify.latex import _caption, to_latex
+    assert to_latex(_caption(text)) == tex

@@ -270,7 +270,7 @@ def test_the_contract_checker_passes_a_sound_plugin_and_names_what_a_sloppy_one_
     r = _verify(env, "contract", "mini2024", "-q")
     assert r.returncode == 1
     assert "FAIL  declared quantities are the consumed ones — declared ['mini2024:m2'], consumed none" in r.stdout
-    assert "FAIL  mini2024:m2 ×(1 ± 0.05) is flagged — +δ: not consumed, −δ: not consumed" in r.stdout
+    assert "FAIL  m2 ×(1 ± 0.05) is flagged — +δ: not consumed, −δ: not consumed" in r.stdout
 
 
 def test_a_plugin_that_exits_or_prints_at_import_fails_alone(plugin_env):

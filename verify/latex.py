@@ -72,6 +72,11 @@ class LatexError(ValueError):
     """A character with no LaTeX form in the symbol table (strict mode)."""
 
 
+#: binary operators and relations: a plain number on either side of one belongs to the same formula (1 − c^l, → 1)
+_BINARY = frozenset("−×·≠≤≥→↦≈±∓⇒")
+_OPERAND = re.compile(r"\s*(\d+(?:\.\d+)?)(?![\w.])")
+
+
 def _is_mathchar(ch: str) -> bool:
     return ch in MATH_SYMBOLS or ch in _SUPERSCRIPTS or ch in _SUBSCRIPTS or ch in _ACCENTS
 
@@ -449,8 +454,20 @@ def to_latex(text, strict: bool = False) -> str:
                 emit("t", "'" * (1 + "′″‴".index(ch)))
                 i += 1
                 continue
+            if ch in _BINARY and segs and segs[-1][0] == "t":
+                m = re.search(r"(?<![A-Za-z0-9.\\])(\d+(?:\.\d+)?)\s*$", segs[-1][1])
+                if m:  # 1 − c^l: the number before an operator joins the mathematics
+                    segs[-1][1] = segs[-1][1][:m.start()]
+                    if not segs[-1][1]:
+                        segs.pop()
+                    emit("m", m.group(1) + " ")
             tex, i = _symbol(text, i, strict)
             emit("m", tex)
+            if ch in _BINARY:
+                m = _OPERAND.match(text, i)
+                if m and i not in spans:  # → 1, ≤ 0.5: the number after an operator too
+                    emit("m", (" " if tex[-1:] != " " else "") + m.group(1))
+                    i = m.end()
             continue
         if ch == ":" and nxt == "=":  # a definition, v* := q*(1 − c*)
             emit("m", ":=")
@@ -1021,8 +1038,8 @@ def _caption(text: str) -> str:
         rest = m.group(2).strip().rstrip(".")
         ref = f"the paper's {m.group(1)}"
         text = f"{rest}; {ref}" if rest.endswith(")") else f"{rest} ({ref})"
-    if text and text[0].isascii() and text[0].islower():
-        text = text[0].upper() + text[1:]
+    if re.match(r"[a-z]{2,}(?![\w*^_(′])", text):
+        text = text[0].upper() + text[1:]   # a word, never a symbol (q*, c_k) or a function applied (tanh(x))
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
