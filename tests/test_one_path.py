@@ -144,12 +144,17 @@ def test_a_plugin_declares_affinity_and_quantity_aliases():
 
 
 @pytest.mark.parametrize("name", ["Panel", "Series", "write_figure", "mean_band", "binomial_band", "density_band",
-                                  "activation_label", "kinds", "mean_ci", "fit_log_rate", "t_quantile",
+                                  "activation_label", "mean_ci", "fit_log_rate", "t_quantile",
                                   "ratio_of_means", "map_points", "sweep_point", "lazy_module", "sympy_latex",
                                   "activation_name", "member_row", "data_route_row", "judged_with_integrity"])
 def test_the_api_exports_what_the_built_in_papers_use(name):
     assert name in api.__all__ and hasattr(api, name)
     assert api.API_VERSION == "1.3"
+
+
+def test_parameter_kinds_are_a_documented_namespace_of_the_api():
+    assert callable(api.kinds.batch_size) and callable(api.kinds.activation_name) and api.kinds.BATCH_MAX == 256
+    assert "api.kinds" in api.__doc__ and "kinds" not in api.__all__    # a namespace, not a documented object
 
 
 # ------------------------------------------------------------------ the seams a plugin author met

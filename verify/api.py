@@ -11,6 +11,11 @@ schoenholz2017:theorem1``, ``verify all``, ``--perturb``, ``--sensitivity``, the
 workers, the pytest plugin, ``verify.docs``, ``render`` and the LaTeX/JSON/figure outputs. The four built-in papers are
 declared with exactly this module and the same entry-point group (``verify/papers``).
 
+Parameter kinds for ``Parameter(name, kind, default, help)`` are in the namespace ``api.kinds``
+(``kinds.activation_name``, ``kinds.activation_names``, ``kinds.batch_size(lo, hi)``, ``kinds.dataset``,
+``kinds.learning_rate``, ``kinds.width_list``, ``kinds.choice(...)``, ``kinds.BATCH_MAX``, ``kinds.WIDTH_MAX``; added
+in 1.3).
+
 Stability: this module's names are the API. :data:`API_VERSION` is ``MAJOR.MINOR``; a minor release only adds
 names, a major release may change them. A plugin states the version it was written for (``Paper(...,
 api_version="1.0")``) and gets a one-line error when the installed package cannot serve it.
@@ -459,7 +464,7 @@ __all__ = ["API_VERSION", "APIVersionError", "Claim", "Context", "ENTRY_POINT_GR
            "EvidenceError", "HOLDS", "HYPOTHESES_NOT_MET", "HypothesisCheck", "HypothesisNotMet", "INCONCLUSIVE",
            "Item", "Panel", "Paper", "PaperDeclarationError", "Parameter", "QuantityHandle", "Series", "VIOLATED",
            "Verdict", "activation_label", "activation_name", "binomial_band", "check_api_version", "data_route_row",
-           "density_band", "figure", "fit_log_rate", "judged", "judged_with_integrity", "kinds", "known_value_row",
+           "density_band", "figure", "fit_log_rate", "judged", "judged_with_integrity", "known_value_row",
            "lazy_module", "map_points", "mean_band", "mean_ci", "member_row", "memo", "ratio_of_means",
            "replicate_seeds", "replicate_spread_row", "run", "shared", "status_from_rows", "store_stats",
            "sweep_point", "sympy_latex", "t_quantile", "write_figure"]
