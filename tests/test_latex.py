@@ -82,8 +82,10 @@ def test_numbers_and_table_structure():
     assert r"\begin{longtable}" not in tex and tex.count(r"\begin{table}") == 2 and tex.count("a44$ &") == 1
     assert r"\addtocounter{table}{-1}" in tex and tex.count(r"\label{tab:p:c:1}") == 1
     assert tex.count(r"\\") - tex.count(r"\toprule") == 45                      # 45 body rows (and a head each)
-    assert "S[table-format=2.1]" in tex and "S[table-format=1.1e-1]" in tex   # one shared ×10^k in the small column
-    assert r"\caption{The constants (the paper's Table 2).}\label{tab:p:c:1}" in tex
+    # one shared ×10^k in the small column, written once in its header: the cells are in units of 10⁻⁵
+    assert "S[table-format=2.1]" in tex and "S[table-format=1.1]" in tex and r"{small ($\times 10^{-5}$)}" in tex
+    assert "& 4.5 \\\\" in tex and "e-5" not in tex
+    assert r"\caption{The constants (Table 2 of the paper).}\label{tab:p:c:1}" in tex
     short = latex_table("x", ["a", "b"], [["[dense] x", 1.0]], "tab:x")
     assert "{}[dense] x" in short and r"\begin{table}" in short
 

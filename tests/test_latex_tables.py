@@ -13,6 +13,7 @@ import subprocess
 
 import pytest
 
+from latex_checks import tabulars
 from verify.cli import build_parser, main
 from verify.core import Verdict
 from verify.latex import (MAX_DIGITS, OMITTED_NOTE, PACKAGES, PLAIN_DIGITS, activation_name, cell_latex,
@@ -124,17 +125,7 @@ def test_default_latex_is_bare_tables_and_prose_adds_statement_verdict_and_evide
     assert prose.count(r"\label{tab:isometry:table2:1}") == 1
 
 
-_COL = re.compile(r"S\[[^\]]*\]|>\{[^}]*\}(?:p\{[^}]*\}|X)|[lcr]")
-
-
-def _tables(tex: str):
-    """(column specs, body rows as cell lists) of every tabular in ``tex``."""
-    for m in re.finditer(r"\\begin\{tabularx?\}(?:\{\\linewidth\})?\{(.*?)\}\n(.*?)\\end\{tabularx?\}", tex, re.S):
-        spec = _COL.findall(m.group(1))
-        body = m.group(2).split(r"\midrule", 1)[1].split(r"\bottomrule")[0]
-        rows = [[c.strip() for c in line.rstrip().removesuffix(r"\\").split(" & ")]
-                for line in body.strip().splitlines() if line.strip() and not line.startswith("\\addlinespace")]
-        yield spec, rows
+_tables = tabulars   # (column specs, body rows as cell lists) of every tabular
 
 
 @pytest.mark.parametrize("name", DOCS)
@@ -178,24 +169,30 @@ def test_isometry_table2_prints_the_papers_forms_and_simplified_derived_forms(ou
     assert spec[3].startswith("S") and spec[4].startswith("S") and len(spec) == 5
     assert all(re.fullmatch(r"\d\.\d+\(\d+\)", r[4]) for r in rows), [r[4] for r in rows]
     caption = re.search(r"\\caption\{(.*?)\}\\label", tex).group(1)
-    assert "))" not in caption and caption.count("the paper's Table 2") == 1
-    assert r"$2 \times 10^{5}$ samples" in caption and "quick budget" in caption
+    # the paper's own table named once, with the citation (render's default key: the paper's key); what the tool
+    # computed (the budget) is a comment above the table, not the reader's caption
+    assert "))" not in caption and caption.count(r"Table 2 of~\cite{isometry}") == 1
+    assert r"$2 \times 10^{5}$ samples" in caption and "budget" not in caption
+    assert "% quick budget\n" in tex
 
 
 def test_bn_constants_names_activations_as_the_paper_and_says_which_batch_sizes(out):
     tex = out["tex"]["bn_constants"]
     tables = list(_tables(tex))
     assert len(tables) == 3
-    names = [r[0] for r in tables[0][1]]
+    names = [r[0].replace("^{\\dagger}", "") for r in tables[0][1]]   # † marks an unstable BSB1 point
     assert "leaky ReLU (slope 0.01)" in names and "ReLU" in names and "GELU" in names and r"$\tanh$" in names
     assert r"$\mathrm{He}_{1}(x) = x$" in names and r"$\mathrm{He}_{3}/\sqrt{3!}$" in names
     assert "ELU $=$ CELU" in names and not any("identity" in n or "he1" in n for n in names)
     captions = re.findall(r"\\caption\{(.*?)\}\\label", tex)
     assert len(captions) == 3
     for B, c in zip((4, 8, 32), captions):
-        assert c.startswith(f"BN mean-field constants at batch size $B = {B}$")
-        assert "quick budget: $B = 4, 8, 32$ of the 7 batch sizes of the standard budget" in c
-    assert "1e-12" not in tex and r"$10^{-12}$" in captions[0]
+        assert c.startswith(r"Constants of the BN mean-field theory~\cite{bn-mean-field} at batch size " + f"$B = {B}$")
+        assert "budget" not in c
+    assert tex.count("% quick budget: $B = 4, 8, 32$ of the 7 batch sizes of the standard budget") == 3
+    # λ_𝔾 = 0, the † and the undefined cells explained inside the float, below the table
+    notes = re.findall(r"\\parbox\{\\linewidth\}\{(.*?)\}\n\\end\{table\}", tex)
+    assert len(notes) == 3 and all("scale invariant" in n and "undefined" in n for n in notes)
     # c* at B = 32 (values from 0.85 to 3e-5): one notation, no ×10^k mixed into plain numbers
     (spec, rows) = tables[2]
     cstar = [r[2] for r in rows]
@@ -205,15 +202,17 @@ def test_bn_constants_names_activations_as_the_paper_and_says_which_batch_sizes(
 def test_profile_tables_exact_zeros_signs_and_symbols(out):
     tex = out["tex"]["profile"]
     tables = list(_tables(tex))
-    assert len(tables) == 3
+    assert len(tables) == 4      # Hermite coefficients, isometry strength, BN constants per B, the distortion γ
     hermite = tables[0][1]
     assert hermite[0] == ["0", "0.398942", "0"]        # tanh's c_0 (9.9e-18 ± 1e-14) is an exact zero
     assert "9.90351" not in tex and "e-18" not in tex and "e-20" not in tex
     assert r"\lambda _{\mathbb{G}}" in tex and r"\lambda _{G}" not in tex and r"\lambda _{L}" not in tex
-    head = tex.split(r"\midrule")[-2].splitlines()[-1]   # the per-batch-size table's head: the constants' symbols
+    head = tex.split(r"\midrule")[-3].splitlines()[-1]   # the per-batch-size table's head: the constants' symbols
     for sym in (r"{$q^{*}$}", r"{$c^{*}$}", r"{$\lambda _{\mathbb{L}}$}", r"{$\lambda _{\mathbb{M}}$}",
                 r"{$\lambda _{\max }$}", r"{$16\xi$}"):
         assert sym in head, head
+    # γ: a certified enclosure as its two ends (ReLU's lower end, 1, is attained), never a midpoint ± half-width
+    assert tables[3][1][0] == ["4", "$[1, 1.00021]$", "$[0.761594, 0.761662]$"]
     if TEX:
         text = out["pdf"]["profile"][2]
         assert "−0.148437" in text           # a minus sign (U+2212), not a hyphen
@@ -234,10 +233,15 @@ def test_format_column_uncertainty_digits_zeros_and_notation():
     assert format_column([0.123456789, 1.5], digits=8)[0] == ["0.12345679", "1.5000000"]
     # exact zeros: below 1e-15 of the column's scale with an error covering 0 (or none)
     assert format_column([0.398942, 9.9e-18, -0.0814338], [0, 1e-14, 0])[0] == ["0.398942", "0", "-0.0814338"]
-    # ... and only then: 3e-16 ± 1e-18 is not zero, 1e-17 is; a value below 1e-5 sets the column in ×10^k per cell
-    assert format_column([0.6, 3e-16, 1e-17], [None, 1e-18, None])[0] == ["6.000e-1", "3.000(10)e-16", "0"]
-    # one notation per column: plain (each cell its own digits), a shared ×10^k, or each its own
-    assert format_column([0.845897, -3.32476e-5])[0] == ["0.845897", "-0.0000332476"]
+    # ... and only then: 3e-16 ± 1e-18 is not zero, 1e-17 is (a residue); a column with a plain-range value stays
+    # plain: the small value shows at most MAX_DECIMALS decimals (0.00000000), never ×10^k beside plain cells
+    assert format_column([0.6, 3e-16, 1e-17], [None, 1e-18, None])[0] == ["0.600000", "0.00000000", "0"]
+    # a residue within its error of 0 (a quadrature's −7e-15 ± 1e-13 beside 0.8) is 0; a statistical estimate is not
+    assert format_column([-6.98582e-15, 0.83, 0.5], [1e-13, 1e-13, 1e-13])[0] == ["0", "0.83000000", "0.50000000"]
+    assert format_column([0.3, 1.5], [0.5, 0.1])[0] == ["0.3(5)", "1.50(10)"]
+    # one notation per column: plain (each cell its own digits, a small one at most 3 decimals more than the
+    # largest can show), a shared ×10^k, or each its own
+    assert format_column([0.845897, -3.32476e-5])[0] == ["0.845897", "-0.00003325"]
     cells, fmt = format_column([3.3e-5, 1.2e-5, None, float("inf")])
     assert cells == ["3.3e-5", "1.2e-5", "{---}", "{$\\infty$}"] and fmt == "1.1e-1"
     assert format_column([1e-15, 3e-12])[0] == ["1e-15", "3e-12"]
@@ -313,7 +317,7 @@ def test_mixed_magnitudes_in_one_column_keep_their_own_significant_digits():
     assert format_column([0.5, 0.25, 2.0])[0] == ["0.50", "0.25", "2.00"]
     assert format_column([0.0, 0.5, 1.0, 22.0, 22.5])[0] == ["0", "0.5", "1.0", "22.0", "22.5"]
     # values with errors: each to its own error's place
-    assert format_column([64.0350891535, 0.0017585511878], [6.4e-11, 1.8e-13])[0] == ["64.035089", "0.0017585512"]
+    assert format_column([64.0350891535, 0.0017585511878], [6.4e-11, 1.8e-13])[0] == ["64.035089", "0.00175855"]
 
 
 def test_digits_n_overrides_every_value():
@@ -331,7 +335,7 @@ def test_exact_zeros_integers_negatives_and_powers_of_ten():
     assert format_column([4, 8, 128]) == (["4", "8", "128"], "3.0")
     # negative values: a minus sign, each its own digits
     cells, fmt = format_column([-0.31624634800647183, -0.0073277646989897745], [3.2e-13, 1.3e-14])
-    assert cells == ["-0.31624635", "-0.0073277647"] and fmt == "-1.10"
+    assert cells == ["-0.31624635", "-0.00732776"] and fmt == "-1.8"
     # a shared ×10^k (largest below 1e-3, within three decades), each cell to its error's place
     cells, fmt = format_column([1.2345e-5, 4.5678e-6], [2.1e-9, 3e-10])
     assert cells == ["1.23450(21)e-5", "0.45678(3)e-5"] and fmt == "1.5(2)e-1"

@@ -52,6 +52,21 @@ def test_each_standard_verdict_has_its_declared_quantities_controls_and_clean_la
     assert_controls(v)
 
 
+@needs_report
+def test_every_standard_table_fits_a_papers_text_width_in_one_notation(tmp_path):
+    """Every table of the standard-budget report (the largest the claims make: every batch size, every activation),
+    rendered as ``render REPORT --latex`` writes it and compiled in a 5.5 in document: nothing overfull, no float
+    too large, no label twice, one notation per column, no residue printed as a number (tests/latex_checks.py)."""
+    from latex_checks import TEX, compile_in_paper, log_problems, table_problems
+    from verify.cli import main
+    assert main(["render", REPORT, "--latex", str(tmp_path / "standard.tex")]) == 0
+    tex = (tmp_path / "standard.tex").read_text()
+    assert table_problems(tex) == []
+    if TEX:
+        rc, log = compile_in_paper({"standard": tex}, tmp_path)
+        assert log_problems(rc, log) == []
+
+
 def _sound_verdict():
     """A verdict of a claim that declares quantities, shaped as a holding standard-budget verdict with its control."""
     from verify import quantities as Q

@@ -188,6 +188,9 @@ class Paper:
         Path of the paper's expected-verdicts TOML file (``--expect shipped`` composes it with the built-in one).
     notation : str
         The paper's notation, shown on its docs page.
+    cite_key : str
+        The paper's BibTeX key, cited in the captions of its LaTeX tables (``\\cite{cite_key}``; ``--latex-cite
+        key=BIBKEY`` sets another). Default: ``key``.
     affinity : sequence of sequences of str
         Groups of this paper's claim names whose checks reuse one another's in-process computations (a sweep cache,
         the run's store): under ``--jobs``/``--scheduler`` each group is one task that runs its claims in this order
@@ -216,6 +219,7 @@ class Paper:
     notation: str = ""
     affinity: Sequence[Sequence[str]] = ()
     register: bool = True
+    cite_key: str = ""
     claims: dict = field(default_factory=dict, init=False, repr=False)
     quantities: dict = field(default_factory=dict, init=False, repr=False)
     module: str = field(default="", init=False, repr=False)
@@ -228,6 +232,10 @@ class Paper:
         for what in ("title", "citation"):
             if not str(getattr(self, what)).strip():
                 raise PaperDeclarationError(f"paper {self.key!r}: {what} must not be empty")
+        self.cite_key = self.cite_key or self.key
+        if not isinstance(self.cite_key, str) or not re.fullmatch(r"[A-Za-z0-9_:.+-]+", self.cite_key):
+            raise PaperDeclarationError(f"paper {self.key!r}: cite_key {self.cite_key!r} is not a BibTeX key "
+                                        "(letters, digits and _:.+-)")
         self.coverage = tuple(self.coverage)
         self.affinity = tuple(tuple(group) for group in self.affinity)
         import sys

@@ -144,6 +144,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --latex: a compilable document instead of a fragment to \\input")
     p.add_argument("--latex-prose", action="store_true",
                    help="with --latex: each claim's statement, verdict and evidence as well (default: only the tables)")
+    p.add_argument("--latex-cite", type=_argtype(_cite_key), action="append", default=None, metavar="PAPER=KEY",
+                   help="with --latex: cite PAPER as \\cite{KEY} in the captions (default: the paper's own key, "
+                        "listed by 'verify list'); repeat for several papers")
+    p.add_argument("--latex-label", type=_argtype(_label_prefix), default=None, metavar="PREFIX",
+                   help="with --latex: labels PREFIX:<paper>:<claim>:<k> (profile: PREFIX:<k>) instead of tab:…, so "
+                        "that two fragments in one document never share a label")
     p.add_argument("--digits", type=_argtype(_digits), default=None, metavar="N",
                    help="significant digits of the numbers in --latex tables (2 to 17). Default: from the error — "
                         "a value with an error is quoted to its error's place, 1.2345(6), up to "
@@ -199,6 +205,20 @@ def _argtype(kind):
             raise argparse.ArgumentTypeError(str(exc)) from None
     conv.__name__ = kind.__name__
     return conv
+
+
+def _cite_key(text) -> tuple[str, str]:
+    paper, sep, key = str(text).partition("=")
+    if not sep or not re.fullmatch(r"[a-z][a-z0-9-]*", paper.strip()) or \
+            not re.fullmatch(r"[A-Za-z0-9_:.+-]+", key.strip()):
+        raise ValueError(f"--latex-cite takes PAPER=BIBKEY (e.g. bn-mean-field=yang2019mean), not {text!r}")
+    return paper.strip(), key.strip()
+
+
+def _label_prefix(text) -> str:
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9:-]{0,60}", str(text)):
+        raise ValueError(f"--latex-label takes letters, digits, ':' and '-', starting with a letter, not {text!r}")
+    return str(text)
 
 
 def _jobs(text) -> int:
@@ -473,7 +493,8 @@ def _render(args) -> int:
                             else "; install the plugin that declares them"))
     if args.latex:
         write_atomic(args.latex, render_latex(known, claims, standalone=args.latex_standalone, digits=args.digits,
-                                                 prose=args.latex_prose))
+                                              prose=args.latex_prose, cites=dict(args.latex_cite or ()),
+                                              label_prefix=args.latex_label))
     if args.markdown:
         from .docs import render_paper_page
         budgets = {v.settings.get("budget", "?") for v in known}
@@ -590,7 +611,8 @@ def _profile(args) -> int:
         w.writerows(rows)
         write_atomic(os.path.join(args.csv, "profile_table.csv"), buf.getvalue())
     if args.latex:
-        write_atomic(args.latex, PR.render_latex(profiles, args.digits, standalone=args.latex_standalone))
+        write_atomic(args.latex, PR.render_latex(profiles, args.digits, standalone=args.latex_standalone,
+                                                 cites=dict(args.latex_cite or ()), label_prefix=args.latex_label))
     if args.artefacts:
         files = PR.write_profile_figures(profiles, args.artefacts, style=args.figure_style)
         if args.json != "-":
@@ -949,7 +971,8 @@ def _main(args) -> int:
             write_atomic(json_path, report(not interrupted))
         if args.latex and verdicts:
             write_atomic(args.latex, render_latex(verdicts, claim_map, standalone=args.latex_standalone,
-                                                 prose=args.latex_prose, digits=args.digits))
+                                                  prose=args.latex_prose, digits=args.digits,
+                                                  cites=dict(args.latex_cite or ()), label_prefix=args.latex_label))
         if args.junit and verdicts:
             write_atomic(args.junit, render_junit(verdicts, expect.compare(verdicts, expectations or {})))
     except KeyboardInterrupt:

@@ -279,7 +279,11 @@ class Verdict:
     artefacts : dict
         Files written (figures, CSV) by name.
     tables : list
-        ``(caption, header, rows)`` tables for the LaTeX report.
+        ``(caption, header, rows[, options])`` tables for the LaTeX report: numbers as numbers (``None`` where
+        undefined); the caption in the paper's terms, ``[cite]`` where the paper is cited (``Table 2: …`` and "the
+        paper's Theorem 6" are cited too); ``options`` (:func:`verify.latex.table_options`): ``error`` ({value column:
+        error column}), ``math``, ``group``, ``wrap``, ``notes`` (below the table, inside its float) and ``comment``
+        (what the tool computed, a ``%`` line above it).
     negative_control : Verdict or None
         The verdict of the negative control (a perturbed or broken statement that must be flagged).
     seconds : float

@@ -49,7 +49,7 @@ MATH_SYMBOLS = {
     "𝓘": r"\mathcal{I}", "𝓕": r"\mathcal{F}", "𝒩": r"\mathcal{N}", "𝒪": r"\mathcal{O}", "𝓛": r"\mathcal{L}",
     "′": "'", "″": r"^{\prime\prime}", "‴": r"^{\prime\prime\prime}", "✓": r"\checkmark", "✗": r"\times",
     "ā": r"\bar{a}", "ē": r"\bar{e}", "ĉ": r"\hat{c}", "â": r"\hat{a}", "ŷ": r"\hat{y}",
-    "¼": r"\tfrac14", "½": r"\tfrac12", "¾": r"\tfrac34",
+    "¼": r"\tfrac14", "½": r"\tfrac12", "¾": r"\tfrac34", "†": r"^{\dagger}", "‡": r"^{\ddagger}",
 }
 _SUPERSCRIPTS = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9",
                  "⁺": "+", "⁻": "-", "ᵀ": r"\top", "ⁿ": "n", "ᵏ": "k"}
@@ -455,8 +455,8 @@ def to_latex(text, strict: bool = False) -> str:
                 i += 1
                 continue
             if ch in _BINARY and segs and segs[-1][0] == "t":
-                m = re.search(r"(?<![A-Za-z0-9.\\])(\d+(?:\.\d+)?)\s*$", segs[-1][1])
-                if m:  # 1 − c^l: the number before an operator joins the mathematics
+                m = re.search(r"(?<![A-Za-z0-9.\\])(\d+(?:\.\d+)?|[B-HJ-Zb-z])\s*$", segs[-1][1])
+                if m:  # 1 − c^l, n − 1: the number or one-letter variable before an operator joins the mathematics
                     segs[-1][1] = segs[-1][1][:m.start()]
                     if not segs[-1][1]:
                         segs.pop()
@@ -795,8 +795,11 @@ def format_number(v, digits: int = 6) -> str:
 #: non-numeric entries a numeric column may hold, as S-column text
 _SPECIAL = {"inf": r"{$\infty$}", "∞": r"{$\infty$}", "-inf": r"{$-\infty$}", "−∞": r"{$-\infty$}"}
 _MISSING = {"", "nan", "undefined", "—", "-", "n/a"}
-#: a value this far below its column's largest (relative), with an error that covers 0, is an exact zero
-ZERO_RELATIVE = 1e-15
+#: a value without an error this far below its column's largest (relative) is a rounding residue, shown as 0
+ZERO_RELATIVE = 1e-12
+#: a value within its error of 0, with an error this far below its column's largest, is a residue too (a
+#: quadrature's −6.99e-15 ± 1e-13 beside 0.8): 0; a statistical estimate (a larger error) keeps its digits
+RESIDUE_RELATIVE = 1e-9
 #: significant digits of a value without an error, and the most an exact value (error 0) shows
 PLAIN_DIGITS = 6
 #: the most significant digits a value quoted to its error shows (``--digits`` auto): a finer error is omitted and
@@ -804,8 +807,11 @@ PLAIN_DIGITS = 6
 #: table, eight columns of numbers whose errors are ~1e-13) fits a paper's 5.5 in text width with 8 digits and is
 #: 18pt too wide with 9 (\scriptsize, 2pt column gaps); float64 would allow 15.
 MAX_DIGITS = 8
-#: the smallest magnitude a plain column (no ×10^k) shows; a smaller one sets the column in ×10^k per cell
-PLAIN_SMALLEST = 1e-5
+#: the most decimals a plain column shows: a value below its column's other values loses significant digits there
+#: (−0.00000787 beside 0.645359), never its column's notation
+MAX_DECIMALS = 8
+#: ... and at most this many more than its largest value can show (at 4 significant digits: −0.0000079 beside 0.1695)
+EXTRA_DECIMALS = 3
 #: the caption's note when a value with an error is shown without it (the error is below its last digit)
 OMITTED_NOTE = "Uncertainties below the last digit shown are omitted."
 
@@ -863,29 +869,31 @@ def _numeric_column(cells: list) -> bool:
 
 def _notation(mags: list[float]) -> tuple[int, bool]:
     """The column's notation from the magnitudes of its nonzero values: (shared exponent k, each cell its own
-    exponent). Plain (0, False) when the largest lies in [10⁻³, 10⁶) and the smallest is at least
-    :data:`PLAIN_SMALLEST`; else a shared ×10^k when they span at most three decades, else ×10^k per cell."""
+    exponent). Plain (0, False) when the largest lies in [10⁻³, 10⁶) (a smaller value shows at most
+    :data:`MAX_DECIMALS` decimals: one notation per column, never ×10^k beside plain numbers); else a shared ×10^k
+    (written once, in the column's header) when they span at most three decades; else ×10^k in every cell."""
     big, small = max(mags), min(mags)
-    if 1e-3 <= big < 1e6 and small >= PLAIN_SMALLEST:
+    if 1e-3 <= big < 1e6:
         return 0, False
     if big / small <= 1e3:
         return _exp10(big), False
     return 0, True
 
 
-def _quoted(m: float, em: float | None, digits: int | None) -> tuple[str | None, bool]:
+def _quoted(m: float, em: float | None, digits: int | None,
+            max_digits: int = MAX_DIGITS) -> tuple[str | None, bool]:
     """The mantissa ``m`` (error ``em``, both in the cell's ×10^k) as cell text: ``value(error)`` when the error
-    reaches the last digit allowed (:data:`MAX_DIGITS`, or ``digits``), else the value to that many significant
+    reaches the last digit allowed (``max_digits``, or ``digits``), else the value to that many significant
     digits; an exact value (error 0) to its own digits without padding zeros; ``None`` without an error (the
     column's plain cells, :func:`_plain_cells`). Second: whether an error was left out."""
     if em is None:
         return None, False
     if em == 0:  # exact: its own digits, no padding zeros (−2, 1.75, 1.90986)
-        c = _fixed(m, _sig_place(m, digits or PLAIN_DIGITS))
+        c = _fixed(m, _sig_place(m, digits or min(PLAIN_DIGITS, max_digits)))
         if "." in c and math.isclose(float(c), m, rel_tol=1e-12, abs_tol=1e-300):  # zeros past its last digit
             c = c.rstrip("0").rstrip(".")
         return c, False
-    n = digits or MAX_DIGITS
+    n = digits or max_digits
     p = _error_place(em)
     if p >= _sig_place(m, n):
         return _fixed(m, p) + f"({_uncertainty(em, p)})", False
@@ -915,9 +923,11 @@ def _plain_cells(mants: dict[int, float], digits: int | None, others: list[str])
     return out
 
 
-def _column_cells(values: list, errors: list | None, digits: int | None) -> tuple[list[str], bool]:
-    """The cells of :func:`format_column`, and whether a value with an error is shown without it (the error is
-    below its last digit: the caption then says so)."""
+def _column_cells(values: list, errors: list | None, digits: int | None,
+                  max_digits: int = MAX_DIGITS) -> tuple[list[str], bool, int | None]:
+    """The cells of :func:`format_column`, whether a value with an error is shown without it (the error is below
+    its last digit: the caption then says so), and the column's shared exponent k (its cells are then in units of
+    10^k, which the header says; ``None`` when there is none)."""
     n = len(values)
     errors = list(errors) if errors is not None else [None] * n
     out: list = [None] * n
@@ -931,32 +941,44 @@ def _column_cells(values: list, errors: list | None, digits: int | None) -> tupl
         vals[i] = (float(v.item() if hasattr(v, "item") else v), e)
     scale = max((abs(v) for v, _ in vals.values()), default=0.0)
     for i, (v, e) in list(vals.items()):
-        if v == 0 or (abs(v) <= ZERO_RELATIVE * scale and (e is None or e >= abs(v))):
+        # an exact zero: 0; a residue within its error of 0 far below the column's scale (a quadrature's rounding,
+        # not a statistical estimate); without an error, below ZERO_RELATIVE of the column's scale
+        residue = e is not None and abs(v) <= e <= RESIDUE_RELATIVE * scale
+        if v == 0 or residue or (e is None and abs(v) <= ZERO_RELATIVE * scale):
             out[i] = "0"
             del vals[i]
     if vals and all(v.is_integer() and abs(v) < 1e15 and not e for v, e in vals.values()):
         for i, (v, _) in vals.items():
             out[i] = str(int(v))
-        return out, False
+        return out, False, None
     if not vals:
-        return out, False
+        return out, False, None
     shift, per_cell = _notation([abs(v) for v, _ in vals.values()])
     omitted, plain, exps = False, {}, {}
     for i, (v, e) in vals.items():
-        n = digits or (MAX_DIGITS if e else PLAIN_DIGITS)
+        n = digits or (max_digits if e else min(PLAIN_DIGITS, max_digits))
         k = _exp10(float(f"{v:.{n - 1}e}")) if per_cell else shift  # after rounding: 9.9999999e-16 → 1.00000e-15
-        exps[i] = f"e{k}" if k else ""
+        exps[i] = f"e{k}" if k and per_cell else ""
         m = v / 10.0 ** k
-        cell, left_out = _quoted(m, e / 10.0 ** k if e is not None else None, digits)
+        cell, left_out = _quoted(m, e / 10.0 ** k if e is not None else None, digits, max_digits)
         omitted = omitted or left_out
         if cell is None:
             plain[i] = m
         else:
             out[i] = cell + exps[i]
     others = [out[i][:len(out[i]) - len(exps[i])] for i in vals if i not in plain]
-    for i, c in _plain_cells(plain, digits, others).items():
+    for i, c in _plain_cells(plain, digits or min(PLAIN_DIGITS, max_digits), others).items():
         out[i] = c + exps[i]
-    return out, omitted
+    if not per_cell and digits is None:  # digits from the error (the default): a small value beside large ones
+        # shows at most EXTRA_DECIMALS more decimals than the largest can (and MAX_DECIMALS); --digits N: N digits each
+        big = max(abs(v) for v, _ in vals.values()) / 10.0 ** shift
+        own = max(0, -_sig_place(big, max_digits))  # the decimals the largest value has at most
+        cap = max(own, min(MAX_DECIMALS, own + EXTRA_DECIMALS))
+        for i, (v, e) in vals.items():
+            if _decimals(out[i]) > cap:
+                out[i] = _fixed(v / 10.0 ** shift, -cap)
+                omitted = omitted or bool(e)
+    return out, omitted, (shift if shift and not per_cell else None)
 
 
 def format_column(values: list, errors: list | None = None, digits: int | None = None) -> tuple[list[str], str]:
@@ -976,7 +998,9 @@ def format_column(values: list, errors: list | None = None, digits: int | None =
       round-off), is an exact zero and shows as ``0``; a column of integers without errors shows them as they are;
     * one notation per column (:func:`_notation`): plain, a shared ×10^k, or each cell its own ×10^k.
     """
-    out, _ = _column_cells(values, errors, digits)
+    out, _, shift = _column_cells(values, errors, digits)
+    if shift:
+        out = [c + f"e{shift}" if _CELL.match(c) and c != "0" else c for c in out]
     return out, _table_format(out)
 
 
@@ -1029,6 +1053,27 @@ def _format_mixed(values: list, digits: int | None) -> tuple[list[str], str]:
     return out, _table_format(out)
 
 
+#: "the paper's Definition 3" in a caption: the item, then the citation ("Definition 3 of [12]")
+_PAPERS_ITEM = re.compile(r"the paper's ((?:Table|Fig\.|Figure|Definition|Theorem|Lemma|Proposition|Corollary|"
+                          r"Assumption|Section|Appendix|eqs?) ?(?:\([A-Z]?[\d.]+\)|[A-Z]?[\d.]+))")
+#: a citation mark in a caption: ``[cite]`` (the claim's paper) or ``[cite:paper-key]`` (another paper)
+_CITE = re.compile(r"(\bof )?\s*\[cite(?::([a-z0-9-]+))?\]")
+
+
+def _cite(tex: str, cite) -> str:
+    """The citation marks of a caption (:data:`_CITE`, set by :func:`_caption` and by the claims) as
+    ``\\cite{key}``: ``cite`` is the key of the claim's paper, or a dict {paper key: BibTeX key} (``None``: the
+    paper key, for a ``[cite:paper]`` mark; the key ``""``: the claim's paper). Without a key, "the paper"."""
+    keys = cite if isinstance(cite, dict) else {"": cite}
+
+    def one(m):
+        key = keys.get(m.group(2) or "", m.group(2)) if m.group(2) else keys.get("")
+        if not key:
+            return "of the paper" if m.group(1) else ""
+        return ("of~" if m.group(1) else "~") + "\\cite{" + key + "}"
+    return _CITE.sub(one, tex)
+
+
 def _caption(text: str) -> str:
     """A sentence; the paper's own table name moves to its end (LaTeX numbers the table itself: never
     "Table 1: Table 2: …", never a double parenthesis)."""
@@ -1036,26 +1081,37 @@ def _caption(text: str) -> str:
     m = re.match(r"^\s*((?:Table|Fig\.?|Figure)\s+[A-Z]?[\w.]*?)\s*[:—–-]\s*(.*)$", text)
     if m:
         rest = m.group(2).strip().rstrip(".")
-        ref = f"the paper's {m.group(1)}"
+        ref = f"{m.group(1)} of [cite]"
         text = f"{rest}; {ref}" if rest.endswith(")") else f"{rest} ({ref})"
+    text = _PAPERS_ITEM.sub(lambda g: f"{g.group(1)} of [cite]", text)
     if re.match(r"[a-z]{2,}(?![\w*^_(′])", text):
         text = text[0].upper() + text[1:]   # a word, never a symbol (q*, c_k) or a function applied (tanh(x))
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-def _label(*parts) -> str:
-    return "tab:" + ":".join(re.sub(r"[^A-Za-z0-9-]+", "-", str(p)).strip("-") for p in parts)
+def _label(*parts, prefix: str | None = None) -> str:
+    """A table's ``\\label``: ``tab:`` (or ``prefix:``) and the parts, each reduced to letters, digits and hyphens."""
+    return (prefix or "tab") + ":" + ":".join(re.sub(r"[^A-Za-z0-9-]+", "-", str(p)).strip("-") for p in parts)
 
 
 #: rows of one float: more are split into continued tables of this many (a float never outgrows the page)
 MAX_ROWS = 32
+#: lines of a float on a page of a paper (rows, caption and notes together: a 5.5 in text 7.7 in high, the shortest of
+#: letter and A4 pages, \small rows)
+PAGE_LINES = 38
+#: characters per line of a caption and of a table's notes (\footnotesize) in a 5.5 in text, to count their lines
+CAPTION_CHARS_PER_LINE = 85
+NOTE_CHARS_PER_LINE = 105
 
 
 def table_options(t) -> dict:
     """The options of a ``tables`` entry ``(caption, header, rows[, options])``: a dict with ``math`` (columns of
     LaTeX math source: the paper's printed closed forms), ``error`` ({value column: its error column}, merged into
     ``value(error)``; the error column is not printed), ``group`` (a column shown once per run of equal
-    cells), ``wrap`` ({column: width} for long text; ``"X"``: the width the other columns leave, tabularx); a list is the ``math`` columns (the older form)."""
+    cells), ``wrap`` ({column: width} for long text; ``"X"``: the width the other columns leave, tabularx),
+    ``notes`` (sentences set inside the float below the table: what a mark † or a --- means) and ``comment``
+    (what the tool computed — budget, settings — as LaTeX comment lines before the table, for the author, not in
+    the caption); a list is the ``math`` columns (the older form)."""
     if len(t) < 4 or not t[3]:
         return {}
     o = t[3]
@@ -1065,23 +1121,28 @@ def table_options(t) -> dict:
 
 
 def _table_columns(rows: list[list], cols: list[int], opts: dict, digits: int | None, strict: bool,
-                   heterogeneous: bool) -> tuple[list[list[str]], list[str], bool]:
+                   heterogeneous: bool, max_digits: int = MAX_DIGITS
+                   ) -> tuple[list[list[str]], list[str], bool, dict[int, int]]:
     """The printed columns ``cols`` of a table: its cells (rows × columns), the column specs (numeric columns as
-    siunitx ``S`` with a computed ``table-format``: :func:`format_column`) and whether a value with an error is shown
-    without it (its error below the value's last digit)."""
+    siunitx ``S`` with a computed ``table-format``: :func:`format_column`), whether a value with an error is shown
+    without it (its error below the value's last digit) and the shared exponents ({printed column: k}, for the
+    header: the column's cells are in units of 10^k)."""
     math_cols = {int(c) for c in opts.get("math") or ()}
     errors = {int(k): int(v) for k, v in (opts.get("error") or {}).items()}
     wrap = {int(k): str(v) for k, v in (opts.get("wrap") or {}).items()}
     cells = [[""] * len(cols) for _ in rows]
-    spec, omitted = [], False
+    spec, omitted, shifts = [], False, {}
     for j, i in enumerate(cols):
         column = [r[i] for r in rows]
         if i not in math_cols and _numeric_column(column):
             if heterogeneous:
-                out, tf = _format_mixed(column, digits)
+                out, tf = _format_mixed(column, digits or min(PLAIN_DIGITS, max_digits))
             else:
-                out, left_out = _column_cells(column, [r[errors[i]] for r in rows] if i in errors else None, digits)
+                out, left_out, shift = _column_cells(column, [r[errors[i]] for r in rows] if i in errors else None,
+                                                     digits, max_digits)
                 tf, omitted = _table_format(out), omitted or left_out
+                if shift:
+                    shifts[j] = shift
             spec.append(f"S[table-format={tf}]")
         else:
             out = []
@@ -1096,15 +1157,99 @@ def _table_columns(rows: list[list], cols: list[int], opts: dict, digits: int | 
                         if c not in (None, ""))  # a yes/no column: centred
             spec.append((r">{\raggedright\arraybackslash}" + ("X" if wrap[i] == "X" else "p{" + wrap[i] + "}"))
                         if i in wrap else "c" if short else "l")
+        if i in wrap:  # a wrapped column breaks a dotted or snake-case name (theory.gaussian_expectation) too
+            out = [re.sub(r"(\\_|(?<=[a-z])\.(?=[a-z]))", r"\1\\allowbreak{}", c) for c in out]
         for k, c in enumerate(out):
             if c.startswith("["):  # after the previous row's \\ a '[' would be read as its optional argument
                 c = "{}" + c
             cells[k][j] = c
-    return cells, spec, omitted
+    return cells, spec, omitted, shifts
+
+
+#: a paper's text width (NeurIPS, ICML, ICLR: 5.5 in), in TeX points
+TEXT_WIDTH_PT = 397.5
+#: the table sizes tried in turn, largest first: (font size, its design size in pt, column gap in pt, the most
+#: significant digits a value quoted to its error shows); the first whose estimated width fits the text is used
+#: (\scriptsize only for a table that fits no larger size: ten columns and long activation names)
+TABLE_SIZES = (("\\small", 9.0, 6.0, MAX_DIGITS), ("\\small", 9.0, 4.0, 6), ("\\footnotesize", 8.0, 4.0, 6),
+               ("\\footnotesize", 8.0, 3.0, 5), ("\\footnotesize", 8.0, 3.0, 4), ("\\scriptsize", 7.0, 3.0, 4),
+               ("\\scriptsize", 7.0, 2.0, 4))
+#: the estimate :func:`_width_pt` times this must fit (its error: pdflatex measured bn-mean-field:constants at all
+#: seven batch sizes and ``profile`` of every registered activation within ±3 % of the estimate)
+WIDTH_MARGIN = 1.04
+#: a font size's glyph widths relative to 10 pt: smaller design sizes are relatively wider (a digit of cmr9, cmr8,
+#: cmr7 is 4.62, 4.25, 3.99 pt against 5 pt at 10 pt), not the size ratio
+_SIZE_SCALE = {10.0: 1.0, 9.0: 0.924, 8.0: 0.85, 7.0: 0.797}
+#: widths of Computer Modern Roman glyphs at 10 pt (digits, the decimal point, siunitx's minus, parentheses, a
+#: lower-case letter on average): the estimate :func:`_width_pt` sizes a table with
+_GLYPH_PT = {"digit": 5.0, ".": 2.78, "-": 7.78, "(": 3.89, ")": 3.89, "letter": 4.8, "space": 3.33}
+
+
+def _cell_width_pt(cell: str, numeric: bool, size_pt: float) -> float:
+    """The printed width of one cell at ``size_pt`` (an estimate from glyph widths: numbers exactly enough to size
+    a column, text and formulas by their visible characters)."""
+    k = _SIZE_SCALE.get(size_pt, size_pt / 10.0)
+    if numeric:
+        m = _CELL.match(cell or "")
+        if not m or cell.startswith("{"):
+            text = re.sub(r"\\[a-zA-Z]+|[${}]", "", cell or "")
+            return k * _GLYPH_PT["letter"] * len(text)
+        w = (_GLYPH_PT["-"] if m.group(1) else 0.0) + _GLYPH_PT["digit"] * (len(m.group(2)) + len(m.group(3) or ""))
+        w += _GLYPH_PT["."] if m.group(3) is not None else 0.0
+        if m.group(4):
+            w += _GLYPH_PT["("] + _GLYPH_PT[")"] + _GLYPH_PT["digit"] * len(m.group(4))
+        if m.group(6):  # × 10^k: the sign, 10, the exponent in script size
+            w += 7.78 + 10.0 + 3.5 * (len(m.group(6)) + (1 if m.group(5) else 0)) + 3.0
+        return k * w
+    text = re.sub(r"\\(?:mathrm|mathbb|operatorname|text|sqrt|frac|tfrac)\b", "", cell or "")
+    text = re.sub(r"\\[a-zA-Z]+", "x", text)  # a command: one glyph (\tanh → about three: counted by its name)
+    text = re.sub(r"[${}^_ ]", "", text)
+    wide = sum(ch.isupper() or ch in "mw" for ch in text)  # capitals and m, w: about 7 pt at 10 pt
+    return k * (_GLYPH_PT["letter"] * len(text) + 2.2 * wide + _GLYPH_PT["space"] * (cell or "").count(" "))
+
+
+def _format_width_pt(fmt: str, size_pt: float) -> float:
+    """The width siunitx reserves for a ``table-format`` (``-1.7(2)e-2``: sign, 1 + 7 digits, the point, two
+    uncertainty digits in parentheses, an exponent of two digits with its sign)."""
+    m = re.fullmatch(r"(-?)(\d+)\.(\d+)(?:\((\d+)\))?(?:e(-?)(\d+))?", fmt)
+    if not m:
+        return 0.0
+    cell = (m.group(1) + "9" * int(m.group(2)) + "." + "9" * int(m.group(3))
+            + (f"({'9' * int(m.group(4))})" if m.group(4) else "")
+            + (f"e{m.group(5)}{'9' * int(m.group(6))}" if m.group(6) else ""))
+    return _cell_width_pt(cell, True, size_pt)
+
+
+def _width_pt(header: list[str], cells: list[list[str]], spec: list[str], size_pt: float, gap_pt: float) -> float:
+    """The estimated width of a tabular: each column its widest cell (header included), plus two gaps each."""
+    total = 0.0
+    for j, kind in enumerate(spec):
+        if "X" in kind:
+            return 0.0  # a tabularx fills the line by construction
+        if kind.startswith(">{") and "p{" in kind:
+            total += float(re.search(r"p\{([\d.]+)", kind).group(1) or 0) * 72.27 if "in" in kind else 100.0
+            total += 2 * gap_pt
+            continue
+        numeric = kind.startswith("S")
+        widest = max([_cell_width_pt(r[j], numeric, size_pt) for r in cells]
+                     + [_cell_width_pt(header[j], False, size_pt)], default=0.0)
+        fmt = re.search(r"table-format=([^\]]*)", kind)
+        if fmt:  # siunitx reserves the table-format's width: the most integer and decimal digits, sign, exponent
+            widest = max(widest, _format_width_pt(fmt.group(1), size_pt))
+        total += widest + 2 * gap_pt
+    return total
+
+
+def _with_unit(head: str, shift: int | None) -> str:
+    """A column's header with its shared exponent: ``c* (×10⁻³)`` — the column's cells are c* in units of 10⁻³."""
+    if not shift:
+        return head
+    return f"{head} (×10{str(shift).translate(_SUP)})"
 
 
 def latex_table(caption: str, header: list, rows: list[list], label: str, raw_cols=(), digits: int | None = None,
-                strict: bool = False, max_rows: int = MAX_ROWS, heterogeneous: bool = False) -> str:
+                strict: bool = False, max_rows: int = MAX_ROWS, heterogeneous: bool = False,
+                cite: str | None = None) -> str:
     """One booktabs ``table`` (never a longtable: it aligns in one pdflatex pass): numeric columns as siunitx ``S``
     (:func:`format_column`; a computed ``table-format``; ``digits`` ``None``: digits from the error, and a caption
     that says so where an error below a value's last digit is left out), formulas in math mode
@@ -1114,12 +1259,17 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
     errors = {int(k): int(v) for k, v in (opts.get("error") or {}).items()}
     wrap = {int(k): str(v) for k, v in (opts.get("wrap") or {}).items()}
     group = opts.get("group")
+    notes = [str(t) for t in opts.get("notes") or ()]
+    comment = opts.get("comment")
     ncol = len(header)
     rows = [list(r) + [""] * (ncol - len(r)) for r in rows]
     cols = [i for i in range(ncol) if i not in set(errors.values())]
-    cells, spec, omitted = _table_columns(rows, cols, opts, digits, strict, heterogeneous)
-    head = " & ".join(("{" + cell_latex(header[i], strict) + "}") if spec[j].startswith("S") else
-                      cell_latex(header[i], strict) for j, i in enumerate(cols)) + r" \\"
+    for size, size_pt, gap_pt, max_digits in TABLE_SIZES:  # the largest size whose estimated width fits the text
+        cells, spec, omitted, shifts = _table_columns(rows, cols, opts, digits, strict, heterogeneous, max_digits)
+        heads = [cell_latex(_with_unit(header[i], shifts.get(j)), strict) for j, i in enumerate(cols)]
+        if _width_pt(heads, cells, spec, size_pt, gap_pt) * WIDTH_MARGIN <= TEXT_WIDTH_PT:
+            break
+    head = " & ".join(("{" + h + "}") if spec[j].startswith("S") else h for j, h in enumerate(heads)) + r" \\"
     body, rows_by_line = [], []  # the table's lines, and the row each comes from (None: a rule)
     for k, r in enumerate(cells):
         if group is not None and int(group) in cols:
@@ -1132,7 +1282,7 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
                 rows_by_line.append(None)
         body.append(" & ".join(r) + r" \\")
         rows_by_line.append(rows[k])
-    cap = to_latex(_caption(caption), strict)
+    cap = _cite(to_latex(_caption(caption), strict), cite)
     note = " " + OMITTED_NOTE if omitted else ""
     tall = any(r"\frac" in c for r in cells for c in r)  # fractions in a row: room above and below them
     if tall:
@@ -1143,6 +1293,11 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
         max_rows = min(max_rows, 26)
     weight = [1 + max((len(re.sub(r"\\[a-zA-Z]+|[${}]", "", str(rows_by_line[k][i]))) // 35
                        for i in wrap), default=0) if rows_by_line[k] is not None else 0 for k in range(len(body))]
+    # a float must fit a page: its rows, its caption's lines and (on the last part) its notes' lines, at most
+    # PAGE_LINES; a caption longer than a few lines leaves fewer rows to each part
+    cap_lines = math.ceil(len(re.sub(r"\\[a-zA-Z]+|[${}]", "", cap)) / CAPTION_CHARS_PER_LINE)
+    note_lines = sum(math.ceil(len(re.sub(r"\\[a-zA-Z]+|[${}]", "", t)) / NOTE_CHARS_PER_LINE) for t in notes)
+    max_rows = max(8, min(max_rows, PAGE_LINES - cap_lines))
     chunks, cur, used = [], [], 0
     for line, w in zip(body, weight):
         if cur and used + w > max_rows:
@@ -1150,6 +1305,14 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
             cur, used = [], 0
         cur.append(line)
         used += w
+    if cur and chunks and used + note_lines > max_rows:  # the notes below the last part: split it where they fit
+        keep = max(1, max_rows - note_lines)
+        chunks.append(cur[:keep])
+        cur = cur[keep:]
+    elif cur and not chunks and used + note_lines > max_rows and len(cur) > 1:
+        keep = max(1, max_rows - note_lines)
+        chunks.append(cur[:keep])
+        cur = cur[keep:]
     chunks = chunks + [cur] if cur or not chunks else chunks
     lines = []
     for n, chunk in enumerate(chunks):
@@ -1158,11 +1321,11 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
         first = n == 0
         # the table's own siunitx settings (a fragment does not rely on the document's): integer parts grouped
         # in threes (2 000 000), decimals never (0.398942)
-        lines += [r"\begin{table}[htbp]", r"\centering", r"\scriptsize" if len(cols) >= 8 else r"\small",
-                  r"\sisetup{group-digits=integer}"]
-        if len(cols) >= 7:  # a wide table: narrower gaps between its columns (a paper's text width is ~400pt; eight
-            # columns of numbers, each to its own significant digits, fit it only in \scriptsize with 2pt gaps)
-            lines.append(r"\setlength{\tabcolsep}{" + ("2pt" if len(cols) >= 8 else "4pt") + "}")
+        # the table's own size (TABLE_SIZES: the first that fits a 5.5 in text) and siunitx settings (a fragment
+        # does not rely on the document's): integer parts grouped in threes (2 000 000), decimals never (0.398942)
+        lines += [r"\begin{table}[htbp]", r"\centering", size, r"\sisetup{group-digits=integer}"]
+        if gap_pt != 6.0:
+            lines.append(r"\setlength{\tabcolsep}{" + f"{gap_pt:g}pt" + "}")
         if tall:
             lines.append(r"\renewcommand{\arraystretch}{1.35}")
         if first:
@@ -1174,7 +1337,14 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
             begin, end = r"\begin{tabularx}{\linewidth}{" + "".join(spec) + "}", r"\end{tabularx}"
         else:
             begin, end = r"\begin{tabular}{" + "".join(spec) + "}", r"\end{tabular}"
-        lines += [begin, r"\toprule", head, r"\midrule", *chunk, r"\bottomrule", end, r"\end{table}"]
+        last = n == len(chunks) - 1
+        lines += [begin, r"\toprule", head, r"\midrule", *chunk, r"\bottomrule", end]
+        if last and notes:  # the table's notes, inside its float, below the rule
+            lines.append(r"\par\smallskip\parbox{\linewidth}{\footnotesize\raggedright{}"
+                         + r"\\ ".join(to_latex(t, strict) for t in notes) + "}")
+        lines.append(r"\end{table}")
+    if comment:  # what the tool computed (budget, settings): for the author, not the reader (ASCII, as LaTeX)
+        lines = ["% " + to_latex(line, strict) for line in str(comment).splitlines()] + lines
     return "\n".join(lines)
 
 
@@ -1256,12 +1426,16 @@ def evidence_table(v: Verdict, label: str, digits: int | None = None, strict: bo
 
 
 def render(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool = False, digits: int | None = None,
-           strict: bool = False, evidence: bool = True, prose: bool = True) -> str:
+           strict: bool = False, evidence: bool = True, prose: bool = True, cites: dict | None = None,
+           label_prefix: str | None = None) -> str:
     """The LaTeX of a report: each verdict's tables (what a paper ``\\input``s: ``table`` environments with
     booktabs rules, siunitx ``S`` columns, ``\\caption`` and ``\\label{tab:<paper>:<claim>:<k>}``); with ``prose``
     also each claim's title (what it states), verdict, evidence table and errata. A fragment (the packages it needs in its
-    first line) or, with ``standalone``, a compilable document."""
+    first line) or, with ``standalone``, a compilable document. ``cites``: {paper key: BibTeX key} for the captions'
+    citations (default: the paper key); ``label_prefix``: labels ``<prefix>:<paper>:<claim>:<k>`` instead of
+    ``tab:…`` (two fragments of one document never share a label)."""
     body = []
+    cites = dict(cites or {})
     if standalone and prose:
         body.append(r"\section*{deepinit-verify report}")
     for v in verdicts:
@@ -1273,9 +1447,10 @@ def render(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool =
                 body.append(to_latex(c.title, strict) + r"\par")
             body.append(to_latex(v.summary, strict) + r"\par")
         for k, t in enumerate(v.tables, 1):
-            body.append(latex_table(t[0], t[1], t[2], _label(paper, name, k), table_options(t), digits, strict))
+            body.append(latex_table(t[0], t[1], t[2], _label(paper, name, k, prefix=label_prefix), table_options(t),
+                                    digits, strict, cite={**cites, "": cites.get(paper, paper)}))
         if prose and evidence and v.evidence:
-            body.append(evidence_table(v, _label(paper, name, "evidence"), digits, strict))
+            body.append(evidence_table(v, _label(paper, name, "evidence", prefix=label_prefix), digits, strict))
         if prose:
             for er in v.errata:
                 body.append(r"\noindent\textbf{Erratum} "

@@ -22,6 +22,7 @@ claims' table machinery (``verify.latex.latex_table``), and figures (:func:`writ
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -346,6 +347,39 @@ def write_profile_figures(profiles: list[ActivationProfile], directory: str, sty
 # LaTeX (``profile --latex``): three tables whose columns are each one quantity
 # --------------------------------------------------------------------------------------------
 
+#: the most Hermite coefficients in one table when each activation is a row (ten columns do not fit a page)
+HERMITE_COLUMNS = 5
+
+
+def _table_kind(key: str) -> str:
+    """Which of :func:`latex_tables`' tables shows the quantity ``key``: the Hermite coefficients, the per-activation
+    strength table, or the per-batch-size one."""
+    if key.startswith("c_"):
+        return "hermite"
+    return "batch" if "@B=" in key else "distortion" if "@n=" in key else "strength"
+
+
+def interval_text(lower: float, upper: float) -> str:
+    """A certified enclosure as ``[lower, upper]``, its ends rounded outwards at the second significant digit of
+    its width, without padding zeros: ``interval_text(1.0, 1.0002009798)`` is ``'[1, 1.00021]'``."""
+    width = upper - lower
+    if not width > 0:
+        return f"[{lower:.15g}, {upper:.15g}]"
+    place = math.floor(math.log10(width)) - 1
+    step = 10.0 ** place
+    # outwards, but an end already on the grid (to rounding: midpoint ± half-width) stays where it is
+    lo, hi = lower / step, upper / step
+    lo = round(lo) if abs(lo - round(lo)) < 1e-6 else math.floor(lo)
+    hi = round(hi) if abs(hi - round(hi)) < 1e-6 else math.ceil(hi)
+    lo, hi = lo * step, hi * step
+    decimals = max(0, -place)
+
+    def text(x: float) -> str:
+        t = f"{x:.{decimals}f}"
+        return t.rstrip("0").rstrip(".") if "." in t else t
+    return f"[{text(lo)}, {text(hi)}]"
+
+
 def _cell(p: ActivationProfile, key: str) -> tuple:
     """(value, error) of ``key`` for the LaTeX tables: ``None`` where undefined or absent, ``inf`` kept."""
     try:
@@ -371,6 +405,8 @@ def latex_tables(profiles: list[ActivationProfile]) -> list[tuple]:
     tables = []
     # 1. Hermite coefficients c_k: one column (and a hidden error column) per activation
     K = max((sum(q.key.startswith("c_") for q in p.quantities) for p in profiles), default=0)
+    hermite = ("Hermite coefficients c_k (Definition 2 of [cite:isometry]): exact where sympy has a closed form, else "
+               "by quadrature (error below 1e-14); 0 where a coefficient vanishes by parity")
     if K and len(profiles) <= 4:  # a column per activation
         header, rows, errors = ["k"], [[k] for k in range(K)], {}
         for p, nm in zip(profiles, names):
@@ -378,17 +414,18 @@ def latex_tables(profiles: list[ActivationProfile]) -> list[tuple]:
             errors[len(header) - 2] = len(header) - 1
             for k in range(K):
                 rows[k] += list(_cell(p, f"c_{k}"))
-    elif K:  # many activations: a row each (the table grows down the page, not off it)
-        header, rows, errors = ["σ"], [[nm] for nm in names], {}
-        for k in range(K):
-            header += [f"c_{k}", f"error (c_{k})"]
-            errors[len(header) - 2] = len(header) - 1
-            for r, p in zip(rows, profiles):
-                r += list(_cell(p, f"c_{k}"))
-    if K:
-        tables.append(("Hermite coefficients c_k (the isometry paper's Definition 2): exact where sympy has a closed "
-                       "form, else by quadrature (error below 1e-14); 0 where a coefficient vanishes by parity",
-                       header, rows, {"error": errors}))
+        tables.append((hermite, header, rows, {"error": errors, "kind": "hermite"}))
+    elif K:  # many activations: a row each (the table grows down the page, not off it), five c_k per table
+        for first in range(0, K, HERMITE_COLUMNS):
+            ks = range(first, min(K, first + HERMITE_COLUMNS))
+            header, rows, errors = ["σ"], [[nm] for nm in names], {}
+            for k in ks:
+                header += [f"c_{k}", f"error (c_{k})"]
+                errors[len(header) - 2] = len(header) - 1
+                for r, p in zip(rows, profiles):
+                    r += list(_cell(p, f"c_{k}"))
+            cap = hermite + (f" (k = {ks[0]}–{ks[-1]})" if K > HERMITE_COLUMNS else "")
+            tables.append((cap, header, rows, {"error": errors, "kind": "hermite"}))
     # 2. one row per activation: isometry strength, its consequences, the Hermite tail and the SDE criterion
     p0 = profiles[0]
     depth_key, tail_key = _key(p0, "ln_depth@gap="), _key(p0, "hermite_tail@K=")
@@ -409,16 +446,17 @@ def latex_tables(profiles: list[ActivationProfile]) -> list[tuple]:
         errors[len(header) - 2] = len(header) - 1
         for r, p in zip(rows, profiles):
             r += list(_cell(p, key))
-    tables.append((f"Isometry strength β_σ (the isometry paper's Definition 3) and the layer-norm contraction of "
+    tables.append((f"Isometry strength β_σ (Definition 3 of [cite:isometry]) and the layer-norm contraction of "
                    f"its Theorem 4 — the rate log(β_σ) and the asymptotic gap decay −2 log(2 − β_σ) per layer, the "
-                   f"depth at which eq (12)'s bound reaches the gap {gap} (n = 10, ρ₀ = 0.5); the Hermite tail "
-                   f"E σ² − Σ_(k≤{Kt}) c_k²; the covariance-SDE criterion of Proposition 3.7 (stable when ≤ 0)",
-                   header, rows, {"error": errors}))
+                   f"depth at which the bound of eq (12) reaches the gap {gap} (n = 10, ρ₀ = 0.5); the Hermite tail "
+                   f"E σ² − Σ_(k≤{Kt}) c_k²; the covariance-SDE criterion of Proposition 3.7 of [cite:covariance-sde] "
+                   "(stable when ≤ 0)",
+                   header, rows, {"error": errors, "kind": "strength"}))
     # 3. per batch size: BSB1 fixed point, Jacobian eigenvalues, gradient explosion and distortion
     Bs = list(dict.fromkeys(B for p in profiles for B in p.batch_sizes))
     quantities = [("q*@B=", "q*"), ("c*@B=", "c*"), ("lambda_G@B=", "λ_𝔾"), ("lambda_L@B=", "λ_𝕃"),
-                  ("lambda_M@B=", "λ_𝕄"), ("bsb1_stable@B=", "BSB1 stable"), ("lambda_max@B=", "λ_max"),
-                  ("16xi@B=", "16ξ"), ("gamma@n=", "γ")]
+                  ("lambda_M@B=", "λ_𝕄"), ("bsb1_stable@B=", "stable"), ("lambda_max@B=", "λ_max"),
+                  ("16xi@B=", "16ξ")]
     zero_g = all((_cell(p, f"lambda_G@B={B}")[0] or 0.0) == 0.0 or
                  abs(_cell(p, f"lambda_G@B={B}")[0]) <= (_cell(p, f"lambda_G@B={B}")[1] or 0.0)
                  for p in profiles for B in p.batch_sizes)
@@ -426,7 +464,7 @@ def latex_tables(profiles: list[ActivationProfile]) -> list[tuple]:
         quantities = [q for q in quantities if q[1] != "λ_𝔾"]
     header, rows, errors = ["φ", "B"], [], {}  # the BN mean-field paper's letter, as bn-mean-field:constants
     for prefix, head in quantities:
-        if head == "BSB1 stable":
+        if head == "stable":
             header.append(head)
         else:
             header += [head, f"error ({head})"]
@@ -436,26 +474,69 @@ def latex_tables(profiles: list[ActivationProfile]) -> list[tuple]:
             r = [nm, B]
             for prefix, head in quantities:
                 v, e = _cell(p, f"{prefix}{B}")
-                r += (["—" if v is None else "yes" if v else "no"] if head == "BSB1 stable" else [v, e])
+                if head == "stable":
+                    r.append("—" if v is None else "yes" if v else "no")
+                else:
+                    r += [v, e]
             rows.append(r)
-    tables.append((f"The BN mean-field paper's constants at B ∈ {{{', '.join(map(str, Bs))}}}: the BSB1 fixed point "
-                   "q*, c*, the Jacobian eigenvalues λ_𝕃, λ_𝕄 (stable when max(λ_𝕃, λ_𝕄) < 1), the gradient explosion "
-                   "rate λ_max and the trainable depth 16ξ = 16/log(λ_max), meaningful where BSB1 is stable"
-                   + ("; λ_𝔾 = 0 throughout (batch norm is scale invariant), not shown" if zero_g else "")
-                   + ". γ: the distortion of the BN finite-width paper's eq (10) at n = B, the midpoint of a certified "
-                   "enclosure with its half-width in parentheses", header, rows, {"error": errors, "group": 0}))
+    tables.append((f"Constants of the BN mean-field theory [cite:bn-mean-field] at B ∈ {{{', '.join(map(str, Bs))}}}: "
+                   "the BSB1 fixed point q*, c*, the Jacobian eigenvalues λ_𝕃, λ_𝕄 (BSB1 stable when max(λ_𝕃, λ_𝕄) "
+                   "< 1), the gradient explosion rate λ_max and the trainable depth 16ξ = 16/log(λ_max), meaningful "
+                   "where BSB1 is stable"
+                   + ("; λ_𝔾 = 0 throughout (batch norm is scale invariant), not shown" if zero_g else ""),
+                   header, rows, {"error": errors, "group": 0, "kind": "batch"}))
+    # 4. the distortion γ of the BN finite-width paper: a certified enclosure, its two ends (never a midpoint:
+    # ReLU's γ = 1 is the lower end); a column per activation for a few, else a row per activation and n
+    cap = "Distortion γ of eq (10) of [cite:bn-finite-width] at batch size n, as a certified enclosure"
+    if len(profiles) <= 4:
+        header = ["n", *names]
+        rows = [[B] + [_interval_cell(p, B) for p in profiles] for B in Bs]
+        tables.append((cap, header, rows, {"kind": "distortion"}))
+    else:
+        rows = [[nm, B, _interval_cell(p, B)] for p, nm in zip(profiles, names) for B in p.batch_sizes]
+        tables.append((cap, ["φ", "n", "γ"], rows, {"group": 0, "kind": "distortion"}))
     return tables
 
 
-def render_latex(profiles: list[ActivationProfile], digits: int | None = None, standalone: bool = False) -> str:
+def _interval_cell(p: ActivationProfile, B: int) -> str:
+    """γ(n = B) of ``p`` as ``[lower, upper]`` (:func:`interval_text`), or — where undefined."""
+    v, e = _cell(p, f"gamma@n={B}")
+    return "—" if v is None else interval_text(v - e, v + e)
+
+
+def render_latex(profiles: list[ActivationProfile], digits: int | None = None, standalone: bool = False,
+                 cites: dict | None = None, label_prefix: str | None = None) -> str:
     """``profile --latex``: :func:`latex_tables` as booktabs tables (``verify.latex.latex_table``; ``digits``
     ``None``: each value to its error's place, ``verify.latex.format_column``), the undefined quantities and why in
-    a note after them; a fragment to ``\\input`` or, with ``standalone``, a document."""
-    from .latex import activation_name, document, latex_table, to_latex
-    body = [latex_table(cap, header, rows, f"tab:profile:{k}", opts, digits)
-            for k, (cap, header, rows, opts) in enumerate(latex_tables(profiles), 1)]
-    notes = [f"{activation_name(p.activation)}: {q.label}: {q.undefined}" for p in profiles for q in p.quantities
-             if q.undefined]
-    if notes:
-        body.append(r"\noindent " + to_latex("Undefined (— in the tables): " + "; ".join(notes) + ".") + r"\par")
+    a note inside each table's float; captions cite the papers (``cites``: {paper key: BibTeX key}, default each
+    paper's ``cite_key``); labels ``tab:profile:<activations>:<k>`` or ``<label_prefix>:<k>``; a fragment to
+    ``\\input`` or, with ``standalone``, a document."""
+    from .latex import _label, activation_name, document, latex_table
+    from .registry import papers
+    keys = {k: p.cite_key for k, p in papers().items()}
+    keys.update(cites or {})
+    names = "-".join(p.activation for p in profiles)
+    tables = latex_tables(profiles)
+    body = []
+    for k, (cap, header, rows, opts) in enumerate(tables, 1):
+        kind = opts.get("kind")
+        # each table's undefined quantities, and why, in a note inside its float
+        # one note per reason, naming the activations it holds for (the reason says "φ" for each of them)
+        reasons: dict[tuple[str, str], tuple[list[str], str]] = {}
+        for p in profiles:
+            for q in p.quantities:
+                if q.undefined and _table_kind(q.key) == kind:
+                    why = re.sub(rf"\b{re.escape(p.activation)}\b", "φ", q.undefined)
+                    label = re.sub(r"\s*\((?:B|n) = \d+\)", "", q.label)
+                    # one reason whatever its numbers (a degenerate q*(1 − c*) of 2.2e-16 or 4.4e-16): the first's text
+                    key = (label, re.sub(r"\d+(?:\.\d+)?(?:e-?\d+)?", "#", why))
+                    names_, _ = reasons.setdefault(key, ([], why))
+                    if activation_name(p.activation) not in names_:
+                        names_.append(activation_name(p.activation))
+        if reasons:
+            notes = [f"— {label} of {(('; ' if any('=' in n for n in who) else ', ').join(who))}: {why}."
+                     for (label, _), (who, why) in reasons.items()]
+            opts = {**opts, "notes": list(opts.get("notes") or ()) + notes}
+        label = f"{label_prefix}:{k}" if label_prefix else _label("profile", names[:80], k)
+        body.append(latex_table(cap, header, rows, label, opts, digits, cite=keys))
     return document(body, standalone)

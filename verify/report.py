@@ -338,11 +338,17 @@ def latex_escape(text: str, strict: bool = False) -> str:
 
 
 def render_latex(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool = True,
-                 digits: int | None = None, strict: bool = False, prose: bool = True) -> str:
+                 digits: int | None = None, strict: bool = False, prose: bool = True, cites: dict | None = None,
+                 label_prefix: str | None = None) -> str:
     """The LaTeX of a report: :func:`verify.latex.render` (a fragment to ``\\input``, or a standalone document);
-    ``prose``: each claim's statement, verdict and evidence besides its tables."""
+    ``prose``: each claim's statement, verdict and evidence besides its tables; ``cites``: {paper key: BibTeX key}
+    (default: each registered paper's ``cite_key``); ``label_prefix``: the labels' first part (default ``tab``)."""
     from .latex import render
-    return render(verdicts, claims, standalone=standalone, digits=digits, strict=strict, prose=prose)
+    from .registry import papers
+    keys = {k: p.cite_key for k, p in papers().items()}
+    keys.update(cites or {})
+    return render(verdicts, claims, standalone=standalone, digits=digits, strict=strict, prose=prose, cites=keys,
+                  label_prefix=label_prefix)
 
 
 def latex_structure_problems(tex: str) -> list[str]:

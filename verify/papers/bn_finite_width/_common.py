@@ -17,6 +17,7 @@ stats = _lazy("scipy.stats")  # loaded on first use (listing claims stays fast)
 
 PAPER = Paper(key='bn-finite-width', title='On bridging the gap between mean field and finite width in deep random neural networks with batch normalization',
               citation='Joudaki, Daneshmand, Bach — mean field and finite width with batch normalization (ICML 2023)',
+              cite_key='joudaki2023bridging',
               coverage=ITEMS, expectations=os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected.toml"),
               # the same BN chains read from the run's store (verify.api.shared): 74 s in one process against 214 s
               # apart (standard budget, measured 2026-11-26)

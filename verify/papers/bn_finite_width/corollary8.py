@@ -6,7 +6,7 @@ import math
 import numerics
 import numpy as np
 
-from ...api import Context, Erratum, Evidence, HOLDS, status_from_rows, Verdict
+from ...api import activation_name, Context, Erratum, Evidence, HOLDS, status_from_rows, Verdict
 from ._common import _control, bsb1_gstar, FAMILY_F, PAPER
 from .theorem1 import _chain, gstar_mc_rows, gstar_mc_se_rows
 
@@ -79,10 +79,13 @@ def check_corollary8(ctx: Context) -> Verdict:
     return Verdict(f"{PAPER.key}:corollary8", st, "G* from two routes agrees; deep G_ℓ has n − 1 eigenvalues within "
                    "O(sqrt(n/d)) of b*(1 − c*) with a width-stable constant" if st == HOLDS
                    else "Corollary 8 not reproduced", rows, errata,
-                   tables=[(f"Stable Gram matrix G* = b*((1−c*)I + c*11ᵀ), n = {n}",
-                            ["σ", "b*", "c*", "λ on 1", "λ bulk", "‖G*⁻¹‖", "κ(G*)"],
-                            [[a, *(f"{v:.6g}" for v in (f.b, f.c, f.eigenvalue_ones, f.eigenvalue_bulk, f.inverse_norm,
-                                                        f.condition_number))]
-                             for a, f in ((a, bsb1_gstar(a, n)) for a in FAMILY_F)])])
+                   tables=[(f"The stable Gram matrix G* = b*((1 − c*)I + c*11ᵀ) of eq (16) of [cite] at n = {n} for "
+                            "the activations of Theorem 1: its eigenvalue b*(1 + (n − 1)c*) along 1, the other n − 1 "
+                            "eigenvalues b*(1 − c*), ‖G*⁻¹‖ and the condition number κ(G*)",
+                            ["σ", "b*", "error (b*)", "c*", "error (c*)", "λ along 1", "λ bulk", "‖G*⁻¹‖", "κ(G*)"],
+                            [[activation_name(a), f.b, f.error, f.c, f.error, f.eigenvalue_ones, f.eigenvalue_bulk,
+                              f.inverse_norm, f.condition_number]
+                             for a, f in ((a, bsb1_gstar(a, n)) for a in FAMILY_F)],
+                            {"error": {1: 2, 3: 4}})])
 
 

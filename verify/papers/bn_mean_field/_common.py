@@ -21,6 +21,7 @@ nbk = _lazy("numerics.bn_kernels")
 
 PAPER = Paper(key='bn-mean-field', title='A mean field theory of batch normalization',
               citation='Yang, Pennington, Rao, Sohl-Dickstein, Schoenholz — a mean field theory of batch normalization (ICLR 2019)',
+              cite_key='yang2019mean',
               coverage=ITEMS, expectations=os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected.toml"))
 
 # the quantities the claims consume (perturbed by the controls and --perturb bn-mean-field:NAME=δ)

@@ -16,26 +16,42 @@ from .theorem6 import forward_eigenvalue_rows
 # Tables: q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ for the registered activations
 # =============================================================================================
 
-def constants_row(act: str, B: int) -> list:
-    """One table row: q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ as numbers (``None`` where undefined) and a note."""
+def constants_cells(act: str, B: int) -> tuple[list, list]:
+    """One table row — φ, q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ as numbers (``None`` where undefined) and a note — and
+    the numbers' errors (q*, c*: the fixed point's; the eigenvalues': theirs; 16ξ = 16/log λ_max: propagated from
+    λ_max's, 16 δλ/(λ log²λ))."""
     try:
         fp = bsb1_fixed_point(act, B)
     except DeepinitError as exc:
-        return [act, None, None, None, None, None, None, None, str(exc).split(":")[0][:30]]
-    cells = [act, float(fp.q), float(fp.c)]
+        return [act, None, None, None, None, None, None, None, str(exc).split(":")[0][:30]], [None] * 9
+    cells, errors = [act, float(fp.q), float(fp.c)], [None, float(fp.error), float(fp.error)]
     try:
         ev = bn_jacobian_eigenvalues(act, B)
         cells += [float(ev.G), float(ev.L), float(ev.M)]
+        errors += [float(ev.error)] * 3
     except DeepinitError:
-        return cells + [None, None, None, None, None, "degenerate Σ*"]
+        return cells + [None, None, None, None, None, "degenerate Σ*"], errors + [None] * 6
     note = "" if ev.bsb1_stable else "BSB1 unstable"
     try:
         lam = gradient_explosion_rate(act, B)
+        err = float(getattr(lam, "error", 0.0) or 0.0)
         cells += [float(lam), 16 / math.log(lam)]
+        errors += [err, 16 * err / (float(lam) * math.log(lam) ** 2)]
     except DeepinitError:
         cells += [None, None]
+        errors += [None, None]
         note = note or "φ discontinuous"
-    return cells + [note]
+    return cells + [note], errors + [None]
+
+
+def constants_row(act: str, B: int) -> list:
+    """One table row: q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ as numbers (``None`` where undefined) and a note."""
+    return constants_cells(act, B)[0]
+
+
+#: the marks of the table's rows (a paper's footnote marks), and what each means
+_MARKS = {"BSB1 unstable": ("†", "† BSB1 fixed point unstable (max(λ_𝕃, λ_𝕄) > 1): its λ_max is not a gradient "
+                                 "rate.")}
 
 
 def distinct_activations(names) -> list[tuple[str, list[str]]]:
@@ -79,18 +95,31 @@ def _constants_rows(ctx: Context, perturb: float = 0.0) -> tuple[list[Evidence],
     else:
         computed = f"{ctx.budget} budget: all {len(TABLE_B)} batch sizes"
     for B in Bs:
-        body = []
+        body, marks, undefined = [], {}, []
         for first, members in groups:
-            row = constants_row(first, B)
-            row[0] = activation_name(members)
-            body.append(row)
-        # λ_𝔾 = 0 for every φ (BN is scale-invariant): said once in the caption instead of an all-zero column
-        zero_g = all(r[3] is None or abs(r[3]) < 1e-12 for r in body)
-        cap = (f"BN mean-field constants at batch size B = {B} ({computed}). "
-               + ("λ_𝔾 = 0 for every φ (to 1e-12: batch norm is scale invariant) and is not shown; " if zero_g else "")
-               + "— where a constant is undefined (the note says why)")
-        keep = [i for i in range(len(header)) if not (zero_g and i == 3)]
-        tables.append((cap, [header[i] for i in keep], [[r[i] for i in keep] for r in body]))
+            row, errs = constants_cells(first, B)
+            name = activation_name(members)
+            mark = _MARKS.get(row[-1])
+            if mark:
+                marks[mark[0]] = mark[1]
+            elif row[-1]:
+                undefined.append(f"{name} ({row[-1]})")
+            row[0] = name + (mark[0] if mark else "")
+            body.append(row + errs[1:8])
+        # λ_𝔾 = 0 for every φ (BN is scale-invariant): said once in a note instead of an all-zero column
+        zero_g = all(r[3] is None or abs(r[3]) <= max(1e-12, r[8 + 3] or 0.0) for r in body)  # r[8 + i]: i's error
+        cap = (f"Constants of the BN mean-field theory [cite] at batch size B = {B}: the BSB1 fixed point q*, c*, "
+               "the Jacobian eigenvalues λ_𝕃, λ_𝕄 (Theorem 6), the gradient explosion rate λ_max (Theorem 7) and "
+               "the trainable depth 16ξ = 16/log λ_max")
+        notes = ["λ_𝔾 = 0 for every φ (batch norm is scale invariant): not shown."] if zero_g else []
+        notes += list(marks.values())
+        if undefined:
+            notes.append("— undefined: " + "; ".join(undefined) + ".")
+        keep = [i for i in range(len(header)) if not (zero_g and i == 3) and header[i] != "note"]
+        errcol = {keep.index(i): len(keep) + n for n, i in enumerate(k for k in keep if 1 <= k <= 7)}
+        rows_out = [[r[i] for i in keep] + [r[8 + i] for i in keep if 1 <= i <= 7] for r in body]
+        hdr = [header[i] for i in keep] + [f"error ({header[i]})" for i in keep if 1 <= i <= 7]
+        tables.append((cap, hdr, rows_out, {"error": errcol, "notes": notes, "comment": computed}))
         for a in ("relu", "tanh", "sin", "identity"):
             fp = bsb1_fixed_point(a, B)
             q4, qc4 = memo(("theorem4_fixed_point", a, B), lambda: tbm.theorem4_fixed_point(a, B))
@@ -107,7 +136,7 @@ def _constants_rows(ctx: Context, perturb: float = 0.0) -> tuple[list[Evidence],
     rows.append(Evidence("table entries λ_max: backward-map reduction vs eq (24) integrated over its ellipse "
                          f"(relu, tanh, sin, gelu, identity; B ∈ {list(Bs)})", observed=worst_rate, bound=1e-10,
                          passed=worst_rate < 1e-10))
-    unstable = [f"{r[0]}@{B}" for B, t in zip(Bs, tables) for r in t[2] if r[-1] == "BSB1 unstable"]
+    unstable = [f"{r[0].rstrip('†')}@{B}" for B, t in zip(Bs, tables) for r in t[2] if r[0].endswith("†")]
     rows.append(Evidence("activations whose BSB1 point is unstable (their λ_max is not a gradient rate)",
                          numeric=len(unstable), passed=None, note=", ".join(unstable) or "none"))
     return rows, tables

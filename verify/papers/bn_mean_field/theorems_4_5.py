@@ -167,7 +167,10 @@ def check_theorem5(ctx: Context) -> Verdict:
     rows = _theorem5_rows(ctx)
     return Verdict.judged(f"{PAPER.key}:theorem5", rows, "ReLU: q* = 1/2 and c* = J(−1/(B−1)) exactly",
                           "Theorem 5 not reproduced",
-                          tables=[("ReLU BSB1 fixed point (Theorem 5)", ["B", "q*", "c* = J(−1/(B−1))"],
-                                   [[B, "1/2", f"{tbm.arccos_kernel_J(-1 / (B - 1)):.15g}"] for B in TABLE_B])])
+                          tables=[("The BSB1 fixed point of ReLU networks in closed form (Theorem 5 of [cite]): "
+                                   "q* = 1/2 and c* = J(−1/(B − 1)), J the arc-cosine kernel",
+                                   ["B", "q*", "c*", "error (c*)"],
+                                   [[B, 0.5, tbm.arccos_kernel_J(-1 / (B - 1)), 1e-15] for B in TABLE_B],
+                                   {"error": {2: 3}})])
 
 

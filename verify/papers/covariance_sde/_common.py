@@ -18,6 +18,7 @@ ncs = _lazy("numerics.covariance_sde")
 
 PAPER = Paper(key='covariance-sde', title='The neural covariance SDE: shaped infinite depth-and-width networks at initialization',
               citation='Li, Nica, Roy — the neural covariance SDE (NeurIPS 2022)',
+              cite_key='li2022neural',
               coverage=ITEMS, expectations=os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected.toml"))
 
 # the quantities the claims consume (perturbed by the controls and --perturb covariance-sde:NAME=δ)

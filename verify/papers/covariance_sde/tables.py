@@ -57,11 +57,14 @@ def _tables_rows(ctx: Context, perturb: bool = False):
         worst = max(worst, abs(0.75 * d2 ** 2 + d3 - float(c.value)) + (1e-3 if perturb else 0.0))
     rows = [Evidence("criterion ¾φ″(0)² + φ‴(0): sympy vs mpmath numerical differentiation (tanh, softplus, gelu, sin)",
                      observed=worst, bound=1e-10, passed=worst < 1e-10)]
-    tables = [("Smooth activations (recentred to φ(0) = 0, φ′(0) = 1 when needed): explosion criterion",
-               ["φ", "φ″(0)", "φ‴(0)", "¾φ″(0)² + φ‴(0)", "(4.1)", "error"], body,
+    tables = [("The explosion criterion ¾φ″(0)² + φ‴(0) of eq (4.1) of [cite] (stable when ≤ 0) for smooth "
+               "activations, recentred to φ(0) = 0, φ′(0) = 1 when needed",
+               ["φ", "φ″(0)", "φ‴(0)", "¾φ″(0)² + φ‴(0)", "eq (4.1)", "error"], body,
                {"math": [1, 2], "error": {3: 5}}),  # the criterion is exact (sympy): error 0
-              ("ReLU-like φ = s₊max(x,0) + s₋min(x,0): c and σ² of eq (2.6)", ["shape", "c", "σ²"], relu_rows, (1, 2)),
-              ("Shaped ReLU-like drift and diffusion (Theorems 3.2, 3.3)", ["coefficient", "expression"], shapes, (1,))]
+              ("ReLU-like φ = s₊max(x,0) + s₋min(x,0) of [cite]: c and σ² of eq (2.6)", ["shape", "c", "σ²"],
+               relu_rows, (1, 2)),
+              ("Shaped ReLU-like drift and diffusion (Theorems 3.2, 3.3 of [cite])", ["coefficient", "expression"],
+               shapes, (1,))]
     return rows, tables
 
 

@@ -18,6 +18,7 @@ from .coverage import ITEMS
 
 PAPER = Paper(key='isometry', title='On the impact of activation and normalization in obtaining isometric embeddings at initialization',
               citation='Joudaki, Daneshmand, Bach — activation and normalization and isometric embeddings (NeurIPS 2023)',
+              cite_key='joudaki2023impact',
               coverage=ITEMS, expectations=os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected.toml"),
               # one cache of training runs (training._POINT_CACHE): serially B.6 and B.7 cost 6 s and 0 s after Fig 7,
               # in separate workers 101 s and 237 s (standard budget, measured 2026-11-23)

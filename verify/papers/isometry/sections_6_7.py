@@ -8,8 +8,8 @@ import numpy as np
 import numerics
 import theory
 
-from ...api import (activation_label, Context, Erratum, Evidence, HOLDS, mean_band, mean_ci, Panel, Series, shared,
-                    status_from_rows, Verdict, write_figure)
+from ...api import (activation_label, activation_name, Context, Erratum, Evidence, HOLDS, mean_band, mean_ci, Panel,
+                    Series, shared, status_from_rows, Verdict, write_figure)
 from ._common import _control, _mf_trajectory, CONF, PAPER
 
 
@@ -39,7 +39,9 @@ def _section6_simulations(budget: str, seed: int, device: str, dtype: str) -> di
                 G = numerics.simulate_isometry_mlp(nm, d, G0, depth, seeds, variant=var, seed=ctx.seed + 7 * i + j,
                                                    device=ctx.device, dtype=ctx.torch_dtype).cpu().numpy()
                 gaps = theory.isometry_gap(G)
-                res[(nm, var)] = {"gap": gaps.mean(0), "diverged": None, "grams": G}
+                with np.errstate(invalid="ignore"):  # an infinite gap (sigmoid, LN first) has no standard error
+                    se = gaps.std(0, ddof=1) / math.sqrt(gaps.shape[0])
+                res[(nm, var)] = {"gap": gaps.mean(0), "gap_se": se, "diverged": None, "grams": G}
             except numerics.SimulationDiverged as exc:
                 res[(nm, var)] = {"gap": None, "diverged": exc.layer, "grams": None}
     mf = {nm: _mf_trajectory(nm, G0, depth).grams() for nm in ("relu",)}
@@ -118,15 +120,39 @@ def _section6_rows(ctx: Context, grows_for_all: bool = False) -> list[Evidence]:
     ]
 
 
-def _final_gap_table(S) -> list:
-    table = []
+#: the variants as the final-gap table's header names them, and what each is (its note)
+_VARIANT_HEADS = {"layernorm": ("LN", "layer centring and normalisation (eq 1)"),
+                  "meanfield-centering": ("c₀-centred", "σ − c₀, then LN (Fig 4)"),
+                  "no-normalisation": ("none", "σ − c₀ without normalisation (Fig 5)"),
+                  "meanfield-normalisation": ("MF-normalised", "(σ − c₀)/sqrt(σ̄(1)) (Fig 6)"),
+                  "norm-then-activation": ("LN first", "σ(LN(h − h̄)), the other order (Fig 8b)"),
+                  "xavier": ("Xavier", "σ with Xavier weights, no centring (Fig B.3)")}
+
+
+def _final_gap_table(S) -> tuple:
+    """The final isometry gap of every activation and variant (mean over the seeds, with its standard error), as a
+    ``tables`` entry: header, rows (value and error columns), options (the variants named in a note; a diverged
+    network — a non-finite Gram matrix at some layer — is — and the note says where)."""
+    header, errors = ["σ"], {}
+    for var in numerics.VARIANTS:
+        header += [_VARIANT_HEADS[var][0], f"error ({var})"]
+        errors[len(header) - 2] = len(header) - 1
+    rows, diverged = [], []
     for nm in _S6_ACTS:
-        row = [nm]
+        row = [activation_name(nm)]
         for var in numerics.VARIANTS:
             r = S["runs"][(nm, var)]
-            row.append("diverged@" + str(r["diverged"]) if r["diverged"] is not None else f"{_final(r):.3g}")
-        table.append(row)
-    return table
+            if r["diverged"] is not None:
+                row += [None, None]
+                diverged.append(f"{activation_name(nm)} ({_VARIANT_HEADS[var][0]}, layer {r['diverged']})")
+                continue
+            se = float(r["gap_se"][-1]) if "gap_se" in r else math.nan
+            row += [_final(r), se if math.isfinite(se) else None]
+        rows.append(row)
+    notes = ["; ".join(f"{head}: {what}" for head, what in _VARIANT_HEADS.values()) + "."]
+    if diverged:
+        notes.append("— diverged (a non-finite Gram matrix): " + ", ".join(diverged) + ".")
+    return header, rows, {"error": errors, "notes": notes}
 
 
 def control_section6(ctx: Context) -> Verdict:
@@ -162,8 +188,9 @@ def check_section6(ctx: Context) -> Verdict:
     return Verdict(f"{PAPER.key}:section6", st,
                    f"centering by c_0 matches layer centering, and without normalisation the gap grows for some "
                    f"activations ({_s6_header(S)})" if st == HOLDS else "a Section 6 observation is not reproduced", rows,
-                   tables=[(f"Final isometry gap at depth {S['depth']} (n = {S['n']}, d = {S['d']})",
-                            ["σ", *numerics.VARIANTS], _final_gap_table(S))], artefacts=arte)
+                   tables=[(f"Final isometry gap at depth {S['depth']} (n = {S['n']}, d = {S['d']}), the mean over "
+                            f"{S['seeds']} networks with its standard error, for each variant of Section 6 of [cite]",
+                            *_final_gap_table(S))], artefacts=arte)
 
 
 # -- Fig 6: mean-field normalisation (a − c_0)/sqrt(σ̄(1)) vs layer normalisation --
