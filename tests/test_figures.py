@@ -172,6 +172,14 @@ def test_a_bound_far_above_the_data_is_clipped_and_annotated():
     assert span > 0.6, span                                  # the data span most of the axis
     notes = [t.get_text() for t in ax.texts]
     assert any("off scale" in t and "Theorem 4 bound" in t for t in notes), notes
+    # the legend lists what is drawn: the bound is not on the axes, so no dashed "Theorem 4 bound" entry
+    legend = [t for t in _texts(fig) if t not in notes and "off scale" not in t]
+    assert "mean field" in legend and not any("Theorem 4 bound" in t for t in legend), legend
+
+
+def test_a_bound_partly_on_the_axes_keeps_its_legend_entry():
+    fig = make_figure(_gap_panels(2.0))
+    assert any("Theorem 4 bound" in t for t in _texts(fig))
 
 
 def test_a_bound_far_above_the_data_on_a_linear_axis():
@@ -237,7 +245,7 @@ def test_the_palette_is_okabe_ito_and_an_activation_keeps_its_colour():
 
 
 def test_factored_legend_one_entry_per_group_and_per_style():
-    fig = make_figure(_gap_panels())
+    fig = make_figure(_gap_panels(2.0))   # the bound on the axes (an off-scale one has no entry)
     texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()] if fig.axes[0].get_legend() else \
         [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     assert texts[:3] == ["ReLU", "tanh", "sigmoid"]
@@ -290,3 +298,22 @@ def test_a_legend_never_hides_a_reference_line():
         ax_bb = ax.get_window_extent()
         inside = bb.y1 > ax_bb.y0 and bb.y0 < ax_bb.y1          # a legend inside the panel's height
         assert not (inside and bb.x0 <= x_disp <= bb.x1), "the legend covers the reference line"
+
+
+def test_a_venue_style_also_writes_a_latex_figure_that_compiles(tmp_path):
+    import shutil
+    import subprocess
+    files = F.write_figure(str(tmp_path), "gap", _gap_panels(), "n = 10, d = 5000; 4 seeds, budget quick; band: 95% CI",
+                           style="neurips")
+    tex = open(files["tex"]).read()
+    assert r"\includegraphics[width=\linewidth]{gap.pdf}" in tex and r"\label{fig:gap}" in tex
+    assert r"\caption{$n = 10$, $d = 5000$; 4 seeds; band: 95\% CI\@.}" in tex and "budget" not in tex
+    assert "tex" not in F.write_figure(str(tmp_path), "plain", _gap_panels(), "x", style="default")
+    if shutil.which("pdflatex"):
+        (tmp_path / "doc.tex").write_text("\\documentclass{article}\n\\usepackage[textwidth=5.5in]{geometry}\n"
+                                          "\\usepackage{graphicx,amsmath}\n\\begin{document}\n\\input{gap.tex}\n"
+                                          "\\end{document}\n")
+        p = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+        log = (tmp_path / "doc.log").read_text(errors="replace")
+        assert p.returncode == 0 and "Overfull" not in log, log[-2000:]

@@ -169,6 +169,8 @@ def test_profile_figures_take_the_figure_style_a_neurips_figure_is_the_text_widt
         fonts = set(re.findall(rb"/BaseFont /([A-Za-z0-9+-]+)", pdf))
         serif = any(k in f.lower() for f in fonts for k in (b"times", b"nimbus", b"stix", b"cmr"))   # Times-like, CM
         assert serif == (style == "neurips"), (style, fonts)
+        # a venue's figure comes with its LaTeX figure environment
+        assert (out / "activation_profile.tex").exists() == (style == "neurips")
     assert abs(widths["neurips"] - 5.5) < 0.05, widths
     assert abs(widths["default"] - 3 * 3.6) < 0.1, widths
 

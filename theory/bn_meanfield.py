@@ -177,9 +177,12 @@ class BSB1FixedPoint:
     c : float
         c*, the correlation of Σ*.
     error : float
-        The relative disagreement of two quadrature sizes (0 for the mpmath route).
+        The relative disagreement of two quadrature sizes (0 for the mpmath route and the closed forms); ``error ·
+        q`` bounds the error of q* and of q*c*.
     eps, gamma, beta : float
         Batch norm's ε, γ, β: BN(h) = γ √B Gh/sqrt(‖Gh‖² + Bε) + β (the paper: 0, 1, 0).
+    method : str
+        How q* and c* were computed (the package's result convention: values, error, method).
 
     Examples
     --------
@@ -200,6 +203,7 @@ class BSB1FixedPoint:
     eps: float = 0.0
     gamma: float = 1.0
     beta: float = 0.0
+    method: str = ""
 
     def __iter__(self):
         return iter((self.q, self.c))
@@ -275,7 +279,8 @@ def _fixed_point_cached(act: Activation, B: int) -> BSB1FixedPoint:
     (q, qc), err = _converged(compute, f"BSB1 fixed point of {act.name} at B = {B}")
     if q <= 0:
         raise UndefinedQuantityError(f"{act.name}: φ vanishes on the sphere, q* = 0; no BSB1 fixed point")
-    return BSB1FixedPoint(act.name, B, float(q), float(qc / q), err)
+    return BSB1FixedPoint(act.name, B, float(q), float(qc / q), err,
+                          method="sphere-marginal quadrature (eq 5), two rule sizes")
 
 
 def bsb1_fixed_point(act, batch_size: int, dps: int | None = None, *, eps: float = 0.0, gamma: float = 1.0,
@@ -333,7 +338,7 @@ def bsb1_fixed_point(act, batch_size: int, dps: int | None = None, *, eps: float
         q, qc = theorem4_fixed_point(a, B, dps=dps)
         with mpmath.workdps(dps):  # the ratio at the same precision (mpmath's default is 15 digits)
             c = qc / q
-        return BSB1FixedPoint(a.name, B, q, c)
+        return BSB1FixedPoint(a.name, B, q, c, method=f"Theorem 4's θ-integrals in mpmath ({dps} digits)")
     return _fixed_point_cached(a, B)
 
 
@@ -484,7 +489,7 @@ def alpha_relu_fixed_point(B: int, alpha: float = 1.0) -> BSB1FixedPoint:
     scale = B ** alpha * var ** alpha / norm
     q = scale * float(alpha_relu_kernel(alpha, 1.0))
     qc = scale * float(alpha_relu_kernel(alpha, -1.0 / (B - 1)))
-    return BSB1FixedPoint(f"max(x,0)**{alpha}", B, q, qc / q)
+    return BSB1FixedPoint(f"max(x,0)**{alpha}", B, q, qc / q, method="closed form (the α-ReLU kernel)")
 
 
 def theorem5_relu_fixed_point(B: int):
@@ -513,7 +518,9 @@ class JacobianEigenvalues:
     batch_size : int
         The batch size B.
     error : float
-        The relative disagreement of two quadrature sizes.
+        The relative disagreement of two quadrature sizes; ``error · max(|λ_𝕃|, |λ_𝕄|)`` bounds each eigenvalue's.
+    method : str
+        How the eigenvalues were computed (the package's result convention: values, error, method).
 
     Examples
     --------
@@ -528,6 +535,7 @@ class JacobianEigenvalues:
     M: float
     batch_size: int
     error: float = 0.0
+    method: str = ""
 
     def __getitem__(self, key):
         if key not in ("G", "L", "M"):
@@ -570,7 +578,8 @@ def _jacobian_cached(act: Activation, B: int) -> JacobianEigenvalues:
     k = B - 1
     lam_L = k / (2 * s) * (a - 2 * b)
     lam_M = k / s * m
-    return JacobianEigenvalues(0.0, float(lam_L), float(lam_M), B, err)
+    return JacobianEigenvalues(0.0, float(lam_L), float(lam_M), B, err,
+                               method="the forward map's integrands at Σ*, quadrature at two rule sizes")
 
 
 def bn_jacobian_eigenvalues(act, batch_size: int) -> JacobianEigenvalues:
@@ -975,8 +984,10 @@ def _affine_fixed_point_cached(act: Activation, B: int, eps: float, gamma: float
     (q, qc), err = _converged(at, f"BSB1 fixed point of {act.name} at B = {B}, ε = {eps:g}, γ = {gamma:g}, "
                                   f"β = {beta:g}", rtol=1e-9)
     if s_star == 0.0:  # collapsed: every input of the batch maps to the same point, Σ* = φ(β)²11ᵀ (c* = 1)
-        return BSB1FixedPoint(act.name, B, float(q), 1.0, err, eps=eps, gamma=gamma, beta=beta)
-    return BSB1FixedPoint(act.name, B, float(q), float(qc / q), err, eps=eps, gamma=gamma, beta=beta)
+        return BSB1FixedPoint(act.name, B, float(q), 1.0, err, eps=eps, gamma=gamma, beta=beta,
+                              method="collapsed batch: Σ* = φ(β)²11ᵀ")
+    return BSB1FixedPoint(act.name, B, float(q), float(qc / q), err, eps=eps, gamma=gamma, beta=beta,
+                          method="radial × sphere quadrature of the affine batch norm, two rule sizes")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -276,6 +276,10 @@ class ExplosionCriterion:
         φ″(0) and φ‴(0).
     value : sympy.Expr
         (3/4)φ″(0)² + φ‴(0); ``float(criterion)`` gives it as a float, ``stable`` says whether it is ≤ 0.
+    error : float
+        0: the value is exact (its float is within half a unit in the last place).
+    method : str
+        How it was computed (the package's result convention: value, error, method).
 
     Examples
     --------
@@ -293,6 +297,8 @@ class ExplosionCriterion:
     phi2: sp.Expr
     phi3: sp.Expr
     value: sp.Expr          # (3/4)φ″(0)² + φ‴(0)
+    error: float = 0.0
+    method: str = "sympy: derivatives of φ at 0, exact"
 
     @property
     def stable(self) -> bool:

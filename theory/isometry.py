@@ -9,7 +9,8 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
@@ -19,6 +20,7 @@ from .activations import Activation, activation
 from . import validate
 from .errors import DeepinitError, UndefinedQuantityError
 from .gaussian import NotExact, mp_expectation
+from .results import Estimate
 
 
 #: symmetry and positive semi-definiteness are checked to this relative tolerance (admits float32 simulations)
@@ -231,38 +233,41 @@ def lemma_a4_bounds(G):
 # --------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class IsometryStrength:
-    """β_σ (isometry paper, Definition 3, eq 11) with how it was obtained. ``float(b)`` gives its value.
+class IsometryStrength(Estimate):
+    """β_σ (isometry paper, Definition 3, eq 11): an :class:`~theory.results.Estimate` (value, error, method) with
+    the closed form and the two moments it is made of. ``float(b)`` gives its value.
 
     Attributes
     ----------
     value : float
         β_σ = 2 − c_1²/Var σ.
+    error : float
+        A bound on ``|value − β_σ|``: half a unit in the last place of the float for a closed form, the quadrature's
+        precision (10^(5 − dps)) plus that for the mpmath route.
+    method : str
+        How the value was computed.
+    text : str
+        The mpmath route's value with all its digits (``dps − 5``); empty for a closed form (``exact`` has it).
     exact : sympy.Expr or None
         The closed form, when one exists.
     c1_squared : float
         c_1² (Definition 2).
     variance : float
         Var σ(X) = Σ_{k≥1} c_k², X ~ N(0, 1).
-    method : str
-        How the value was computed.
 
     Examples
     --------
     >>> from theory import isometry_strength
     >>> b = isometry_strength("relu")
-    >>> b.exact, round(float(b), 12), b.c1_squared
-    ((4 - 3*pi)/(2*(1 - pi)), 1.266528896538, 0.25)
+    >>> b.exact, round(float(b), 12), b.c1_squared, b.error < 1e-15
+    ((4 - 3*pi)/(2*(1 - pi)), 1.266528896538, 0.25, True)
+    >>> str(isometry_strength("tanh"))[:14]
+    '1.069530076384'
     """
 
-    value: float
-    exact: sp.Expr | None
-    c1_squared: float
-    variance: float
-    method: str
-
-    def __float__(self) -> float:
-        return self.value
+    exact: sp.Expr | None = field(default=None, compare=False)
+    c1_squared: float = math.nan
+    variance: float = math.nan
 
 
 def isometry_strength(act, kind: str = "auto", dps: int = 30) -> IsometryStrength:
@@ -283,8 +288,8 @@ def isometry_strength(act, kind: str = "auto", dps: int = 30) -> IsometryStrengt
     Returns
     -------
     IsometryStrength
-        ``value`` (``float(b)`` gives it), ``exact`` (the sympy closed form or ``None``), ``c1_squared``,
-        ``variance`` and ``method``. β_σ ∈ [1, 2]; β_σ = 1 exactly for affine σ.
+        An :class:`~theory.results.Estimate`: ``value`` (``float(b)`` gives it), ``error``, ``method``; and
+        ``exact`` (the sympy closed form or ``None``), ``c1_squared``, ``variance``. β_σ ∈ [1, 2]; β_σ = 1 exactly for affine σ.
 
     Examples
     --------
@@ -316,7 +321,8 @@ def _isometry_strength(act: Activation, kind: str, dps: int) -> IsometryStrength
             beta = sp.simplify(2 - c1 ** 2 / var)
             with mpmath.workdps(dps):
                 val = float(sp.N(beta, dps))
-            return IsometryStrength(val, beta, float(sp.N(c1 ** 2, dps)), float(sp.N(var, dps)), "exact (sympy)")
+            return IsometryStrength(val, 0.5 * math.ulp(val), "exact (sympy)", exact=beta,
+                                    c1_squared=float(sp.N(c1 ** 2, dps)), variance=float(sp.N(var, dps)))
         except NotExact:
             if kind == "exact":
                 raise DeepinitError(f"no closed form of β_σ for {act.name!r}") from None
@@ -328,7 +334,10 @@ def _isometry_strength(act: Activation, kind: str, dps: int) -> IsometryStrength
         if var <= mpmath.mpf(10) ** (-dps // 2) * max(1, second):
             raise UndefinedQuantityError(f"β_σ is undefined: {act.name!r} is constant under N(0,1)")
         beta = 2 - c1 ** 2 / var
-        return IsometryStrength(float(beta), None, float(c1 ** 2), float(var), f"mpmath quadrature ({dps} digits)")
+        val = float(beta)
+        return IsometryStrength(val, 0.5 * math.ulp(val) + abs(val) * 10.0 ** (5 - dps),
+                                f"mpmath quadrature ({dps} digits)", text=mpmath.nstr(beta, dps - 5),
+                                c1_squared=float(c1 ** 2), variance=float(var))
 
 
 def isometry_strength_mp(act, dps: int = 30):

@@ -544,8 +544,9 @@ def _finite(vals, log: bool) -> np.ndarray:
     return a[a > 0] if log else a
 
 
-def _clip_bounds(ax, p: Panel, drawn: list[_Drawn], spec: _Spec, bound_name: str) -> None:
-    """Clip the y-axis to the data when a bound would squash it, and say where the bound is."""
+def _clip_bounds(ax, p: Panel, drawn: list[_Drawn], spec: _Spec, bound_name: str) -> list[_Drawn]:
+    """Clip the y-axis to the data when a bound would squash it, and say where the bound is; the bounds that are
+    then nowhere on the axes (the legend does not list them: the annotation says where they are)."""
     data, bounds = [], []
     for d in drawn:
         s = d.series
@@ -556,14 +557,14 @@ def _clip_bounds(ax, p: Panel, drawn: list[_Drawn], spec: _Spec, bound_name: str
             data += [s.lo, s.hi]
     data, bvals = _finite(data, p.logy), _finite(bounds, p.logy)
     if not data.size or not bvals.size:
-        return
+        return []
     t = np.log10 if p.logy else (lambda v: v)
     dlo, dhi = float(t(data.min())), float(t(data.max()))
     span = max(dhi - dlo, 1.0 if p.logy else (abs(dhi) or 1.0) * 1e-6)
     blo, bhi = float(t(bvals.min())), float(t(bvals.max()))
     top, bottom = bhi - dhi > 2 * CLIP_RATIO * span, dlo - blo > 2 * CLIP_RATIO * span
     if not (top or bottom):
-        return
+        return []
     lo_v = dlo if bottom else min(dlo, blo)
     hi_v = dhi if top else max(dhi, bhi)
     full = hi_v - lo_v
@@ -586,6 +587,13 @@ def _clip_bounds(ax, p: Panel, drawn: list[_Drawn], spec: _Spec, bound_name: str
                     ha="center", va="top" if side == "top" else "bottom", fontsize=small, color=_NEUTRAL,
                     arrowprops=dict(arrowstyle="-|>", color=_NEUTRAL, lw=0.6, shrinkA=0, shrinkB=0,
                                     mutation_scale=6))
+    hidden = []
+    for d in drawn:
+        if d.series.kind == "bound" and d.draw != "vline":
+            ys = _finite([d.series.y], p.logy)
+            if ys.size and not np.any((t(ys) >= lo_v) & (t(ys) <= hi_v)):
+                hidden.append(d)
+    return hidden
 
 
 def _plain(v, _pos=None) -> str:
@@ -851,7 +859,7 @@ def make_figure(panels: list[Panel], *, style: str | None = None):
                 ax.set_yscale("log")
             if p.logx:
                 ax.set_xscale("log")
-        for ax, p, ds in zip(axes, panels, drawn):
+        for k, (ax, p, ds) in enumerate(zip(axes, panels, drawn)):
             rests = {_rest(d.series) for d in ds if d.series.kind == "bound"}
             bounds = [d for d in ds if d.series.kind == "bound"]
             if len(rests) == 1 and None not in rests and "" not in rests:
@@ -860,7 +868,8 @@ def make_figure(panels: list[Panel], *, style: str | None = None):
                 name = _pretty(bounds[0].series.label)
             else:
                 name = "bounds"
-            _clip_bounds(ax, p, ds, spec, name)
+            hidden = _clip_bounds(ax, p, ds, spec, name)
+            drawn[k] = [d for d in ds if not any(d is h for h in hidden)]   # not drawn: not in the legend
             if p.logx:
                 xs = [_arr(d.series.x) for d in ds if d.series.kind == "simulation"]
                 xv = np.unique(np.concatenate(xs)) if xs else None
@@ -1012,8 +1021,8 @@ def _csv_text(panels: list[Panel], caption: str) -> str:
 
 
 def write_figure(directory: str, name: str, panels: list[Panel], caption: str, *, style: str | None = None,
-                 formats: tuple[str, ...] = ("png", "pdf", "csv")) -> dict:
-    """Write a figure as ``name``.png, .pdf and .csv into ``directory``.
+                 formats: tuple[str, ...] | None = None) -> dict:
+    """Write a figure as ``name``.png, .pdf and .csv into ``directory`` (and, for a venue's style, ``name``.tex).
 
     The drawing is :func:`make_figure`'s (the run's figure style unless ``style`` is given); the CSV holds every
     series' data and the caption, from which ``render`` redraws the figure. A claim usually calls
@@ -1031,13 +1040,15 @@ def write_figure(directory: str, name: str, panels: list[Panel], caption: str, *
         What was run; only in the CSV (and returned).
     style : {"default", "neurips", "icml", "iclr"}, optional
         The figure style; default the run's (``--figure-style``).
-    formats : tuple of str
-        Which of "png", "pdf", "csv" to write.
+    formats : tuple of str, optional
+        Which of "png", "pdf", "csv", "tex" to write. Default: png, pdf and csv, and tex with a venue's style
+        (``neurips``, ``icml``, ``iclr``): a ``figure`` environment to ``\\input`` — the PDF at the text width (or
+        the column's, ``figure*`` for ICML's two-column figures), the caption in LaTeX, ``\\label{fig:<name>}``.
 
     Returns
     -------
     dict
-        ``{"png": path, "pdf": path, "csv": path, "caption": caption}`` (the formats written).
+        ``{"png": path, "pdf": path, "csv": path, "caption": caption}`` (the formats written; ``"tex"`` too).
 
     Examples
     --------
@@ -1050,6 +1061,9 @@ def write_figure(directory: str, name: str, panels: list[Panel], caption: str, *
     (['caption', 'csv'], 'example.csv')
     """
     os.makedirs(directory, exist_ok=True)
+    venue = (style or STYLE.get()) != "default"
+    if formats is None:
+        formats = ("png", "pdf", "csv") + (("tex",) if venue else ())
     out = {k: os.path.join(directory, f"{name}.{k}") for k in formats}
     if "png" in out or "pdf" in out:
         import matplotlib
@@ -1069,8 +1083,37 @@ def write_figure(directory: str, name: str, panels: list[Panel], caption: str, *
                     log.setLevel(level)
     if "csv" in out:
         write_atomic(out["csv"], _csv_text(panels, caption))
+    if "tex" in out:
+        write_atomic(out["tex"], latex_figure(name, caption, len(panels), style or STYLE.get()))
     out["caption"] = _caption_line(caption)
     return out
+
+
+def latex_figure(name: str, caption: str, n_panels: int = 1, style: str = "neurips") -> str:
+    """A ``figure`` environment for ``name``.pdf: at the text width (ICML: a column's ``figure`` for one panel, the
+    page's ``figure*`` for several, as :func:`style_spec` sizes them), the caption in LaTeX (``verify.latex.to_latex``)
+    and ``\\label{fig:<name>}``; to ``\\input`` from the directory that holds the PDF (``\\graphicspath``).
+
+    Examples
+    --------
+    >>> print(latex_figure("isometry_figure3", "n = 30, d = 1000; band: 95% t-interval over seeds"))
+    % deepinit-verify figure, to \\input. Needs: \\usepackage{graphicx,amsmath}
+    \\begin{figure}[htbp]
+    \\centering
+    \\includegraphics[width=\\linewidth]{isometry_figure3.pdf}
+    \\caption{$n = 30$, $d = 1000$; band: 95\\% t-interval over seeds.}\\label{fig:isometry_figure3}
+    \\end{figure}
+    <BLANKLINE>
+    """
+    from .latex import to_latex
+    env = "figure*" if style == "icml" and n_panels > 1 else "figure"
+    text = _caption_line(caption).strip()
+    text = re.sub(r"[,;]?\s*\bbudget \w+(?=[,;.]|$)", "", text).strip(" ,;")  # the run's budget: the CSV's, not the reader's
+    text = to_latex(text if text.endswith(".") else text + ".")
+    return "\n".join(["% deepinit-verify figure, to \\input. Needs: \\usepackage{graphicx,amsmath}",
+                      f"\\begin{{{env}}}[htbp]", "\\centering",
+                      f"\\includegraphics[width=\\linewidth]{{{name}.pdf}}",
+                      f"\\caption{{{text}}}\\label{{fig:{name}}}", f"\\end{{{env}}}", ""])
 
 
 # ---------------------------------------------------------------------------------------------------------------

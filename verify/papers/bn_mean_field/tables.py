@@ -18,17 +18,18 @@ from .theorem6 import forward_eigenvalue_rows
 
 def constants_cells(act: str, B: int) -> tuple[list, list]:
     """One table row — φ, q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ as numbers (``None`` where undefined) and a note — and
-    the numbers' errors (q*, c*: the fixed point's; the eigenvalues': theirs; 16ξ = 16/log λ_max: propagated from
-    λ_max's, 16 δλ/(λ log²λ))."""
+    the numbers' errors (q*, c*: the fixed point's relative error times q*; the eigenvalues': theirs times the
+    larger; λ_max: its own; 16ξ = 16/log λ_max: propagated from λ_max's, 16 δλ/(λ log²λ))."""
     try:
         fp = bsb1_fixed_point(act, B)
     except DeepinitError as exc:
         return [act, None, None, None, None, None, None, None, str(exc).split(":")[0][:30]], [None] * 9
-    cells, errors = [act, float(fp.q), float(fp.c)], [None, float(fp.error), float(fp.error)]
+    err = float(fp.error) * abs(float(fp.q))  # the relative disagreement of the q*, q*c* integrals, as an error
+    cells, errors = [act, float(fp.q), float(fp.c)], [None, err, err]
     try:
         ev = bn_jacobian_eigenvalues(act, B)
         cells += [float(ev.G), float(ev.L), float(ev.M)]
-        errors += [float(ev.error)] * 3
+        errors += [float(ev.error) * max(abs(float(ev.L)), abs(float(ev.M)))] * 3
     except DeepinitError:
         return cells + [None, None, None, None, None, "degenerate Σ*"], errors + [None] * 6
     note = "" if ev.bsb1_stable else "BSB1 unstable"
