@@ -102,3 +102,28 @@ def test_link_checker_finds_missing_files_and_anchors(tmp_path):
     (tmp_path / "sub" / "p.html").write_text('<p id="here"></p><img src="../index.html">')
     bad = check_links.broken_links(str(tmp_path))
     assert sorted(bad) == ["index.html: nope.html (no file nope.html)", "index.html: sub/p.html#gone (no anchor #gone)"]
+
+
+def _transcript_key(text: str) -> list[str]:
+    """A terminal transcript without what differs between runs and machines: the claim's time and a round-off
+    residue's last digits."""
+    import re
+    text = re.sub(r"\(\d+(?:\.\d+)? s\)", "(… s)", text)
+    text = re.sub(r"-?\d\.\d+e-1[0-9]", "ROUNDOFF", text)
+    return [line.rstrip() for line in text.strip().splitlines()]
+
+
+def test_the_getting_started_transcript_is_what_the_command_prints(tmp_path):
+    """docs/getting-started.md shows `python -m verify isometry:theorem1 --budget quick` and what it prints (a
+    terminal 120 columns wide); the command is run here and its output must be the page's, time and round-off
+    digits aside. When the output changes, paste the new transcript (the assertion message) into the page."""
+    import re
+    import subprocess
+    page = _text(os.path.join(DOCS, "getting-started.md"))
+    m = re.search(r"```sh\npython -m verify isometry:theorem1 --budget quick\n```\n\n```text\n(.*?)```", page, re.S)
+    assert m, "the getting-started page no longer shows the first command and its output"
+    env = dict(os.environ, COLUMNS="120", DEEPINIT_CACHE=str(tmp_path), NO_COLOR="1", TERM="dumb")
+    p = subprocess.run([sys.executable, "-m", "verify", "isometry:theorem1", "--budget", "quick"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert _transcript_key(m.group(1)) == _transcript_key(p.stdout), "the command now prints:\n" + p.stdout
