@@ -1147,8 +1147,8 @@ def _table_columns(rows: list[list], cols: list[int], opts: dict, digits: int | 
         else:
             out = []
             for c in column:
-                if i in math_cols:
-                    out.append(f"${brace_powers(str(c))}$" if c not in (None, "") else "")
+                if i in math_cols:  # a formula; None: undefined (---), "": left empty
+                    out.append(f"${brace_powers(str(c))}$" if c not in (None, "") else "---" if c is None else "")
                 elif _is_number(c):
                     out.append(format_number(c, digits or PLAIN_DIGITS))
                 else:

@@ -51,8 +51,8 @@ def constants_row(act: str, B: int) -> list:
 
 
 #: the marks of the table's rows (a paper's footnote marks), and what each means
-_MARKS = {"BSB1 unstable": ("†", "† BSB1 fixed point unstable (max(λ_𝕃, λ_𝕄) > 1): its λ_max is not a gradient "
-                                 "rate.")}
+_MARKS = {"BSB1 unstable": ("†", "† BSB1 fixed point not attracting (max(|λ_𝕃|, |λ_𝕄|) ≥ 1; = 1: marginal): its "
+                                 "λ_max is not a gradient rate.")}
 
 
 def distinct_activations(names) -> list[tuple[str, list[str]]]:

@@ -18,7 +18,7 @@ def _smooth_table_names():
     paper's examples: 4σ − 2, arctan, and softplus shifted to [38]'s 0.41, to the threshold log(7/4), and to 1."""
     from theory import registered_names
     return tuple(registered_names()) + ("4*sigmoid(x)-2", "atan(x)", "log(1 + exp(x + 0.41))",
-                                        "log(1 + exp(x + 0.5596158))", "log(1 + exp(x + 1))")
+                                        "log(1 + exp(x + log(7/4)))", "log(1 + exp(x + 1))")
 
 
 def _tables_rows(ctx: Context, perturb: bool = False):
@@ -34,7 +34,7 @@ def _tables_rows(ctx: Context, perturb: bool = False):
             c = explosion_criterion(act)
         except DeepinitError as exc:
             why = "not C⁴ at 0" if "C⁴" in str(exc) else "φ′(0) = 0" if "σ′" in str(exc) else str(exc)[:30]
-            body.append([name, r"\cdot", r"\cdot", None, why, None])
+            body.append([name, None, None, None, why, None])   # undefined: ---, the last column says why
             bad.append(act)
             continue
         tex = lambda e: sympy_latex(e) if len(str(e)) < 30 else f"{float(e):.6g}"  # noqa: E731
@@ -59,8 +59,11 @@ def _tables_rows(ctx: Context, perturb: bool = False):
                      observed=worst, bound=1e-10, passed=worst < 1e-10)]
     tables = [("The explosion criterion ¾φ″(0)² + φ‴(0) of eq (4.1) of [cite] (stable when ≤ 0) for smooth "
                "activations, recentred to φ(0) = 0, φ′(0) = 1 when needed",
-               ["φ", "φ″(0)", "φ‴(0)", "¾φ″(0)² + φ‴(0)", "eq (4.1)", "error"], body,
-               {"math": [1, 2], "error": {3: 5}}),  # the criterion is exact (sympy): error 0
+               ["φ", "φ″(0)", "φ‴(0)", "¾φ″(0)² + φ‴(0)", "verdict", "error"], body,
+               {"math": [1, 2], "error": {3: 5},  # the criterion is exact (sympy): error 0
+                "notes": ["verdict: what eq (4.1) says of the SDE, stable when the criterion is ≤ 0; — where "
+                          "Assumption 3.5 fails (the verdict column says how: not C⁴ at 0, or φ′(0) = 0 so that "
+                          "φ cannot be recentred)."]}),
               ("ReLU-like φ = s₊max(x,0) + s₋min(x,0) of [cite]: c and σ² of eq (2.6)", ["shape", "c", "σ²"],
                relu_rows, (1, 2)),
               ("Shaped ReLU-like drift and diffusion (Theorems 3.2, 3.3 of [cite])", ["coefficient", "expression"],

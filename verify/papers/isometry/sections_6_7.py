@@ -150,6 +150,8 @@ def _final_gap_table(S) -> tuple:
             row += [_final(r), se if math.isfinite(se) else None]
         rows.append(row)
     notes = ["; ".join(f"{head}: {what}" for head, what in _VARIANT_HEADS.values()) + "."]
+    if any(r is not None and r == math.inf for row in rows for r in row[1::2]):
+        notes.append("∞: the gap is infinite at the last layer (a singular Gram matrix; the network ran to the end).")
     if diverged:
         notes.append("— diverged (a non-finite Gram matrix): " + ", ".join(diverged) + ".")
     return header, rows, {"error": errors, "notes": notes}
