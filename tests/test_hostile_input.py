@@ -489,9 +489,9 @@ def test_an_interrupt_python_would_ignore_is_delivered_again_without_a_traceback
 _FRAGILE = """
 import os, signal, sys, time
 sys.path.insert(0, sys.argv[1])
-from verify import _start
+from verify import _start, interrupts
 _start._record_interrupts()
-_start.DEFER_WHILE_IMPORTING = ("fragile_module",)
+interrupts.DEFER_WHILE_IMPORTING = ("fragile_module",)
 try:
     import fragile_module          # sends itself SIGINT in the middle of its import
     t = time.monotonic()

@@ -90,22 +90,10 @@ def exit_interrupted(note: str = "interrupted") -> None:
     sys.exit(INTERRUPTED)
 
 
-_RECEIVED = False
 
-
-#: modules whose import must not be interrupted: torch's initialisation calls back into Python from C++ (pybind11),
-#: where a KeyboardInterrupt cannot propagate and aborts the process (SIGABRT, "terminate called after throwing an
-#: instance of 'pybind11::error_already_set'"); an interrupt that arrives while one of them is being imported is
-#: delivered when its import has finished
-DEFER_WHILE_IMPORTING = ("torch",)
-
-
-def _importing_fragile() -> bool:
-    for name in DEFER_WHILE_IMPORTING:
-        spec = getattr(sys.modules.get(name), "__spec__", None)
-        if getattr(spec, "_initializing", False):
-            return True
-    return False
+# the modules whose import must not be interrupted (torch's), and whether one is being imported: verify.interrupts
+from . import interrupts as _interrupts  # noqa: E402
+from .interrupts import DEFER_WHILE_IMPORTING, importing_fragile as _importing_fragile  # noqa: E402,F401
 
 
 def _later() -> bool:
@@ -119,16 +107,13 @@ def _later() -> bool:
 
 
 def _on_sigint(signum, frame):
-    global _RECEIVED
-    _RECEIVED = True
+    _interrupts.note_received()
     if _importing_fragile() and _later():
         return
     raise KeyboardInterrupt
 
 
-def interrupt_received() -> bool:
-    """Whether this process received Ctrl-C (SIGINT) since :func:`run` started."""
-    return _RECEIVED
+interrupt_received = _interrupts.interrupt_received   # whether this process received Ctrl-C (verify.interrupts)
 
 
 def _redeliver(signum, frame):
@@ -165,17 +150,7 @@ def _record_interrupts() -> None:
         pass
 
 
-def _caused_by_interrupt(exc: BaseException) -> bool:
-    """A KeyboardInterrupt behind ``exc`` — replaced by another exception raised while it propagated (argparse's
-    ``parse_intermixed_args`` raises AttributeError from its ``finally`` when interrupted early; a C extension's
-    import raises ImportError)."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
+from .interrupts import caused_by_interrupt as _caused_by_interrupt  # noqa: E402
 
 
 def run() -> None:
@@ -190,7 +165,7 @@ def run() -> None:
     except KeyboardInterrupt:
         exit_interrupted()
     except BaseException as exc:  # an interrupt another exception replaced (argparse's finally, a C extension)
-        if _RECEIVED or _caused_by_interrupt(exc):
+        if interrupt_received() or _caused_by_interrupt(exc):
             exit_interrupted()
         raise
     try:
@@ -199,12 +174,12 @@ def run() -> None:
     except KeyboardInterrupt:  # between main's own handlers (it returns 130 for every interrupt it sees)
         exit_interrupted()
     except BaseException as exc:
-        if _RECEIVED or _caused_by_interrupt(exc):
+        if interrupt_received() or _caused_by_interrupt(exc):
             exit_interrupted()
         raise
     if code == INTERRUPTED:
         _cancel_redelivery()
         forget_interrupt()
-    elif _RECEIVED:  # an interrupt swallowed on its way up, or still on its timer: the run did not finish as asked
+    elif interrupt_received():  # an interrupt swallowed on its way up, or still on its timer: the run did not finish as asked
         exit_interrupted()
     sys.exit(code)

@@ -4,7 +4,7 @@ The key is the claim id, the run's settings (budget, seed, device, dtype, parame
 perturbation, version), a hash of the package's own source files (``theory/``, ``numerics/``, ``verify/``) and, for a
 plugin paper's claim, a hash of the plugin's source files and its version, so an edited check — built in or a
 plugin's — never returns a stale verdict; and the versions of the libraries that compute the numbers
-(:data:`verify.provenance.LIBRARIES`: sympy, mpmath, numpy, scipy, torch, python-flint), so a verdict computed under
+(:data:`verify.environment.LIBRARIES`: sympy, mpmath, numpy, scipy, torch, python-flint), so a verdict computed under
 one version of mpmath is not served under another. Each verdict records what computed it (``settings["computed"]``:
 the time and those versions), which a cached or resumed verdict keeps. Entries are the verdicts' JSON, written
 atomically, and validated when read: an entry that is not a regular file, is not the verdict of the claim asked for,
@@ -86,8 +86,8 @@ def code_hash() -> str:
 
 @functools.lru_cache(maxsize=1)
 def library_versions() -> dict:
-    """The versions of the libraries that compute a verdict's numbers (:data:`verify.provenance.LIBRARIES`)."""
-    from .provenance import library_versions as versions
+    """The versions of the libraries that compute a verdict's numbers (:data:`verify.environment.LIBRARIES`)."""
+    from .environment import library_versions as versions
     return versions()
 
 
@@ -103,7 +103,7 @@ def code_id(claim_id: str) -> str:
 def computed_stamp() -> dict:
     """What a verdict computed now records of its computation (``settings["computed"]``): when, and with which
     library versions."""
-    from .provenance import now
+    from .environment import now
     return {"at": now(), "libraries": library_versions()}
 
 
@@ -163,7 +163,7 @@ def load(claim_id: str, settings: dict) -> Verdict | None:
     """The cached verdict of ``claim_id`` under ``settings`` and this code, or None. An entry that cannot be used
     (see :func:`checked_entry`; a FIFO or other non-file, a file over the size limit) is removed, so that the verdict
     computed next replaces it."""
-    from .report import parse_json, read_input
+    from .files import parse_json, read_input
     path = _path(claim_id, settings)
     try:
         return checked_entry(parse_json(read_input(path)), claim_id)
@@ -180,7 +180,7 @@ def load(claim_id: str, settings: dict) -> Verdict | None:
 def store(verdict: Verdict, settings: dict) -> None:
     if verdict.status == ERROR:
         return
-    from .report import write_atomic
+    from .files import write_atomic
     try:
         write_atomic(_path(verdict.claim_id, settings), json.dumps(verdict.to_dict(), ensure_ascii=False))
     except OSError:

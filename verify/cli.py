@@ -91,18 +91,7 @@ usage: python -m verify PAPER:CLAIM [options]  |  all  |  list  |  profile ACT  
 python -m verify --help lists every command and option."""
 
 
-def clip_long_words(text: str, limit: int = 120) -> str:
-    """``text`` with every run of more than ``limit`` non-space characters shortened to its first 60 and last 20
-    characters and its length: an error message names a 100 kB argument without repeating it."""
-    def clip(m):
-        word = m.group(0)
-        return f"{word[:60]}…[{len(word)} characters]…{word[-20:]}"
-    return re.sub(r"\S{%d,}" % (limit + 1), clip, str(text))
-
-
-def error_line(message: str) -> str:
-    """One ``error: …`` line for stderr, long words clipped (:func:`clip_long_words`)."""
-    return "error: " + clip_long_words(message) + "\n"
+from .core import clip_long_words, error_line  # noqa: E402  (one line per error: the model's, docs use it too)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -260,6 +249,7 @@ def _list_filter(filters: list[str]):
 
 def _list(paper: str | None, verbose: bool, filters: list[str] = ()) -> int:
     from .coverage import uncovered
+    from .registry import coverage_items
     keep = _list_filter(list(filters))
     listed = {c.id for c in all_claims()}
     shown = 0
@@ -289,7 +279,7 @@ def _list(paper: str | None, verbose: bool, filters: list[str] = ()) -> int:
     for p in paper_keys():
         if paper and p != paper:
             continue
-        for it in uncovered(p):
+        for it in uncovered(coverage_items(p)):
             ident = f"{p}:[{it.item}]"
             if ident not in listed and keep(p, ident):
                 shown += 1
@@ -418,7 +408,7 @@ def _main_guarded(argv) -> int:
             pass
         return 141
     except Exception as exc:  # a crash outside any check (reporting, writing files): exit 4, one line
-        from ._start import interrupt_received
+        from .interrupts import interrupt_received
         if caused_by_interrupt(exc) or interrupt_received():
             sys.stderr.write("\ninterrupted\n")
             return 130

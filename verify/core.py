@@ -7,7 +7,9 @@ The terminal, JSON and LaTeX reports all render the same :class:`Verdict`.
 """
 from __future__ import annotations
 
+import contextvars
 import math
+import re
 import sys
 import time
 from dataclasses import MISSING, asdict, dataclass, field
@@ -29,6 +31,9 @@ STATUSES = (HOLDS, VIOLATED, HYPOTHESES_NOT_MET, INCONCLUSIVE, ERROR)
 BUDGETS = ("quick", "standard", "full")
 #: figure sizes and fonts (verify.figures): the default, or one column of a venue
 FIGURE_STYLES = ("default", "neurips", "icml", "iclr")
+#: the figure style of the claim being run (one of FIGURE_STYLES): set by the runner from Context.figure_style, read
+#: by verify.figures (its STYLE)
+FIGURE_STYLE: contextvars.ContextVar[str] = contextvars.ContextVar("deepinit_figure_style", default="default")
 
 
 def _clean(v: Any) -> Any:
@@ -518,9 +523,9 @@ class Parameter:
     choices: tuple | None = None
 
 
-# whether Ctrl-C is behind an exception (a C extension's import turns it into ImportError): one definition, in the
-# start-up module, which must import nothing heavy
-from ._start import _caused_by_interrupt as caused_by_interrupt  # noqa: E402
+# whether Ctrl-C is behind an exception (a C extension's import turns it into ImportError): one definition, in a module
+# that imports nothing (the start-up module uses it too)
+from .interrupts import caused_by_interrupt  # noqa: E402,F401
 
 
 class HypothesisNotMet(Exception):
@@ -675,3 +680,21 @@ class Claim:
     @property
     def checked(self) -> bool:
         return self.check is not None
+
+
+# --------------------------------------------------------------------------------------------
+# messages
+# --------------------------------------------------------------------------------------------
+
+def clip_long_words(text: str, limit: int = 120) -> str:
+    """``text`` with every run of more than ``limit`` non-space characters shortened to its first 60 and last 20
+    characters and its length: an error message names a 100 kB argument without repeating it."""
+    def clip(m):
+        word = m.group(0)
+        return f"{word[:60]}…[{len(word)} characters]…{word[-20:]}"
+    return re.sub(r"\S{%d,}" % (limit + 1), clip, str(text))
+
+
+def error_line(message: str) -> str:
+    """One ``error: …`` line for stderr, long words clipped (:func:`clip_long_words`)."""
+    return "error: " + clip_long_words(message) + "\n"

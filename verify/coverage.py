@@ -145,19 +145,12 @@ class Item:
         return "; ".join(f"{c}: {a}" for c, a in zip(self.claims, values))
 
 
-def items(paper: str) -> list[Item]:
-    """The coverage rows a paper declares (:attr:`verify.api.Paper.coverage`); none for an unknown paper."""
-    from .registry import papers
-    declared = papers().get(paper)
-    return list(declared.coverage) if declared is not None else []
-
-
-def uncovered(paper: str) -> list[Item]:
-    """The rows no claim checks as printed: unchecked items, and audited rows whose claims check a derived form or only
-    use the item (``status`` ``"derived"`` or ``"uses only"``; their note then ends with the audit, for ``verify
-    list``)."""
+def uncovered(rows) -> list[Item]:
+    """Of a paper's coverage rows (:func:`verify.registry.coverage_items`), those no claim checks as printed:
+    unchecked items, and audited rows whose claims check a derived form or only use the item (``status``
+    ``"derived"`` or ``"uses only"``; their note then ends with the audit, for ``verify list``)."""
     out = []
-    for it in items(paper):
+    for it in rows:
         if it.covered:
             continue
         if it.claims:

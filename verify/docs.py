@@ -15,8 +15,7 @@ import os
 import sys
 
 from .core import VIOLATED, Context
-from .registry import all_claims, paper as declared_paper, paper_keys
-from .coverage import items as coverage_items
+from .registry import all_claims, coverage_items, paper as declared_paper, paper_keys
 from .report import fmt, resolution_text, write_atomic
 from .runner import control_description, run_claim
 
@@ -176,7 +175,7 @@ def render_paper_page(paper: str, verdicts: dict, budget: str, page_dir: str | N
 
 
 def _fail(message: str):
-    from .cli import error_line
+    from .core import error_line
     sys.stderr.write(error_line(message))
     raise SystemExit(2)
 

@@ -76,7 +76,7 @@ def load(path: str) -> dict[str, Expectation]:
     :class:`ExpectationError`."""
     if path == SHIPPED:
         return load_many([SHIPPED])
-    from .report import read_input
+    from .files import read_input
     try:
         doc = tomllib.loads(read_input(path).decode("utf-8"))
     except FileNotFoundError:

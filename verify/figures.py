@@ -37,7 +37,6 @@ The CSV (``panel,series,kind,group,x,y,lo,hi``) follows ``# caption: …`` and o
 """
 from __future__ import annotations
 
-import contextvars
 import csv
 import io
 import json
@@ -48,10 +47,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .report import write_atomic
+from .core import FIGURE_STYLE
+from .files import write_atomic
 
 #: the figure style of the claim being run (verify.core.FIGURE_STYLES), set by the runner from Context.figure_style
-STYLE: contextvars.ContextVar[str] = contextvars.ContextVar("deepinit_figure_style", default="default")
+STYLE = FIGURE_STYLE   # the same ContextVar as verify.core.FIGURE_STYLE (the runner sets it; the model holds it)
 
 #: the figure styles (verify.core.FIGURE_STYLES)
 STYLES = ("default", "neurips", "icml", "iclr")

@@ -15,12 +15,8 @@ from importlib import metadata
 
 from . import __version__
 
-LIBRARIES = ("sympy", "mpmath", "numpy", "scipy", "torch", "python-flint")
+from .environment import LIBRARIES, library_versions, now  # noqa: F401  (what computes the numbers; re-exported)
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def git_commit() -> dict | None:
@@ -36,16 +32,6 @@ def git_commit() -> dict | None:
     if head.returncode != 0:
         return None
     return {"commit": head.stdout.strip(), "dirty": bool(dirty.stdout.strip()) if dirty.returncode == 0 else None}
-
-
-def library_versions() -> dict:
-    out = {}
-    for lib in LIBRARIES:
-        try:
-            out[lib] = metadata.version(lib)
-        except metadata.PackageNotFoundError:
-            out[lib] = None
-    return out
 
 
 def printable_argument(arg: str) -> str:

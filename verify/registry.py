@@ -52,7 +52,9 @@ class PluginLoadError(UsageError):
     """
 
 
-_PAPERS: dict = {}               # key → verify.api.Paper, in load order
+# key → verify.api.Paper, in load order: the papers declared so far (verify.paper keeps the table; its Paper
+# registers itself there on declaration, and its claims with add_claim)
+from .paper import DECLARED as _PAPERS, add_claim, add_paper  # noqa: E402,F401
 _FAILURES: dict[str, str] = {}   # key → one line: why the plugin could not be loaded
 _SOURCES: dict[str, dict] = {}   # key → {"distribution", "version", "module", "builtin"}
 _LOADED = False
@@ -61,45 +63,6 @@ _AMBIGUOUS: dict[str, str] = {}  # key → why: served by two distributions (fou
 #: seconds a paper's module may take to import (``DEEPINIT_PLUGIN_TIMEOUT``); a plugin that hangs at import is a
 #: load failure, not a hung command
 PLUGIN_IMPORT_SECONDS = 120.0
-
-
-def add_paper(paper) -> None:
-    """Called by :class:`verify.api.Paper` on declaration (the one registration path).
-
-    A second paper with the key of a registered one is refused (``ValueError``).
-
-    Examples
-    --------
-    >>> from verify import api, registry
-    >>> registry.load_papers()
-    >>> twin = api.Paper(key="isometry", title="A paper", citation="A. Author (2024)", register=False)
-    >>> try:
-    ...     registry.add_paper(twin)
-    ... except ValueError as e:
-    ...     print(str(e)[:33])
-    paper 'isometry' declared twice (
-    """
-    if paper.key in _PAPERS and _PAPERS[paper.key] is not paper:
-        raise ValueError(f"paper {paper.key!r} declared twice (modules {_PAPERS[paper.key].module} and "
-                         f"{paper.module})")
-    _PAPERS[paper.key] = paper
-
-
-def add_claim(claim: Claim) -> None:
-    """Called by :meth:`verify.api.Paper.add` before it keeps the claim: the claim's paper must be registered. The
-    claim tables (:func:`all_claims`, :func:`resolve`) are built from the registered papers' ``claims`` alone.
-
-    Examples
-    --------
-    >>> from verify import api, registry
-    >>> try:                                          # the paper of a claim must be registered first
-    ...     registry.add_claim(api.Claim("unregistered2024", "sum", "1 + 1 = 2", "1 + 1 = 2"))
-    ... except ValueError as e:
-    ...     print(e)
-    claim unregistered2024:sum: paper 'unregistered2024' is not declared
-    """
-    if claim.paper not in _PAPERS:
-        raise ValueError(f"claim {claim.id}: paper {claim.paper!r} is not declared")
 
 
 def _tables() -> tuple[dict[str, Claim], dict[str, str]]:
@@ -169,7 +132,7 @@ def load_papers() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from .api import APIVersionError, Paper
+    from .paper import APIVersionError, Paper
     for ep in _entry_points():
         dist = getattr(ep, "dist", None)
         source = {"distribution": _distribution(ep), "version": dist.version if dist is not None else None,
@@ -236,7 +199,7 @@ def _import_time_limit(key: str):
     (:func:`theory.formula.time_limit`: only in a process's main thread). While torch is being imported the timeout
     waits for that import to finish: interrupting torch's initialisation aborts the process."""
     from theory.formula import time_limit
-    from ._start import _importing_fragile
+    from .interrupts import importing_fragile as _importing_fragile
     seconds = _import_seconds()
     return time_limit(seconds, f"importing paper {key!r}", defer=_importing_fragile, error=lambda: PluginImportTimeout(
         f"importing the paper's module took longer than {seconds:g} s (a hang at import? DEEPINIT_PLUGIN_TIMEOUT "
@@ -452,3 +415,26 @@ def resolve(spec: str) -> Claim:
         msg += "; near matches: " + ", ".join(near)
     msg += ". `python -m verify list` shows every claim."
     raise UsageError(msg)
+
+
+def coverage_items(paper: str) -> list:
+    """The coverage rows a paper declares (:attr:`verify.api.Paper.coverage`).
+
+    Parameters
+    ----------
+    paper : str
+        A paper key.
+
+    Returns
+    -------
+    list of verify.coverage.Item
+        The paper's rows in its order; empty for an unknown paper.
+
+    Examples
+    --------
+    >>> from verify.registry import coverage_items
+    >>> coverage_items("isometry")[0].item, coverage_items("no-such-paper")
+    ('eq (1)', [])
+    """
+    declared = papers().get(paper)
+    return list(declared.coverage) if declared is not None else []

@@ -40,7 +40,7 @@ def run_claim(claim: Claim, ctx: Context, with_control: bool = True, debug: bool
     if not claim.checked:
         return _run_claim(claim, ctx, with_control, debug, sensitivity)
     from numerics.threads import intra_op_threads
-    from .figures import STYLE
+    from .core import FIGURE_STYLE as STYLE
     token = STYLE.set(ctx.figure_style)
     try:
         with intra_op_threads(0, blas=True):
