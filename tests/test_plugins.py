@@ -108,10 +108,10 @@ def test_the_builtin_papers_come_from_the_entry_points_through_the_public_api():
         paper = registry.paper(key)
         assert isinstance(paper, api.Paper) and paper.key == key and paper.coverage
         assert {c.name for c in registry.all_claims() if c.paper == key} == set(paper.claims)
-    # nothing outside verify.api calls the registry's add functions
+    # nothing but Paper (verify/paper.py, re-exported by verify.api) calls the add functions it defines
     for dirpath, _, files in os.walk(os.path.join(ROOT, "verify")):
         for fn in files:
-            if fn.endswith(".py") and fn not in ("api.py", "registry.py"):
+            if fn.endswith(".py") and not (dirpath.endswith("verify") and fn in ("paper.py", "registry.py")):
                 text = open(os.path.join(dirpath, fn), encoding="utf-8").read()
                 assert "add_claim(" not in text and "add_paper(" not in text, fn
     # the built-in papers take the calibration rows from verify.api, as a plugin does
