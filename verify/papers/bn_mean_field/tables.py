@@ -111,7 +111,7 @@ def _constants_rows(ctx: Context, perturb: float = 0.0) -> tuple[list[Evidence],
         zero_g = all(r[3] is None or abs(r[3]) <= max(1e-12, r[8 + 3] or 0.0) for r in body)  # r[8 + i]: i's error
         cap = (f"Constants of the BN mean-field theory [cite] at batch size B = {B}: the BSB1 fixed point q*, c*, "
                "the Jacobian eigenvalues λ_𝕃, λ_𝕄 (Theorem 6), the gradient explosion rate λ_max (Theorem 7) and "
-               "the trainable depth 16ξ = 16/log λ_max")
+               "the trainable depth 16ξ = 16/log(λ_max)")
         notes = ["λ_𝔾 = 0 for every φ (batch norm is scale invariant): not shown."] if zero_g else []
         notes += list(marks.values())
         if undefined:
