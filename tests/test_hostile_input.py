@@ -651,7 +651,8 @@ def test_errors_name_a_huge_argument_without_repeating_it(argv, capsys):
 def test_reports_keep_symlinks_and_permissions_and_long_names(tmp_path):
     """write_atomic replaces a symlink's target (not the link), keeps an existing file's mode, and writes a 250-byte
     file name (its temporary file no longer borrows the name)."""
-    from verify.report import check_output_path, write_atomic
+    from verify.files import write_atomic
+    from verify.report import check_output_path
     target = tmp_path / "real.json"
     target.write_text("{}")
     os.chmod(target, 0o600)

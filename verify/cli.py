@@ -25,12 +25,14 @@ from . import expectations as expect
 from . import params as P
 from . import provenance
 from . import quantities as Q
-from .core import BUDGETS, FIGURE_STYLES, Context, Progress, Verdict, _clean, caused_by_interrupt
+from .core import (BUDGETS, FIGURE_STYLES, Context, Progress, Verdict, _clean, caused_by_interrupt, clip_long_words,
+                   error_line)
 from .junit import render_junit
+from .files import write_atomic
 from .latex import MAX_DIGITS, PLAIN_DIGITS
 from .registry import UsageError, all_claims, default_note, failures, load_papers, paper_keys, resolve
 from .report import (OutputPathError, check_output_dir, check_output_path, lock_output, release_outputs, render_json,
-                     render_latex, render_text, resolution_text, write_atomic)
+                     render_latex, render_text, resolution_text)
 from .runner import exit_status, run_claim
 
 
@@ -89,9 +91,6 @@ usage: python -m verify PAPER:CLAIM [options]  |  all  |  list  |  profile ACT  
   python -m verify profile relu                          every theory quantity of an activation
 
 python -m verify --help lists every command and option."""
-
-
-from .core import clip_long_words, error_line  # noqa: E402  (one line per error: the model's, docs use it too)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -700,7 +699,7 @@ def _write_csv(verdicts: list[Verdict], directory: str) -> None:
 
 
 def _read_report(path: str) -> list[Verdict]:
-    from .report import parse_json, read_input
+    from .files import parse_json, read_input
     try:
         doc = parse_json(read_input(path))
         if not isinstance(doc, dict) or not isinstance(doc.get("verdicts"), list):

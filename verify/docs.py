@@ -16,7 +16,8 @@ import sys
 
 from .core import VIOLATED, Context
 from .registry import all_claims, coverage_items, paper as declared_paper, paper_keys
-from .report import fmt, resolution_text, write_atomic
+from .files import write_atomic
+from .report import fmt, resolution_text
 from .runner import control_description, run_claim
 
 

@@ -253,10 +253,6 @@ def release_outputs() -> None:
             pass
 
 
-# the files a run reads and writes (verify.files; re-exported here, where the command line and the tests import them)
-from .files import MAX_INPUT_BYTES, _umask, parse_json, read_input, write_atomic  # noqa: E402,F401
-
-
 # --------------------------------------------------------------------------------------------
 # LaTeX
 # --------------------------------------------------------------------------------------------
