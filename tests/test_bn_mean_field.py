@@ -391,11 +391,38 @@ def test_the_restated_eq26_normaliser_has_the_wrong_sign_of_its_exponent():
 
 def test_a_quadrature_whose_two_rules_agree_to_the_last_bit_is_not_reported_exact():
     """ReLU's λ_max at B = 128: the two rule sizes agree exactly, yet the value is a float64 sum, not an exact
-    number — its error is 4 ulps, so tables quote it like its neighbours instead of as an exact value."""
-    from theory.bn_meanfield import gradient_explosion_rate
+    number — its error is the rules' shared rounding (measured on known integrals), not 0, so tables quote it like
+    its neighbours instead of as an exact value."""
+    from theory.bn_meanfield import gradient_explosion_rate, _rule_rounding
     lam = gradient_explosion_rate("relu", 128)
     assert lam.value == pytest.approx(1.4796812723225012, rel=1e-13)
-    assert lam.error == pytest.approx(4 * np.finfo(float).eps)
+    assert 2 * _rule_rounding(128) * lam.value <= lam.error < 1e-12
+
+
+@pytest.mark.parametrize("B", [4, 6, 12, 33, 128, 1024])
+def test_stated_errors_bound_the_distance_to_exact_values(B):
+    """Every component's stated error (``estimates()``) bounds its distance to a 40-digit value of an independent
+    route: ReLU's q* = 1/2 and c* = J(−1/(B − 1)) (the arc-cosine kernel, J(1) = 1), its λ_max by eq (25) with that
+    J, and the identity's λ_𝕃 = λ_𝕄 = (B − 1)/(B + 1) (4th moments of the sphere). The two quadrature sizes share
+    the rounding of their nodes and weights (up to 2e-13 relative at B = 33), which their difference alone missed
+    by up to 9× for q* (B = 50–512) and 1.4× for λ_max (B = 6)."""
+    import mpmath as mp
+    from theory import bn_jacobian_eigenvalues, bsb1_fixed_point, gradient_explosion_rate
+    with mp.workdps(40):
+        J = lambda r: (mp.sqrt(1 - r * r) + (mp.pi - mp.acos(r)) * r) / mp.pi  # noqa: E731
+        rho = mp.mpf(-1) / (B - 1)
+        dJ = (mp.pi - mp.acos(rho)) / mp.pi
+        exact = {"q": mp.mpf(1) / 2, "c": J(rho),
+                 "lam": (dJ + (B - 1)) / ((B - 3) * (1 - J(rho))) - mp.mpf(1) / (B - 3),
+                 "identity": mp.mpf(B - 1) / (B + 1)}
+        fp = bsb1_fixed_point("relu", B).estimates()
+        ev = bn_jacobian_eigenvalues("x", B).estimates()
+        lam = gradient_explosion_rate("relu", B)
+        pairs = [(fp["q"], exact["q"]), (fp["c"], exact["c"]), (lam, exact["lam"]),
+                 (ev["L"], exact["identity"]), (ev["M"], exact["identity"])]
+        for est, ref in pairs:
+            assert 0 < est.error < 1e-11
+            assert abs(mp.mpf(est.value) - ref) <= est.error, (est, ref)
 
 
 def test_growth_rate_standard_error_against_the_spread_of_replicates():

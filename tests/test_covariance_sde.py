@@ -319,3 +319,16 @@ def test_identical_inputs_stay_identical_and_a_wrong_singular_root_is_caught(mon
     assert not bad.passed and "exploded: 200 " in bad.note
     v = run_claim(resolve("covariance-sde:theorem3-2"), Context(budget="quick", seed=0), with_control=False)
     assert v.status != HOLDS
+
+
+def test_the_explosion_criterion_gives_exact_estimates_with_their_sympy_forms():
+    """gelu: (3/4)φ″(0)² + φ‴(0) = 6/π (φ″(0) = 2√2/√π, φ‴(0) = 0 after recentring); tanh: −2 exactly (0, −2).
+    Irrational values carry half an ulp, exact binary ones 0."""
+    import math
+    from theory import explosion_criterion
+    g = explosion_criterion("gelu").estimates()
+    assert g["criterion"].value == pytest.approx(6 / math.pi, rel=1e-15) and g["criterion"].text == "6/pi"
+    assert abs(g["criterion"].value - 6 / math.pi) <= g["criterion"].error == 0.5 * math.ulp(6 / math.pi)
+    assert g["phi2"].value == pytest.approx(2 * math.sqrt(2 / math.pi), rel=1e-15) and g["phi3"].error == 0.0
+    t = explosion_criterion("tanh").estimates()
+    assert [(t[k].value, t[k].error) for k in ("criterion", "phi2", "phi3")] == [(-2.0, 0.0), (0.0, 0.0), (-2.0, 0.0)]

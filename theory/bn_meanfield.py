@@ -139,17 +139,38 @@ def _finite_dot(w, v, what: str) -> float:
     return out
 
 
-def _converged(compute, what: str, rtol: float = 1e-11):
+@functools.lru_cache(maxsize=256)
+def _rule_rounding(B: int) -> float:
+    """The sphere rules' own relative error on integrals known exactly, the larger of the two rule sizes: in 1-D
+    E x₁² = 1 and E x₁²·1{x₁ > 0} = 1/2, in 2-D E x₁² = 1, E max(x₁, 0)² = 1/2 and E x₁x₂ = −1/(B − 1) (‖x‖² = B on
+    1^⊥). Both rule sizes share the rounding of their nodes and weights (≈ 1e-14, up to 2e-13 for some B), which
+    their difference cannot see; this measures it on answers known exactly."""
+    worst = 0.0
+    for nodes in (_NODES, _NODES // 2 + 17):
+        x, w = _rule_1d(B, nodes)
+        x1, x2, w2 = _rule_2d(B, nodes)
+        worst = max(worst, abs(float(w @ (x * x)) - 1.0), 2 * abs(float(w @ (x * x * (x > 0))) - 0.5),
+                    abs(float(w2 @ (x1 * x1)) - 1.0), 2 * abs(float(w2 @ np.maximum(x1, 0.0) ** 2) - 0.5),
+                    abs(float(w2 @ (x1 * x2)) * (B - 1) + 1.0))
+    return worst
+
+
+def _converged(compute, what: str, rtol: float = 1e-11, batch_size: int | None = None):
     """Run ``compute(nodes)`` at two rule sizes; raise QuadratureError if they disagree beyond ``rtol``.
 
     The error is their largest relative difference, never below 4 float64 ulps: two rules that happen to agree to
-    the last bit still carry the rounding of their sums, and an error of 0 would claim an exact value."""
+    the last bit still carry the rounding of their sums, and an error of 0 would claim an exact value. With
+    ``batch_size`` B (the sums use the sphere rules of that B), never below twice the rules' own relative error on
+    integrals known exactly (:func:`_rule_rounding`): the rounding of the nodes and weights that the two rule sizes
+    share, which their difference does not show."""
     a = compute(_NODES)
     b = compute(_NODES // 2 + 17)
     va, vb = np.atleast_1d(np.asarray(a, dtype=float)), np.atleast_1d(np.asarray(b, dtype=float))
     scale = np.maximum(np.abs(va), 1e-300)
     err = max(float(np.max(np.abs(va - vb) / np.maximum(scale, np.max(np.abs(va)) * 1e-3))),
               4 * float(np.finfo(float).eps))
+    if batch_size is not None:
+        err = max(err, 2 * _rule_rounding(batch_size))
     if not err < rtol * 1e3:
         raise QuadratureError(f"{what}: quadrature did not converge (two rule sizes differ by {err:.2e} relative); "
                               "the activation is too rough or grows too fast for this batch size")
@@ -207,6 +228,16 @@ class BSB1FixedPoint:
 
     def __iter__(self):
         return iter((self.q, self.c))
+
+    def estimates(self) -> dict:
+        """q* and c* as :class:`~theory.results.Estimate` s (value, absolute error, method).
+
+        ``error · q`` bounds the errors of q* and q*c* (attribute ``error``), so c* = q*c*/q* is within
+        ``error · (1 + |c*|)``; each error also holds the rounding of the float (half a unit in the last place).
+        """
+        q, c, e = float(self.q), float(self.c), float(self.error)
+        return {"q": Estimate(q, e * abs(q) + 0.5 * math.ulp(q), self.method),
+                "c": Estimate(c, e * (1 + abs(c)) + 0.5 * math.ulp(c), self.method)}
 
     @property
     def s(self) -> float:
@@ -276,7 +307,7 @@ def _fixed_point_cached(act: Activation, B: int) -> BSB1FixedPoint:
         q = _finite_dot(w, f(x) ** 2, "q* integral")
         qc = _finite_dot(w2, f(x1) * f(x2), "q*c* integral")
         return np.array([q, qc])
-    (q, qc), err = _converged(compute, f"BSB1 fixed point of {act.name} at B = {B}")
+    (q, qc), err = _converged(compute, f"BSB1 fixed point of {act.name} at B = {B}", batch_size=B)
     if q <= 0:
         raise UndefinedQuantityError(f"{act.name}: φ vanishes on the sphere, q* = 0; no BSB1 fixed point")
     return BSB1FixedPoint(act.name, B, float(q), float(qc / q), err,
@@ -548,6 +579,12 @@ class JacobianEigenvalues:
     def items(self):
         return [(k, self[k]) for k in self.keys()]
 
+    def estimates(self) -> dict:
+        """λ_𝔾, λ_𝕃, λ_𝕄 as :class:`~theory.results.Estimate` s (value, absolute error, method): each within
+        ``error · max(|λ_𝕃|, |λ_𝕄|)`` plus half a unit in the last place of its float."""
+        scale = float(self.error) * max(abs(float(self.L)), abs(float(self.M)))
+        return {k: Estimate(float(v), scale + 0.5 * math.ulp(float(v)), self.method) for k, v in self.items()}
+
     @property
     def bsb1_stable(self) -> bool:
         """The BSB1 fixed point attracts nearby covariances iff |λ_𝕃|, |λ_𝕄| < 1."""
@@ -567,6 +604,12 @@ def _forward_integrands(phi, B: int, nodes: int):
     return np.array([a, b, mm])
 
 
+def _s_error(fp: BSB1FixedPoint) -> float:
+    """The relative error of s = q*(1 − c*) = q* − q*c*, which divides the Jacobian's and λ_max's integrals:
+    q* and q*c* are each within ``fp.error · q*``, so s is within 2·fp.error·q*/s = 2·fp.error/(1 − c*)."""
+    return 2 * fp.error / (1 - fp.c) if fp.c < 1 else math.inf
+
+
 @functools.lru_cache(maxsize=2048)
 def _jacobian_cached(act: Activation, B: int) -> JacobianEigenvalues:
     fp = _fixed_point_cached(act, B)
@@ -574,11 +617,12 @@ def _jacobian_cached(act: Activation, B: int) -> JacobianEigenvalues:
     if not s > 1e-14 * fp.q:
         raise UndefinedQuantityError(f"{act.name}: q*(1 − c*) = {s:.3g}: the fixed point is degenerate "
                                      "(φ̃ constant on the sphere); the Jacobian at Σ* is undefined")
-    (a, b, m), err = _converged(lambda n: _forward_integrands(act.numpy, B, n), f"Jacobian of {act.name} at B = {B}")
+    (a, b, m), err = _converged(lambda n: _forward_integrands(act.numpy, B, n), f"Jacobian of {act.name} at B = {B}",
+                                batch_size=B)
     k = B - 1
     lam_L = k / (2 * s) * (a - 2 * b)
     lam_M = k / s * m
-    return JacobianEigenvalues(0.0, float(lam_L), float(lam_M), B, err,
+    return JacobianEigenvalues(0.0, float(lam_L), float(lam_M), B, err + _s_error(fp),
                                method="the forward map's integrands at Σ*, quadrature at two rule sizes")
 
 
@@ -654,8 +698,8 @@ def _rate_cached(act: Activation, B: int) -> tuple[float, float]:
         one = _finite_dot(w, (B - 1 - x * x) * d * d, "λ_max integral")
         two = _finite_dot(w2, (1 + x1 * x2) * d1 * d2, "λ_max integral")
         return (one + two) / (fp.s * (B - 3))
-    lam, err = _converged(compute, f"λ_max of {act.name} at B = {B}")
-    return float(lam), err
+    lam, err = _converged(compute, f"λ_max of {act.name} at B = {B}", batch_size=B)
+    return float(lam), err + _s_error(fp)
 
 
 def gradient_explosion_rate(act, batch_size: int, *, eps: float = 0.0, gamma: float = 1.0,

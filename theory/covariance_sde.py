@@ -28,6 +28,7 @@ import sympy as sp
 from .activations import activation
 from .activations import x as X
 from .errors import DeepinitError
+from .results import Estimate
 
 rho, t, psi = sp.symbols("rho t psi", real=True)
 c_plus, c_minus = sp.symbols("c_+ c_-", real=True)
@@ -307,6 +308,17 @@ class ExplosionCriterion:
 
     def __float__(self):
         return float(self.value)
+
+    def estimates(self) -> dict:
+        """The criterion, φ″(0) and φ‴(0) as :class:`~theory.results.Estimate` s (value, error, method): the
+        exact sympy numbers rounded to floats (error half a unit in the last place), each with its exact form in
+        ``text``."""
+        out = {}
+        for key, expr in (("criterion", self.value), ("phi2", self.phi2), ("phi3", self.phi3)):
+            v = float(expr)
+            exact = bool(sp.Rational(v) == sp.nsimplify(expr)) if expr.is_Rational else False
+            out[key] = Estimate(v, 0.0 if exact else 0.5 * math.ulp(v), self.method, text=str(expr))
+        return out
 
 
 def explosion_criterion(act, x0=0) -> ExplosionCriterion:
