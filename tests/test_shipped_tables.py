@@ -29,7 +29,7 @@ def shipped(tmp_path_factory):
                  "--latex", str(d / "claims.tex")]) == 0
     assert main(["render", str(report), "--latex", str(d / "rendered.tex"), "--latex-label", "rep",
                  "--latex-cite", "isometry=mykey2023"]) == 0
-    assert main(["render", str(report), "--latex", str(d / "prose.tex"), "--latex-prose"]) == 0
+    assert main(["render", str(report), "--latex", str(d / "prose.tex"), "--latex-prose", "--latex-label", "ev"]) == 0
     assert main(["profile", *theory.registered_names(), "--latex", str(d / "profile_all.tex")]) == 0
     assert main(["profile", "relu", "tanh", "--latex", str(d / "profile_two.tex")]) == 0
     texts = {name: (d / f"{name}.tex").read_text()
@@ -39,13 +39,28 @@ def shipped(tmp_path_factory):
 
 @needs_tex
 def test_every_shipped_table_compiles_in_a_papers_text_width_without_a_label_twice(shipped):
-    """The claims' tables, the same rendered from the report under another label prefix, and two ``profile``
-    fragments, in one 5.5 in document. (The ``--latex-prose`` evidence tables are a report's, laid out for the
-    landscape page of ``--latex-standalone``: not pasted into a paper, not held to its width.)"""
-    tables = {k: v for k, v in shipped["tex"].items() if k != "prose"}
+    """The claims' tables, the same rendered from the report under another label prefix, the report with
+    ``--latex-prose`` (statements, verdicts, evidence tables, errata) under a third, and two ``profile`` fragments,
+    in one 5.5 in document: nothing overfull, no float taller than a page."""
+    tables = shipped["tex"]
     assert label_problems(tables) == []
     rc, log = compile_in_paper(tables, shipped["dir"])
     assert log_problems(rc, log) == []
+
+
+def test_an_evidence_table_sets_each_quantity_above_its_values_across_the_text_width(shipped):
+    """An evidence row's long name is a line of its own across the table (never a column squeezed to a few
+    letters), its values below it in the same float; the decision is one "test" cell (statistic or deviation
+    against its bound)."""
+    tex = shipped["tex"]["prose"]
+    assert r"\begin{tabular*}{\linewidth}" in tex and r"\begin{tabularx}" not in tex
+    for block in tex.split(r"\begin{table}")[1:]:
+        if "Evidence for" not in block:
+            continue
+        body = block.split(r"\midrule", 1)[1].split(r"\bottomrule")[0].strip().splitlines()
+        body = [line for line in body if not line.startswith(r"\addlinespace")]
+        assert len(body) % 2 == 0 and all(line.startswith(r"\multicolumn") for line in body[::2]), block[:300]
+    assert "≤" not in tex and r"\le " in tex  # the test cells in math: "|z| = 1.32 \le 3.29"
 
 
 @pytest.mark.parametrize("name", ["claims", "rendered", "profile_all", "profile_two"])
@@ -70,7 +85,7 @@ def test_captions_cite_the_papers_and_say_nothing_of_the_tool(shipped):
     rendered = shipped["tex"]["rendered"]
     assert r"\cite{mykey2023}" in rendered and r"\cite{joudaki2023impact}" not in rendered   # --latex-cite
     assert r"\label{rep:isometry:table2:1}" in rendered and r"\label{tab:" not in rendered   # --latex-label
-    assert r"\label{tab:isometry:table2:evidence}" in shipped["tex"]["prose"]
+    assert r"\label{ev:isometry:table2:evidence}" in shipped["tex"]["prose"]
     two = shipped["tex"]["profile_two"]
     assert r"\label{tab:profile:relu-tanh:1}" in two and r"\cite{li2022neural}" in two
 

@@ -1108,7 +1108,8 @@ def table_options(t) -> dict:
     """The options of a ``tables`` entry ``(caption, header, rows[, options])``: a dict with ``math`` (columns of
     LaTeX math source: the paper's printed closed forms), ``error`` ({value column: its error column}, merged into
     ``value(error)``; the error column is not printed), ``group`` (a column shown once per run of equal
-    cells), ``wrap`` ({column: width} for long text; ``"X"``: the width the other columns leave, tabularx),
+    cells), ``wrap`` ({column: width} for long text; ``"X"``: the width the other columns leave, tabularx), ``lead``
+    (a text column set on its own line across the table above each row's other cells: a quantity's long name),
     ``notes`` (sentences set inside the float below the table: what a mark † or a --- means) and ``comment``
     (what the tool computed — budget, settings — as LaTeX comment lines before the table, for the author, not in
     the caption); a list is the ``math`` columns (the older form)."""
@@ -1177,6 +1178,11 @@ TABLE_SIZES = (("\\small", 9.0, 6.0, MAX_DIGITS), ("\\small", 9.0, 4.0, 6), ("\\
 #: the estimate :func:`_width_pt` times this must fit (its error: pdflatex measured bn-mean-field:constants at all
 #: seven batch sizes and ``profile`` of every registered activation within ±3 % of the estimate)
 WIDTH_MARGIN = 1.04
+#: characters per line of a lead line (a row's text across a 5.5 in table at \footnotesize)
+LEAD_CHARS_PER_LINE = 95
+#: the narrowest a wrapped (tabularx ``X``) text column may become at 10 pt: about 24 letters a line, so that a
+#: quantity's name wraps into a few lines and no word of it overflows
+WRAP_MIN_PT = 115.0
 #: a font size's glyph widths relative to 10 pt: smaller design sizes are relatively wider (a digit of cmr9, cmr8,
 #: cmr7 is 4.62, 4.25, 3.99 pt against 5 pt at 10 pt), not the size ratio
 _SIZE_SCALE = {10.0: 1.0, 9.0: 0.924, 8.0: 0.85, 7.0: 0.797}
@@ -1224,8 +1230,9 @@ def _width_pt(header: list[str], cells: list[list[str]], spec: list[str], size_p
     """The estimated width of a tabular: each column its widest cell (header included), plus two gaps each."""
     total = 0.0
     for j, kind in enumerate(spec):
-        if "X" in kind:
-            return 0.0  # a tabularx fills the line by construction
+        if "X" in kind:  # a tabularx's wrapped column takes what the others leave: at least WRAP_MIN_PT
+            total += WRAP_MIN_PT * _SIZE_SCALE[size_pt] + 2 * gap_pt
+            continue
         if kind.startswith(">{") and "p{" in kind:
             total += float(re.search(r"p\{([\d.]+)", kind).group(1) or 0) * 72.27 if "in" in kind else 100.0
             total += 2 * gap_pt
@@ -1261,9 +1268,11 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
     group = opts.get("group")
     notes = [str(t) for t in opts.get("notes") or ()]
     comment = opts.get("comment")
+    lead = opts.get("lead")
+    lead = int(lead) if lead is not None else None
     ncol = len(header)
     rows = [list(r) + [""] * (ncol - len(r)) for r in rows]
-    cols = [i for i in range(ncol) if i not in set(errors.values())]
+    cols = [i for i in range(ncol) if i not in set(errors.values()) and i != lead]
     for size, size_pt, gap_pt, max_digits in TABLE_SIZES:  # the largest size whose estimated width fits the text
         cells, spec, omitted, shifts = _table_columns(rows, cols, opts, digits, strict, heterogeneous, max_digits)
         heads = [cell_latex(_with_unit(header[i], shifts.get(j)), strict) for j, i in enumerate(cols)]
@@ -1280,7 +1289,14 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
             elif k:
                 body.append(r"\addlinespace")
                 rows_by_line.append(None)
-        body.append(" & ".join(r) + r" \\")
+        if lead is not None:  # the row's text on its own line across the table, its values below it
+            if k:
+                body.append(r"\addlinespace[2pt]")
+                rows_by_line.append(None)
+            body.append(r"\multicolumn{" + str(len(cols)) + r"}{@{}p{\linewidth}@{}}{\raggedright{}"
+                        + cell_latex(rows[k][lead], strict) + r"} \\" + "\n" + " & ".join(r) + r" \\")
+        else:
+            body.append(" & ".join(r) + r" \\")
         rows_by_line.append(rows[k])
     cap = _cite(to_latex(_caption(caption), strict), cite)
     note = " " + OMITTED_NOTE if omitted else ""
@@ -1293,6 +1309,10 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
         max_rows = min(max_rows, 26)
     weight = [1 + max((len(re.sub(r"\\[a-zA-Z]+|[${}]", "", str(rows_by_line[k][i]))) // 35
                        for i in wrap), default=0) if rows_by_line[k] is not None else 0 for k in range(len(body))]
+    if lead is not None:  # a row and its lead line, never parted: the text at about LEAD_CHARS_PER_LINE a line
+        weight = [w if not body[k].startswith(r"\multicolumn") else
+                  2 + len(re.sub(r"\\[a-zA-Z]+|[${}]", "", str(rows_by_line[k][lead]))) // LEAD_CHARS_PER_LINE
+                  for k, w in enumerate(weight)]
     # a float must fit a page: its rows, its caption's lines and (on the last part) its notes' lines, at most
     # PAGE_LINES; a caption longer than a few lines leaves fewer rows to each part
     cap_lines = math.ceil(len(re.sub(r"\\[a-zA-Z]+|[${}]", "", cap)) / CAPTION_CHARS_PER_LINE)
@@ -1335,6 +1355,9 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
             lines += [r"\addtocounter{table}{-1}", r"\caption{" + cap.rstrip(".") + more + note + "}"]
         if "X" in wrap.values():  # a long text column takes the width the others leave (tabularx)
             begin, end = r"\begin{tabularx}{\linewidth}{" + "".join(spec) + "}", r"\end{tabularx}"
+        elif lead is not None:  # lead lines span the text width: the columns below share it evenly
+            begin = r"\begin{tabular*}{\linewidth}{@{\extracolsep{\fill}}" + "".join(spec) + "@{}}"
+            end = r"\end{tabular*}"
         else:
             begin, end = r"\begin{tabular}{" + "".join(spec) + "}", r"\end{tabular}"
         last = n == len(chunks) - 1
@@ -1393,10 +1416,11 @@ def _evidence_value(v):
 
 
 def evidence_table(v: Verdict, label: str, digits: int | None = None, strict: bool = False) -> str:
-    """The evidence of a verdict (``--latex-prose``): one row per compared quantity, each column one meaning —
-    predicted, measured, CI, bound, observed, test statistic, n, pass — and no column left empty. Its rows are
-    different quantities: each number keeps its own digits (one notation per column all the same)."""
-    header = ["quantity", "predicted", "measured", "CI", "bound", "observed", "test", "n", "pass"]
+    """The evidence of a verdict (``--latex-prose``): each compared quantity on its own line across the table, its
+    values below it in columns of one meaning each — predicted, measured, CI, the test that decided it (a statistic
+    against its bound, or the observed deviation against its bound), n, pass — and no column left empty. Its rows
+    are different quantities: each number keeps its own digits (one notation per column all the same)."""
+    header = ["quantity", "predicted", "measured", "CI", "test", "n", "pass"]
     rows = []
     for e in v.evidence:
         stat = getattr(e, "statistic", "") or ""
@@ -1404,25 +1428,32 @@ def evidence_table(v: Verdict, label: str, digits: int | None = None, strict: bo
         if e.ci:
             lo, hi = e.ci
             ci = f"[{_short(lo)}, {_short(hi)}]" + (f" ({100 * e.confidence:g}%)" if e.confidence else "")
-        test, bound, observed = "", e.bound, e.observed
-        if stat and _is_number(e.observed) and _is_number(e.bound):
-            rel = "≤" if float(e.observed) <= float(e.bound) else ">"
-            test, bound, observed = f"{stat} = {_short(e.observed)} {rel} {_short(e.bound)}", None, None
-        elif stat and _is_number(e.observed) and isinstance(e.bound, (tuple, list)) and len(e.bound) == 2 \
-                and all(_is_number(b) for b in e.bound):  # a two-sided test: the statistic must lie in (lo, hi)
-            rel = "∈" if float(e.bound[0]) <= float(e.observed) <= float(e.bound[1]) else "∉"
-            test, bound, observed = (f"{stat} = {_short(e.observed)} {rel} [{_short(e.bound[0])}, "
-                                     f"{_short(e.bound[1])}]", None, None)
-        rows.append([e.name, _evidence_value(e.theory), _evidence_value(e.numeric), ci,
-                     bound if _is_number(bound) else None,
-                     observed if _is_number(observed) else None, test,
+        rows.append([e.name, _evidence_value(e.theory), _evidence_value(e.numeric), ci, _test_text(e, stat),
                      e.samples if _is_number(e.samples) else None, {True: "ok", False: "FAIL", None: "info"}[e.passed]])
     keep = [i for i in range(len(header)) if i == 0 or any(r[i] not in (None, "") for r in rows)]
     header = [header[i] for i in keep]
     rows = [[r[i] for i in keep] for r in rows]
-    wide = max((len(str(r[0])) for r in rows), default=0) > 50
-    opts = {"wrap": {0: "X"}} if wide else {}
-    return latex_table(f"Evidence for {v.claim_id}", header, rows, label, opts, digits, strict, heterogeneous=True)
+    return latex_table(f"Evidence for {v.claim_id}: each quantity compared, above its values", header, rows, label,
+                       {"lead": 0}, digits, strict, heterogeneous=True)
+
+
+def _test_text(e, stat: str) -> str:
+    """What decided an evidence row: ``stat = x ≤ b`` (or ``∈ [lo, hi]``) for a test statistic, ``x ≤ b`` for an
+    observed deviation against its bound, ``≤ b`` or ``x`` when only one is known; empty when neither is."""
+    bound, observed = e.bound, e.observed
+    two_sided = isinstance(bound, (tuple, list)) and len(bound) == 2 and all(_is_number(b) for b in bound)
+    name = f"{stat} = " if stat else ""
+    if _is_number(observed) and _is_number(bound):
+        rel = "≤" if float(observed) <= float(bound) else ">"
+        return f"{name}{_short(observed)} {rel} {_short(bound)}"
+    if _is_number(observed) and two_sided:
+        rel = "∈" if float(bound[0]) <= float(observed) <= float(bound[1]) else "∉"
+        return f"{name}{_short(observed)} {rel} [{_short(bound[0])}, {_short(bound[1])}]"
+    if _is_number(bound):
+        return f"bound {_short(bound)}"
+    if _is_number(observed):
+        return f"{name}{_short(observed)}"
+    return ""
 
 
 def render(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool = False, digits: int | None = None,
@@ -1441,11 +1472,11 @@ def render(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool =
     for v in verdicts:
         c = claims.get(v.claim_id)
         paper, name = v.claim_id.split(":", 1)
-        if prose:
+        if prose:  # the prose \sloppy: a long formula goes to the next line instead of past the margin
             body.append(r"\paragraph{" + to_latex(f"{v.claim_id}: {_STATUS[v.status]}.", strict) + "}")
             if c is not None:
-                body.append(to_latex(c.title, strict) + r"\par")
-            body.append(to_latex(v.summary, strict) + r"\par")
+                body.append(r"{\sloppy " + to_latex(c.title, strict) + r"\par}")
+            body.append(r"{\sloppy " + to_latex(v.summary, strict) + r"\par}")
         for k, t in enumerate(v.tables, 1):
             body.append(latex_table(t[0], t[1], t[2], _label(paper, name, k, prefix=label_prefix), table_options(t),
                                     digits, strict, cite={**cites, "": cites.get(paper, paper)}))
@@ -1453,8 +1484,8 @@ def render(verdicts: list[Verdict], claims: dict[str, Claim], standalone: bool =
             body.append(evidence_table(v, _label(paper, name, "evidence", prefix=label_prefix), digits, strict))
         if prose:
             for er in v.errata:
-                body.append(r"\noindent\textbf{Erratum} "
-                            + to_latex(f"({er.location}): printed {er.printed}; found {er.found}.", strict) + r"\par")
+                body.append(r"{\sloppy\noindent\textbf{Erratum} "
+                            + to_latex(f"({er.location}): printed {er.printed}; found {er.found}.", strict) + r"\par}")
         elif not v.tables:
             body.append(f"% {v.claim_id}: no tables (--latex-prose adds its statement, verdict and evidence)")
     if standalone and not any(not b.startswith("%") for b in body):
