@@ -1,0 +1,264 @@
+"""The sampled mutation score: bugs nobody chose, drawn at random from every module the verdicts rest on.
+
+    python benchmarks/mutation/sample.py [--ref REF] [--size N] [--seed S] [--jobs N] [--limit K]
+                                         [--report PATH] [--coverage PATH] [--list]
+
+The population is every cosmic-ray operator mutant (arithmetic by arithmetic, comparison, number, boolean and unary
+operators: the families of ``run_mutants.OPERATOR_FAMILIES``) of every module of ``theory/`` and ``numerics/`` and of
+``verify/``'s decision code (:data:`DECISION_MODULES`), at a committed ref. The sample is stratified by module: ``N``
+(default 300) is shared among the modules in proportion to their statements (coverage.py's count; largest
+remainders), and each module's share is drawn uniformly, without replacement, from its mutants by a generator seeded
+with ``SEED:module`` — so a run is reproducible from the seed it prints, and adding a module does not reshuffle the
+others.
+
+Oracles, as in ``run_mutants.py``: each mutant runs ``verify all --paper P --budget quick --expect shipped`` for each
+paper P whose quick run executes the mutated line — found from line coverage of each paper's run at the same ref
+(``--coverage`` caches it: ``coverage-<commit>.json``), never guessed; a mutant on a line no paper executes is
+*unreached* (not killed by verify). Survivors then run the unit tests that import the module (``--tests-survivors``,
+the default; their file names are recorded).
+
+Resumable: ``--report`` is rewritten after every mutant, and a rerun with the same ref, seed and size skips the
+mutants already in it; ``--limit K`` runs at most K more (pieces of an hours-long run). The summary — the score with
+a Wilson 95 % interval, per module and per operator family — is ``summarise.py``'s job (docs/mutation.md).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures as cf
+import datetime
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_mutants as rm  # noqa: E402
+
+#: verify/'s decision code: the statistics, the expectations, the verdict store and the parameter kinds
+DECISION_MODULES = ("verify/stats.py", "verify/expectations.py", "verify/store.py", "verify/params.py")
+#: the papers a mutant may reach (the built-ins and the two example plugins)
+PAPERS = rm.PAPERS
+
+
+def modules(base: str) -> list[str]:
+    """Every module of theory/ and numerics/ (``__init__`` files included: they hold code too) and the decision
+    modules, as paths in the tree."""
+    out = []
+    for top in ("theory", "numerics"):
+        for name in sorted(os.listdir(os.path.join(base, top))):
+            if name.endswith(".py"):
+                out.append(f"{top}/{name}")
+    return out + [m for m in DECISION_MODULES if os.path.exists(os.path.join(base, m))]
+
+
+def statements(base: str, module: str) -> tuple[int, object]:
+    """(statement count, the parser that maps a line to its statement's first line) by coverage.py."""
+    from coverage.parser import PythonParser
+    parser = PythonParser(filename=os.path.join(base, module))
+    parser.parse_source()
+    return len(parser.statements), parser
+
+
+def mutation_pool(base: str, module: str) -> list[tuple]:
+    """The module's operator mutants as (operator, occurrence, definition, line), in cosmic-ray's order."""
+    exe = shutil.which("cosmic-ray")
+    if exe is None:
+        raise SystemExit("the sampled score needs cosmic-ray (pip install cosmic-ray)")
+    work = tempfile.mkdtemp(prefix="cosmic-ray-")
+    try:
+        cfg, db = os.path.join(work, "cr.toml"), os.path.join(work, "cr.sqlite")
+        with open(cfg, "w") as f:
+            f.write(f'[cosmic-ray]\nmodule-path = "{module}"\ntimeout = 60.0\nexcluded-modules = []\n'
+                    f'test-command = "true"\n\n[cosmic-ray.distributor]\nname = "local"\n')
+        subprocess.run([exe, "init", cfg, db], cwd=base, check=True, capture_output=True)
+        dump = subprocess.run([exe, "dump", db], cwd=base, check=True, capture_output=True, text=True).stdout
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    items = []
+    for line in dump.splitlines():
+        m = json.loads(line)[0]["mutations"][0]
+        op = m["operator_name"]
+        family = op.split("/")[-1].split("_")[0]
+        if family not in rm.OPERATOR_FAMILIES:
+            continue
+        if family == "ReplaceBinaryOperator" and not all(x in rm.ARITHMETIC for x in op.split("_")[1:3]):
+            continue
+        items.append((op, int(m["occurrence"]), m.get("definition_name") or "", int(m["start_pos"][0])))
+    return sorted(items)
+
+
+def allocate(sizes: dict[str, int], total: int) -> dict[str, int]:
+    """``total`` shared in proportion to ``sizes`` (largest remainders; ties by name)."""
+    whole = sum(sizes.values())
+    quota = {k: total * v / whole for k, v in sizes.items()}
+    out = {k: int(q) for k, q in quota.items()}
+    for k in sorted(quota, key=lambda k: (-(quota[k] - out[k]), k))[:total - sum(out.values())]:
+        out[k] += 1
+    return out
+
+
+def draw(pools: dict[str, list], shares: dict[str, int], seed: int) -> list[tuple]:
+    """Each module's share drawn from its pool by ``random.Random(f"{seed}:{module}")`` (a share larger than the pool
+    takes the pool)."""
+    out = []
+    for module in sorted(pools):
+        rng = random.Random(f"{seed}:{module}")
+        chosen = rng.sample(pools[module], min(shares.get(module, 0), len(pools[module])))
+        out += [(module, *item) for item in sorted(chosen, key=lambda t: (t[3], t[0], t[1]))]
+    return out
+
+
+def paper_coverage(base: str, papers, path: str | None) -> dict:
+    """{paper: {module: sorted executed lines}} of each paper's quick run (coverage.py, one process, no cache);
+    read from ``path`` when it holds this ref's, else measured and written there."""
+    if path and os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)["papers"]
+    out = {}
+    for paper in papers:
+        data = tempfile.mktemp(prefix="coverage-", suffix=".data")
+        cache = tempfile.mkdtemp(prefix="deepinit-cache-")
+        env = rm.environment(base, cache)
+        cmd = [sys.executable, "-m", "coverage", "run", f"--data-file={data}", "--source=theory,numerics,verify",
+               "-m", "verify", "all", "--paper", paper, "--budget", "quick", "--expect", "shipped", "--no-cache",
+               "--jobs", "1", "-q"]
+        p = subprocess.run(cmd, cwd=base, env=env, capture_output=True, text=True)
+        shutil.rmtree(cache, ignore_errors=True)
+        if p.returncode != 0:
+            raise SystemExit(f"the coverage run of {paper} exits {p.returncode}: {p.stdout[-800:]}{p.stderr[-800:]}")
+        j = data + ".json"
+        subprocess.run([sys.executable, "-m", "coverage", "json", f"--data-file={data}", "-o", j], cwd=base, env=env,
+                       check=True, capture_output=True)
+        with open(j) as f:
+            files = json.load(f)["files"]
+        out[paper] = {os.path.relpath(k, base) if os.path.isabs(k) else k: v["executed_lines"]
+                      for k, v in files.items()}
+        os.remove(j)
+        os.remove(data)
+        print(f"coverage of {paper}: {sum(len(v) for v in out[paper].values())} lines", flush=True)
+    if path:
+        with open(path, "w") as f:
+            json.dump({"papers": out}, f)
+    return out
+
+
+def unit_tests(base: str, module: str) -> list[str]:
+    """The test files that import the module by name (``theory.kernels``, ``from theory import kernels``,
+    ``from theory.kernels import``)."""
+    pkg, name = module[:-3].split("/")
+    if name == "__init__":
+        pattern = re.compile(rf"^\s*(from|import)\s+{pkg}\b", re.M)
+    else:
+        pattern = re.compile(rf"^\s*(from\s+{pkg}\.{name}\s+import|import\s+{pkg}\.{name}\b|"
+                             rf"from\s+{pkg}\s+import\s+[^\n]*\b{name}\b)", re.M)
+    tests = os.path.join(base, "tests")
+    return sorted(f"tests/{n}" for n in os.listdir(tests)
+                  if n.startswith("test_") and n.endswith(".py")
+                  and pattern.search(open(os.path.join(tests, n), encoding="utf-8").read()))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ref", default="HEAD")
+    ap.add_argument("--size", type=int, default=300, help="mutants in the sample (default 300)")
+    ap.add_argument("--seed", type=int, default=None, help="the sample's seed (default: drawn, and printed)")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--limit", type=int, default=None, help="run at most K mutants not yet in the report")
+    ap.add_argument("--report", help="the JSON report (resumed when it exists)")
+    ap.add_argument("--coverage", help="the per-paper line coverage of this ref (read, or measured and written)")
+    ap.add_argument("--test-timeout", type=float, default=900.0)
+    ap.add_argument("--list", action="store_true", help="print the sample and exit")
+    args = ap.parse_args(argv)
+
+    previous = None
+    if args.report and os.path.exists(args.report):
+        with open(args.report) as f:
+            previous = json.load(f)
+        if args.seed is None:
+            args.seed = previous["seed"]
+        if (previous["seed"], previous["size"]) != (args.seed, args.size):
+            raise SystemExit(f"{args.report} holds seed {previous['seed']}, size {previous['size']}: another sample")
+    if args.seed is None:
+        args.seed = random.SystemRandom().randrange(10 ** 6)
+    print(f"seed {args.seed}, size {args.size}", flush=True)
+
+    top = tempfile.mkdtemp(prefix="deepinit-sampled-")
+    base = os.path.join(top, "base")
+    try:
+        commit = rm.extract(args.ref, base)
+        if previous and previous["commit"] != commit:
+            raise SystemExit(f"{args.report} is of {previous['commit'][:12]}, the ref is {commit[:12]}")
+        print(f"ref {args.ref} = {commit}", flush=True)
+        mods = modules(base)
+        parsed = {m: statements(base, m) for m in mods}
+        pools = {m: mutation_pool(base, m) for m in mods}
+        shares = allocate({m: parsed[m][0] for m in mods}, args.size)
+        sample = draw(pools, shares, args.seed)
+        if args.list:
+            for module, op, occ, where, line in sample:
+                print(f"{module}:{line} {op.split('/')[-1]} #{occ} in {where or 'module level'}")
+            return 0
+        rm.install_plugins(base, PAPERS, os.path.join(top, "plugins"))
+        cov = paper_coverage(base, PAPERS, args.coverage)
+        mutants = []
+        for module, op, occ, where, line in sample:
+            first = parsed[module][1].first_line(line)
+            papers = [p for p in PAPERS if first in set(cov[p].get(module, ())) or line in set(cov[p].get(module, ()))]
+            short = op.split("/")[-1]
+            mutants.append(rm.Mutant(id=f"s-{module[:-3].replace('/', '.')}-{short}-{occ}", file=module,
+                                     papers=papers, tests=unit_tests(base, module), cls=short.split("_")[0],
+                                     description=f"{short} #{occ} in {where or 'module level'} (line {line})",
+                                     operator=(op, occ)))
+        records = list(previous["mutants"]) if previous else []
+        done_ids = {r["id"] for r in records}
+        todo = [m for m in mutants if m.id not in done_ids][:args.limit]
+        reached = {p for m in todo for p in m.papers}
+        baselines = {}
+        for paper in sorted(reached):
+            r = rm.run_verify(base, paper, None, timeout=None)
+            print(f"baseline {paper}: exit {r['exit']}, {r['seconds']:.0f} s", flush=True)
+            if r["exit"] != 0:
+                raise SystemExit(f"the unmutated baseline of {paper} exits {r['exit']}: aborting")
+            baselines[paper] = r
+        opts = argparse.Namespace(tests_only=False, all_papers=False, no_early_stop=False, tests=False,
+                                  tests_survivors=True, test_timeout=args.test_timeout)
+        started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+        def write():
+            if not args.report:
+                return
+            doc = {"ref": args.ref, "commit": commit, "seed": args.seed, "size": args.size,
+                   "population": {m: len(pools[m]) for m in mods}, "statements": {m: parsed[m][0] for m in mods},
+                   "shares": shares, "started": previous["started"] if previous else started,
+                   "command": " ".join([os.path.relpath(__file__, rm.REPO)] + sys.argv[1:]),
+                   "complete": len(records) >= len(mutants), "mutants": records}
+            tmp = args.report + ".tmp"
+            with open(tmp, "w") as f:
+                json.dump(doc, f, indent=1)
+            os.replace(tmp, args.report)
+
+        with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            futures = {pool.submit(rm.run_mutant, m, base, baselines, opts): m for m in todo}
+            for fut in cf.as_completed(futures):
+                rec = fut.result()
+                rec["unreached"] = not futures[fut].papers
+                records.append(rec)
+                outcome = rec.get("verify_outcome", rec.get("status"))
+                tests = rec.get("test_run", {}).get("outcome", "-")
+                print(f"[{len(records)}/{len(mutants)}] {rec['id']}: verify {outcome}"
+                      f"{' (unreached)' if rec['unreached'] else ''}; tests {tests}", flush=True)
+                write()
+        write()
+        return 0
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
