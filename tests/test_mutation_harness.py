@@ -141,3 +141,35 @@ def test_summary_counts():
     assert s["total"]["all"]["tests_run"] == 2
     text = R.render_tables(s, recs)
     assert "**b**" in text and "**c**" in text and "d:" in text
+
+
+def _sampler():
+    spec = importlib.util.spec_from_file_location("sample", os.path.join(ROOT, "benchmarks", "mutation", "sample.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_sample_is_shared_by_statements_and_a_small_pool_passes_its_share_on():
+    S = _sampler()
+    assert S.allocate({"a": 10, "b": 30, "c": 60}, 300) == {"a": 30, "b": 90, "c": 180}
+    # a has 5 mutants for a share of 30: it gives all 5, and b, c share the other 295 as 30 : 60 (largest remainder)
+    assert S.allocate({"a": 10, "b": 30, "c": 60}, 300, {"a": 5, "b": 1000, "c": 1000}) == {"a": 5, "b": 98, "c": 197}
+    assert S.allocate({"a": 1, "b": 1, "c": 1}, 2) == {"a": 1, "b": 1, "c": 0}   # ties broken by name
+    assert sum(S.allocate({"a": 7, "b": 13, "c": 29}, 300).values()) == 300
+
+
+def test_the_draw_is_reproducible_from_its_seed_and_a_module_does_not_reshuffle_the_others():
+    S = _sampler()
+    pools = {"m1": [("op", k, "f", k) for k in range(50)], "m2": [("op", k, "g", k) for k in range(40)]}
+    one = S.draw(pools, {"m1": 5, "m2": 4}, seed=7)
+    assert one == S.draw(pools, {"m1": 5, "m2": 4}, seed=7) != S.draw(pools, {"m1": 5, "m2": 4}, seed=8)
+    more = S.draw({**pools, "m0": [("op", 0, "h", 1)]}, {"m1": 5, "m2": 4, "m0": 1}, seed=7)
+    assert [t for t in more if t[0] != "m0"] == one and len(one) == 9
+    assert len({t[2] for t in one if t[0] == "m1"}) == 5   # without replacement
+
+
+def test_a_survivor_runs_the_tests_that_import_its_module():
+    S = _sampler()
+    tests = S.unit_tests(ROOT, "theory/kernels.py")
+    assert "tests/test_kernels.py" in tests and "tests/test_latex.py" not in tests

@@ -92,14 +92,26 @@ def mutation_pool(base: str, module: str) -> list[tuple]:
     return sorted(items)
 
 
-def allocate(sizes: dict[str, int], total: int) -> dict[str, int]:
-    """``total`` shared in proportion to ``sizes`` (largest remainders; ties by name)."""
-    whole = sum(sizes.values())
-    quota = {k: total * v / whole for k, v in sizes.items()}
-    out = {k: int(q) for k, q in quota.items()}
-    for k in sorted(quota, key=lambda k: (-(quota[k] - out[k]), k))[:total - sum(out.values())]:
-        out[k] += 1
-    return out
+def allocate(sizes: dict[str, int], total: int, caps: dict[str, int] | None = None) -> dict[str, int]:
+    """``total`` shared in proportion to ``sizes`` (largest remainders; ties by name); a module whose ``caps``
+    (its number of mutants) is below its share takes them all and the rest is shared among the others."""
+    caps = caps or {k: total for k in sizes}
+    out, free = {}, dict(sizes)
+    while True:
+        left = total - sum(out.values())
+        whole = sum(free.values())
+        if not free or left <= 0 or whole == 0:
+            return {**out, **{k: 0 for k in free}}
+        quota = {k: left * v / whole for k, v in free.items()}
+        full = [k for k in free if caps[k] <= quota[k]]
+        if not full:
+            share = {k: int(q) for k, q in quota.items()}
+            for k in sorted(quota, key=lambda k: (-(quota[k] - share[k]), k))[:left - sum(share.values())]:
+                share[k] += 1
+            return {**out, **share}
+        for k in full:
+            out[k] = caps[k]
+            del free[k]
 
 
 def draw(pools: dict[str, list], shares: dict[str, int], seed: int) -> list[tuple]:
@@ -198,7 +210,7 @@ def main(argv=None) -> int:
         mods = modules(base)
         parsed = {m: statements(base, m) for m in mods}
         pools = {m: mutation_pool(base, m) for m in mods}
-        shares = allocate({m: parsed[m][0] for m in mods}, args.size)
+        shares = allocate({m: parsed[m][0] for m in mods}, args.size, {m: len(pools[m]) for m in mods})
         sample = draw(pools, shares, args.seed)
         if args.list:
             for module, op, occ, where, line in sample:
