@@ -106,7 +106,8 @@ FIGURE_CLAIMS = {
 def quick_context(claim_id: str, directory):
     """The quick budget, seed 0; a figure claim also writes its figure into ``directory``."""
     from verify.core import Context
-    return Context(budget="quick", seed=0, artefact_dir=str(directory) if claim_id in FIGURE_CLAIMS else None)
+    return Context(budget="quick", seed=0, artefact_dir=str(directory) if claim_id in FIGURE_CLAIMS else None,
+                   claim_id=claim_id)
 
 
 def assert_figure_files(v, directory) -> None:

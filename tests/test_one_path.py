@@ -149,7 +149,7 @@ def test_a_plugin_declares_affinity_and_quantity_aliases():
                                   "activation_name", "member_row", "data_route_row", "judged_with_integrity"])
 def test_the_api_exports_what_the_built_in_papers_use(name):
     assert name in api.__all__ and hasattr(api, name)
-    assert api.API_VERSION == "1.3"
+    assert api.API_VERSION == "1.4"
 
 
 def test_parameter_kinds_are_a_documented_namespace_of_the_api():

@@ -117,6 +117,22 @@ def test_numerical_trouble_is_inconclusive_never_hypotheses():
     assert v.status == INCONCLUSIVE and exit_status([v]) == 3
 
 
+def test_a_check_names_its_verdict_with_ctx_claim_id_and_a_verdict_for_another_claim_is_a_crash():
+    seen = []
+
+    def check(ctx):
+        seen.append(ctx.claim_id)
+        return Verdict(ctx.claim_id, HOLDS, "fine")
+    v = run_claim(_claim(check), Context(), with_control=False)
+    assert seen == ["isometry:test-only"] and v.claim_id == "isometry:test-only" and v.status == HOLDS
+
+    def copied(ctx):   # a check copied from another claim, still naming it
+        return Verdict("isometry:theorem1", HOLDS, "fine")
+    v = run_claim(_claim(copied), Context(), with_control=False)
+    assert v.claim_id == "isometry:test-only" and v.status == ERROR and "'isometry:theorem1'" in v.summary
+    assert exit_status([v]) == 4
+
+
 def test_crash_is_its_own_status_exit_4():
     def check(ctx):
         return {}["missing"]

@@ -464,6 +464,9 @@ class Context:
         Where figures and CSV files go (``None``: none are written).
     figure_style : str
         ``"default"``, ``"neurips"``, ``"icml"`` or ``"iclr"``.
+    claim_id : str
+        The id of the claim being checked (``paper:name``), set by the runner: a check names its verdict with it,
+        ``Verdict.judged(ctx.claim_id, rows, ...)``, so that the id is written once, in the claim's declaration.
 
     Examples
     --------
@@ -481,6 +484,7 @@ class Context:
     progress: Callable[[str, float | None], None] = field(default=lambda m, f=None: None)
     artefact_dir: str | None = None
     figure_style: str = "default"  # one of FIGURE_STYLES
+    claim_id: str = ""
 
     def pick(self, quick, standard, full):
         return {"quick": quick, "standard": standard, "full": full}[self.budget]

@@ -17,7 +17,7 @@ from .core import Claim, Context, Verdict
 from .coverage import Item
 
 #: the claim API's version, ``"MAJOR.MINOR"``: a minor release only adds names (see :func:`check_api_version`)
-API_VERSION = "1.3"
+API_VERSION = "1.4"
 #: the entry-point group in which a package names its :class:`Paper` (``pyproject.toml``)
 ENTRY_POINT_GROUP = "deepinit_verify.papers"
 

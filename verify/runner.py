@@ -55,6 +55,8 @@ def _run_claim(claim: Claim, ctx: Context, with_control: bool, debug: bool, sens
                        f"not yet checked by this package{': ' + claim.pending_reason if claim.pending_reason else ''}")
     start = time.monotonic()
     memo: dict = {}
+    if ctx.claim_id != claim.id:
+        ctx = dataclasses.replace(ctx, claim_id=claim.id)
     verdict, consumed = _run(claim.check, claim, ctx, debug, {}, memo)
     verdict.consumed = sorted(consumed)
     main_ctx, ctx = ctx, dataclasses.replace(ctx, artefact_dir=None)  # controls never overwrite the claim's figures
@@ -204,7 +206,11 @@ def _judged_on_nan(rows: list) -> Evidence | None:
 
 def _guarded(fn, claim: Claim, ctx: Context, debug: bool) -> Verdict:
     try:
-        return fn(ctx)
+        v = fn(ctx)
+        if isinstance(v, Verdict) and v.claim_id != claim.id:  # a copied check that still names another claim
+            return Verdict(claim.id, ERROR, f"the check returned a verdict for {v.claim_id!r}, not for {claim.id!r}: "
+                           "name it ctx.claim_id")
+        return v
     except HypothesisNotMet as exc:
         return Verdict(claim.id, HYPOTHESES_NOT_MET, f"outside the claim's hypotheses — {exc}", exc.evidence,
                        hypothesis=exc.hypothesis)

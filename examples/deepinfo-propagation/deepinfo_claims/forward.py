@@ -136,7 +136,7 @@ def edge_of_chaos(ctx: api.Context) -> api.Verdict:
     vals = [zero[0].numeric] + [crit[s] for s in SB2S]
     rows += sides + zero + [api.Evidence("σ_w²,crit increases with σ_b² (0, 0.01, 0.05, 0.1, 0.3)", numeric=vals,
                                          passed=bool(np.all(np.diff(vals) > 0)))]
-    return api.judged("schoenholz2017:edge-of-chaos", rows,
+    return api.judged(ctx.claim_id, rows,
                       f"σ_w²,crit(0.05) = {crit[SB2]:.12f} by two routes; χ₁ = 1 there within the Monte Carlo "
                       "errors at every σ_b²; ordered below, chaotic above",
                       "the boundary or χ₁ there disagrees with the independent routes")
@@ -269,7 +269,7 @@ def depth_scales(ctx: api.Context) -> api.Verdict:
     rows.append(api.Evidence("ξ_q at the boundary: finite, closed form vs iterated map", theory=th, numeric=mq,
                              bound=tol, observed=_rel(th, mq), passed=math.isfinite(mq) and _rel(th, mq) <= tol))
     rows += _slope_rows()
-    return api.judged("schoenholz2017:depth-scales", rows,
+    return api.judged(ctx.claim_id, rows,
                       f"closed forms match the iterated maps to {tol:g}; ξ_c ∝ |σ_w² − σ_w²,crit|⁻¹ on both sides "
                       f"while ξ_q = {mq:.4g} at the boundary",
                       "a depth scale disagrees with the iterated maps, or ξ_c does not diverge as |Δσ_w²|⁻¹")
@@ -340,11 +340,11 @@ def _dropout_network(ctx: api.Context, keep: float, sw2: float) -> tuple[float, 
         "differences); c* < 1 everywhere; ξ_c near σ_w²,crit at most twice its maximum on the sweep; c* at "
         "σ_w²,crit(1 + 1e-4) against finite-width networks with dropout (N = 1000, mean c^l over layers 41..60, "
         "4 SE + 5/N).",
-    negative_control=lambda ctx: api.judged("schoenholz2017:dropout", _dropout_rows(ctx, (1.0,)),
+    negative_control=lambda ctx: api.judged(ctx.claim_id, _dropout_rows(ctx, (1.0,)),
                                             "ρ = 1 passed", "ρ = 1: c* = 1 and ξ_c diverges"),
     control_description="the same check without dropout (ρ = 1), where c* = 1 and ξ_c diverges, must be violated")
 def dropout(ctx: api.Context) -> api.Verdict:
     """c* < 1 and bounded ξ_c for ρ ∈ {0.95, 0.9, 0.8} (§ Dropout)."""
-    return api.judged("schoenholz2017:dropout", _dropout_rows(ctx, (0.95, 0.9, 0.8)),
+    return api.judged(ctx.claim_id, _dropout_rows(ctx, (0.95, 0.9, 0.8)),
                       "c* < 1 and ξ_c bounded at every σ_w² for ρ = 0.95, 0.9, 0.8; engine and map agree",
                       "c* reaches 1 or ξ_c grows at the old boundary with dropout")

@@ -134,7 +134,7 @@ def backprop(ctx: api.Context) -> api.Verdict:
             note=f"{method} networks, N = {N}, depth {L}, {S} seeds; jackknife standard error {se:.2g}; "
                  f"|δ^1|²/|δ^{L}|² = {g[:, 0].mean() / g[:, -1].mean():.3g}"))
     rows += _width_rows(ctx) + [_dense_row(ctx)] + _xi_grad_rows()
-    return api.judged("schoenholz2017:backprop", rows,
+    return api.judged(ctx.claim_id, rows,
                       "E|δ^l|² grows backwards by χ₁ per layer in all three phases (within 4 standard errors + 2/N)",
                       "the measured gradient growth per layer disagrees with χ₁")
 
@@ -200,7 +200,7 @@ def finite_width_tracking(ctx: api.Context) -> api.Verdict:
         rows += _tracking_rows(f"σ_w² = {sw2} ({phase})", "q^l", qn, qt, N, True)
         rows += _tracking_rows(f"σ_w² = {sw2} ({phase})", "c^l", cn, ct, N, False)
         table += [[sw2, l + 1, qt[l], qn[:, l].mean(), ct[l], cn[:, l].mean()] for l in range(L)]
-    return api.judged("schoenholz2017:finite-width-tracking", rows,
+    return api.judged(ctx.claim_id, rows,
                       f"q^l and c^l of N = {N} networks follow the iterated maps at every layer (4 SE + 5/N)",
                       "the networks leave the mean-field maps by more than the finite-width allowance",
                       tables=[(f"q^l and c^l: iterated maps vs the mean of {S} networks of width {N}",
@@ -280,16 +280,16 @@ def _trainability_rows(ctx: api.Context, constant: float, multiples=MULTIPLES) -
         "ξ_c ≈ 3.6) and 4.0 (chaotic, ξ_c ≈ 7.0) — and 3.0 (standard), 0.8 (full) — at depths 3ξ_c and 12ξ_c, a "
         "factor 2 either side of 6ξ_c: the former must reach training accuracy ≥ 0.5, the latter stay ≤ 0.2 "
         "(chance 0.1). Resolution: the constant 6 is tested to within a factor 2.",
-    negative_control=lambda ctx: api.judged("schoenholz2017:trainability", _trainability_rows(ctx, 24.0),
+    negative_control=lambda ctx: api.judged(ctx.claim_id, _trainability_rows(ctx, 24.0),
                                             "the wrong constant 24 passed", "the wrong constant 24 is refuted"),
     control_description="the same networks judged against 'trainable up to 24ξ_c' (4× the paper's constant) must "
                         "be violated",
-    positive_control=lambda ctx: api.judged("schoenholz2017:trainability", _trainability_rows(ctx, 6.0, (3,)),
+    positive_control=lambda ctx: api.judged(ctx.claim_id, _trainability_rows(ctx, 6.0, (3,)),
                                             "depth 3ξ_c trains", "depth 3ξ_c does not train"),
     positive_control_description="the networks at depth 3ξ_c alone, which train in the substitute setting")
 def trainability(ctx: api.Context) -> api.Verdict:
     """Trainable at 3ξ_c, not at 12ξ_c (§ Trainability), on the digits substitute."""
-    return api.judged("schoenholz2017:trainability", _trainability_rows(ctx, 6.0),
+    return api.judged(ctx.claim_id, _trainability_rows(ctx, 6.0),
                       "reproduced in the substitute setting (digits, SGD): networks train at depth 3ξ_c and not at "
                       "12ξ_c, in both phases",
                       "not reproduced in the substitute setting (digits, SGD): see the cells that failed")

@@ -143,7 +143,7 @@ def _silu_rows() -> list[api.Evidence]:
 def q_star_stability(ctx: api.Context) -> api.Verdict:
     """The engine's fixed points, slopes, stability and basins against the trapezoid-rule map (§ Forward maps)."""
     rows = _tanh_rows() + _silu_rows()
-    return api.judged("schoenholz2017:q-star-stability", rows,
+    return api.judged(ctx.claim_id, rows,
                       "tanh: one attracting q* with the route's slope at every (σ_w², σ_b²); SiLU: both fixed points, "
                       "slopes, stability and basin as the route finds them, and the boundary refused where χ₁ = 1 "
                       "only at the repelling point",
@@ -242,7 +242,7 @@ def critical_power_law(ctx: api.Context) -> api.Verdict:
     """The power law of 1 − c^l at χ₁ = 1 by the engine's trajectories and rate fits against two routes
     (§ Depth scales)."""
     rows = _tanh_power_rows(ctx) + _relu_power_rows(ctx)
-    return api.judged("schoenholz2017:critical-power-law", rows,
+    return api.judged(ctx.claim_id, rows,
                       "on the boundary 1 − c^l follows the routes to 1e-9 at every checked layer and decays as "
                       "A/l (tanh, A = 1/a) and 9π²/(2l²) (ReLU); off it, e^{−l/ξ_c}",
                       "a trajectory or a rate disagrees with the independent routes")

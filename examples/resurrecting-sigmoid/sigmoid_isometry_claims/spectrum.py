@@ -141,7 +141,7 @@ def jacobian_moments(ctx: api.Context) -> api.Verdict:
                     passed=abs(val - th) <= bound,
                     note=f"N = 128, 256, {seeds} networks each; standard error {se:.3g}; 4 SE + (L/256)²·|value|"
                          + (f"; σ² at N = 256 alone: {ex['var256']:.5g}" if key == "var" else "")))
-    return api.judged("pennington2017:jacobian-moments", rows,
+    return api.judged(ctx.claim_id, rows,
                       "m₁ = 1 and σ²_{JJᵀ} = L(μ₂/μ₁² − 1 − s₁) for the four networks and both ensembles",
                       "the moment formula disagrees with the engine or with finite networks")
 
@@ -292,7 +292,7 @@ def spectral_density(ctx: api.Context) -> api.Verdict:
             passed=bool(ratio.max() <= 1.0),
             note=f"the worst of the quantiles {QUANTILES[0]}…{QUANTILES[-1]}: u = {QUANTILES[w]} "
                  f"(|difference|/bound = {ratio[w]:.2g}); N = 128, 256; 4 SE + 0.005"))
-    return api.judged("pennington2017:spectral-density", rows,
+    return api.judged(ctx.claim_id, rows,
                       "the free-probability law matches the Fuss–Catalan form, the moment formula and finite networks",
                       "the free-probability law disagrees with a closed form, the moments or finite networks")
 
@@ -378,7 +378,7 @@ def isometry(ctx: api.Context) -> api.Verdict:
             f"{'below 10⁻²·L' if side == 'below' else 'above L/2'}", theory=th, numeric=mc.variance, bound=bound,
             observed=abs(mc.variance - th), samples=seeds, passed=abs(mc.variance - th) <= bound and limit_ok,
             note=f"N = {ISO_WIDTH}; standard error {mc.variance_se:.3g}; 4 SE + 2L/N·|σ²| + 1e-6; m₁ = {mc.mean:.4f}"))
-    return api.judged("pennington2017:isometry", rows,
+    return api.judged(ctx.claim_id, rows,
                       "ReLU and Gaussian-weight networks stay anisotropic (σ²/L ≥ 1); orthogonal sigmoidal networks "
                       "approach isometry as q* → 0, in theory and in finite networks",
                       "the isometry statement fails in the engine's moments or in finite networks")

@@ -80,8 +80,8 @@ def check_assumption1(ctx: Context) -> Verdict:
     rows = _assumption1_rows(ctx)
     st = status_from_rows(rows)
     if st == INCONCLUSIVE:
-        return Verdict(f"{PAPER.key}:assumption1", INCONCLUSIVE, "no geometric decay seen: Assumption 1 not supported", rows)
-    return Verdict(f"{PAPER.key}:assumption1", st, f"the transitory term decays geometrically ({rows[0].note.split(';')[0]})"
+        return Verdict(ctx.claim_id, INCONCLUSIVE, "no geometric decay seen: Assumption 1 not supported", rows)
+    return Verdict(ctx.claim_id, st, f"the transitory term decays geometrically ({rows[0].note.split(';')[0]})"
                    if st == HOLDS else "the transitory term does not decay geometrically", rows)
 
 

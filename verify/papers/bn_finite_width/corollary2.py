@@ -63,7 +63,7 @@ def control_corollary2(ctx: Context) -> Verdict:
     control_description="the same two inputs through a linear network without BN must be flagged",
     uses=("numerics.simulate_bn_chain",))
 def check_corollary2(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:corollary2", _corollary2_rows(ctx), "the spectra of two inputs' Gram matrices in "
+    return Verdict.judged(ctx.claim_id, _corollary2_rows(ctx), "the spectra of two inputs' Gram matrices in "
                           "one network agree up to a deviation vanishing like d^(−1/2), without using G*",
                           "Corollary 2 not reproduced")
 

@@ -67,7 +67,7 @@ def check_corollary4(ctx: Context) -> Verdict:
                       f"for two different inputs the left side at ℓ = 0 is {e0[widths[-1]]:.3g} at d = {widths[-1]} and "
                       f"{e0[widths[0]]:.3g} at d = {widths[0]} — it does not vanish with ε ∝ d^(−1/2); after the "
                       "transitory layers it does (width exponent in the evidence).", "error")]
-    return Verdict(f"{PAPER.key}:corollary4", st, "after the transitory layers ‖G_ℓ⁻¹G'_ℓ − I‖_F vanishes like d^(−1/2); "
+    return Verdict(ctx.claim_id, st, "after the transitory layers ‖G_ℓ⁻¹G'_ℓ − I‖_F vanishes like d^(−1/2); "
                    "at small ℓ the printed bound (without transitory term) fails" if st == HOLDS
                    else "Corollary 4 not reproduced", rows, errata)
 

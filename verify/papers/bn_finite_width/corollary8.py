@@ -76,7 +76,7 @@ def check_corollary8(ctx: Context) -> Verdict:
                           f"({bsb1_gstar('tanh', n).eigenvalue_ones:.4f}) is the smallest. Simulated G_40 agrees "
                           "with b*(1 + (n−1)c*) (evidence rows).", "error"))
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER.key}:corollary8", st, "G* from two routes agrees; deep G_ℓ has n − 1 eigenvalues within "
+    return Verdict(ctx.claim_id, st, "G* from two routes agrees; deep G_ℓ has n − 1 eigenvalues within "
                    "O(sqrt(n/d)) of b*(1 − c*) with a width-stable constant" if st == HOLDS
                    else "Corollary 8 not reproduced", rows, errata,
                    tables=[(f"The stable Gram matrix G* = b*((1 − c*)I + c*11ᵀ) of eq (16) of [cite] at n = {n} for "

@@ -99,7 +99,7 @@ def positive_eq19(ctx: Context) -> Verdict:
                                      "same cases")
 def check_eq19(ctx: Context) -> Verdict:
     rows = _eq19_rows(ctx)
-    v = Verdict.judged(f"{PAPER.key}:eq19", rows, "the printed bound 1/100 ≤ TV/Σλ² ≤ 3/2 holds on every case",
+    v = Verdict.judged(ctx.claim_id, rows, "the printed bound 1/100 ≤ TV/Σλ² ≤ 3/2 holds on every case",
                        "violated as printed: for small λ the TV is of order sqrt(Σλ²), not Σλ² (the cited theorem has "
                        "min(1, sqrt(Σλ²)))")
     if v.status == VIOLATED:

@@ -102,7 +102,7 @@ def control_eq6(ctx: Context) -> Verdict:
     aliases=("figure1a",),
     depends_on=("b*", "c*"))
 def check_eq6(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:eq6", _eq6_rows(ctx), "without BN the mean-field error grows with depth (within "
+    return Verdict.judged(ctx.claim_id, _eq6_rows(ctx), "without BN the mean-field error grows with depth (within "
                           "eq (6)'s bound); with BN it is flat (n = 5, d = 1000, linear activation)",
                           "Fig 1a / eq (6) not reproduced", artefacts=_eq6_figure(ctx) if ctx.artefact_dir else {})
 
@@ -176,7 +176,7 @@ def control_figure1(ctx: Context) -> Verdict:
 def check_figure1(ctx: Context) -> Verdict:
     rows, data = _figure1b_rows(ctx)
     plots = {k[5:]: data.pop(k) for k in [k for k in data if isinstance(k, str) and k.startswith("plot_")]}
-    return Verdict.judged(f"{PAPER.key}:figure1", rows, "the stationary error of BN-MLP (linear σ, n = 10) scales as "
+    return Verdict.judged(ctx.claim_id, rows, "the stationary error of BN-MLP (linear σ, n = 10) scales as "
                           "d^(−1/2) and stays under 2n/√d", "Fig 1b not reproduced",
                           artefacts={"figure1b_mean_error_by_width": data,
                                      **{f"figure1b_{k}": v for k, v in plots.items()}})

@@ -122,7 +122,7 @@ def check_figure2(ctx: Context) -> Verdict:
                               + ". One Wishart step gives MP; at depth the fluctuations of the earlier layers add up "
                                 "(the stationary law of the chain), so G_ℓ is wider than a single Wishart matrix.",
                               "error"))
-    return Verdict(f"{PAPER.key}:figure2", st, "the bulk spectrum of G_10 follows Marchenko–Pastur with y = n/d as closely as "
+    return Verdict(ctx.claim_id, st, "the bulk spectrum of G_10 follows Marchenko–Pastur with y = n/d as closely as "
                    "an exact Wishart matrix does, for all six activations" if st == HOLDS else
                    "not reproduced: the bulk of G_10 is markedly wider than Marchenko–Pastur with y = n/d (see errata)",
                    rows, errata, artefacts=_figure2_plot(ctx, fig) if ctx.artefact_dir else {})

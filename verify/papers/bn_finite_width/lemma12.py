@@ -77,7 +77,7 @@ def positive_lemma12(ctx: Context) -> Verdict:
     positive_control_description="the same TV lower bound between two independent samples of μ_C must hold")
 def check_lemma12(ctx: Context) -> Verdict:
     rows = _lemma12_rows(ctx)
-    v = Verdict.judged(f"{PAPER.key}:lemma12", rows, "the law of h_ℓ is within e^(−ℓα) + ε² of μ_C in total variation",
+    v = Verdict.judged(ctx.claim_id, rows, "the law of h_ℓ is within e^(−ℓα) + ε² of μ_C in total variation",
                        "violated: at ℓ = 20 the law of h_ℓ stays Ω(1) from μ_C in total variation at every width, while "
                        "e^(−ℓα) + ε² → 0 (relu, n = 10)")
     if v.status == VIOLATED:

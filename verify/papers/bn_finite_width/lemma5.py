@@ -91,7 +91,7 @@ def control_lemma5(ctx: Context) -> Verdict:
                                      "leaves μ_0 invariant: it must hold")
 def check_lemma5(ctx: Context) -> Verdict:
     rows = _lemma5_rows(ctx)
-    v = Verdict.judged(f"{PAPER.key}:lemma5", rows, "one step of the chain moves μ_0 by at most O(ε²) in total variation",
+    v = Verdict.judged(ctx.claim_id, rows, "one step of the chain moves μ_0 by at most O(ε²) in total variation",
                        "violated: one step of the chain moves μ_0 by Ω(1) in total variation at every width, while ε² "
                        "∝ 1/d (relu, n = 10)")
     if v.status == VIOLATED:

@@ -92,7 +92,7 @@ def _lemma9_rows(ctx: Context) -> list[Evidence]:
     depends_on=("b*", "c*"))
 def check_lemma9(ctx: Context) -> Verdict:
     rows = _lemma9_rows(ctx)
-    v = Verdict.judged(f"{PAPER.key}:lemma9", rows,
+    v = Verdict.judged(ctx.claim_id, rows,
                        "eq (20) holds, loosely, for batch-normalised rows with C = G*; the proof's moment identity "
                        "holds with C = G*", "eq (20) or the proof's moment identity fails with C = G*")
     ratios = [r for r in rows if r.passed is None]

@@ -72,7 +72,7 @@ def control_poster_theorem2(ctx: Context) -> Verdict:
 def check_poster_theorem2(ctx: Context) -> Verdict:
     rows = _poster_rows(ctx)
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER.key}:poster-theorem2", st, "G_ℓ converges in mean to G* at every batch size (99.9% intervals); the "
+    return Verdict(ctx.claim_id, st, "G_ℓ converges in mean to G* at every batch size (99.9% intervals); the "
                    "stationary Frobenius error's batch-size exponent and implied constant are reported, not judged "
                    "(the rate's n-dependence involves the unmeasured α(n))" if st == HOLDS
                    else "the stationary Gram does not converge to G* at some batch size",

@@ -342,6 +342,6 @@ def check_theorem1(ctx: Context) -> Verdict:
                       f"across widths ({', '.join(judged)}, n = {n}){skipped}",
                VIOLATED: "G* or the spectral deviation does not follow Theorem 1 / eq (8)" + skipped,
                INCONCLUSIVE: "the fits cannot decide at this budget" + skipped}[st]
-    return Verdict(f"{PAPER.key}:theorem1", st, summary, rows, errata)
+    return Verdict(ctx.claim_id, st, summary, rows, errata)
 
 

@@ -239,7 +239,7 @@ def control_cross_batch(ctx: Context) -> Verdict:
               "numerics.bn_meanfield.simulate_bn_gradients"),
     depends_on=("bn-mean-field:mu*", "bn-mean-field:alpha*"))
 def check_cross_batch(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:cross-batch", _rows(ctx),
+    return Verdict.judged(ctx.claim_id, _rows(ctx),
                           "two batches through one BN network: the cross block is μ*²·11ᵀ at Σ*₂ (closed forms, "
                           "Monte Carlo of the two-batch map, networks) and the backward cross block α*²·GΔ₁₂G",
                           "the two-batch derivation (theory.bn_meanfield.TwoBatchFixedPoint) is not reproduced")

@@ -261,7 +261,7 @@ def _eps_plot(ctx: Context, fig: dict) -> dict:
 def check_epsilon(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
     rows = _eps_rows(ctx, fig) + [growth_rate_se_row(ctx)]
-    return Verdict.judged(f"{PAPER.key}:epsilon", rows,
+    return Verdict.judged(ctx.claim_id, rows,
                           "BN's ε lowers λ_max but leaves it above 1 until the batch collapses at a critical ε (ReLU: "
                           "(B−1)s₀/B; tanh: 1), past which gradients stop exploding; quadrature, Monte Carlo and "
                           "networks agree", "the ε > 0 generalisation is not reproduced",

@@ -156,7 +156,7 @@ def check_figure1(ctx: Context) -> Verdict:
     fig: dict = {}
     rows = _figure1_rows(ctx, figure=fig) + [growth_rate_se_row(ctx)]
     trans = [(B, alpha_transition(B)) for B in (4, 5, 6, 8, 16, 32, 64)]
-    return Verdict.judged(f"{PAPER.key}:figure1", rows,
+    return Verdict.judged(ctx.claim_id, rows,
                           "ReLU gradient growth matches λ_max(B) for B ≥ 6 at width 1000, log-linear in depth; α-ReLU "
                           "leaves BSB1 for BSB2 past α_transition(B)", "Fig 1 not reproduced",
                           tables=[("α_transition(B) of φ = max(x,0)^α (max(λ_𝕃, λ_𝕄) = 1)", ["B", "α_transition"],

@@ -132,12 +132,12 @@ def positive_figure4(ctx: Context) -> Verdict:
     """The same check on the settings whose prediction is least in doubt: (a) at α = 2 and (c)'s ε pair (the same
     trained networks: the runs are cached)."""
     rows = [r for r in _fig4_rows(ctx) if r.name.startswith("Fig 4(a) tanh(2*x)") or r.name.startswith("Fig 4(c)")]
-    return Verdict.judged(f"{PAPER.key}:figure4", rows, "tanh(2x) and the ε pair of (c): the check holds",
+    return Verdict.judged(ctx.claim_id, rows, "tanh(2x) and the ε pair of (c): the check holds",
                           "not even for tanh(2x) and the ε pair")
 
 
 def control_figure4(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:figure4", _fig4_rows(ctx, scale=0.25),
+    return Verdict.judged(ctx.claim_id, _fig4_rows(ctx, scale=0.25),
                           "the prediction 4ξ fits the trained networks (not rejected)",
                           "the prediction 4ξ (four times too small) is rejected by the trained networks")
 
@@ -167,7 +167,7 @@ def control_figure4(ctx: Context) -> Verdict:
 def check_figure4(ctx: Context) -> Verdict:
     fig = [] if ctx.artefact_dir else None
     rows = _fig4_rows(ctx, figure=fig)
-    return Verdict.judged(f"{PAPER.key}:figure4", rows,
+    return Verdict.judged(ctx.claim_id, rows,
                           "the trainable depth follows 16ξ as tanh and ReLU are tuned towards linear and as ε grows; past "
                           "tanh's ε = 0 range a large ε makes the network trainable (digits substitute)",
                           "the trainable depth does not follow 16ξ(α, ε)", artefacts=_fig4_plot(ctx, fig) if fig else {})

@@ -79,7 +79,7 @@ def _a2_plot(ctx: Context, fig: dict) -> dict:
 
 
 def control_figure_a2(ctx: Context) -> Verdict:
-    return judged_with_integrity(f"{PAPER.key}:figure-a2", *_a2_rows(ctx, at_epoch=0),
+    return judged_with_integrity(ctx.claim_id, *_a2_rows(ctx, at_epoch=0),
                             "the same criterion already holds at initialisation (it cannot see the explosion)",
                             "the same criterion flags the initial explosion")
 
@@ -106,7 +106,7 @@ def control_figure_a2(ctx: Context) -> Verdict:
 def check_figure_a2(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
     rows, checks = _a2_rows(ctx, figure=fig)
-    return judged_with_integrity(f"{PAPER.key}:figure-a2", rows, checks,
+    return judged_with_integrity(ctx.claim_id, rows, checks,
                             "after the first epochs the relative gradient norms of every layer's weights and BN scales "
                             "lie within one decade, from a spread set by λ_max at initialisation (digits MLP "
                             "substitute)", "the relative gradient norms do not equilibrate within the first epochs",

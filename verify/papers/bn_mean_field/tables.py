@@ -167,7 +167,7 @@ def control_constants(ctx: Context) -> Verdict:
     depends_on=('q*', 'c*', 'lambda_L', 'lambda_M', 'lambda_max'))
 def check_constants(ctx: Context) -> Verdict:
     rows, tables = _constants_rows(ctx)
-    return Verdict.judged(f"{PAPER.key}:constants", rows, "tables of q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ (--latex)",
+    return Verdict.judged(ctx.claim_id, rows, "tables of q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ (--latex)",
                           "the tabulated constants disagree between routes", tables=tables)
 
 # the training claims (Theorem 9's trainability, Figs 2 and 4) and the two-batch claim are declared in their own modules

@@ -104,7 +104,7 @@ def check_theorem6(ctx: Context) -> Verdict:
                  f"ReLU, B = 32: with v* = q*c* (the 11ᵀ coefficient) eq (20) gives λ_𝕃 = {wrong['L']:.6f} and eq (19) "
                  f"λ_𝕄 = {wrong['M']:.6f} — both > 1, i.e. an unstable BSB1 point — while finite differences of the map "
                  f"give {ev.L:.6f}, {ev.M:.6f}; with q*(1 − c*) eqs (19)–(20) agree to 1e-12 at every B.", "error")
-    return Verdict.judged(f"{PAPER.key}:theorem6", _theorem6_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _theorem6_rows(ctx),
                           "eqs (18)–(20) hold with v* = q*(1 − c*); the general-φ reduction agrees with finite "
                           "differences", "Theorem 6 not reproduced", errata=[er])
 

@@ -87,7 +87,7 @@ def control_theorem7(ctx: Context) -> Verdict:
     if not any(r.passed is not None for r in rows if "networks" in r.name):
         # B ≤ 5 only: no finite-width row is judged (heavy tails), so this structural control does not apply; the
         # perturbation of λ_max (judged against the exact backward-map integral) is the control
-        return Verdict(f"{PAPER.key}:theorem7", INCONCLUSIVE, "not applicable: no judged finite-width row at B ≤ 5", rows,
+        return Verdict(ctx.claim_id, INCONCLUSIVE, "not applicable: no judged finite-width row at B ≤ 5", rows,
                        artefacts={"not_applicable": True})
     return _control("theorem7", rows, "λ_max one percent too large")
 
@@ -111,7 +111,7 @@ def control_theorem7(ctx: Context) -> Verdict:
     depends_on=('lambda_max',),
     hypothesis_checks=(H_BATCH, H_BSB1_STABLE, H_DIFFERENTIABLE))
 def check_theorem7(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:theorem7", _theorem7_rows(ctx) + [growth_rate_se_row(ctx)],
+    return Verdict.judged(ctx.claim_id, _theorem7_rows(ctx) + [growth_rate_se_row(ctx)],
                           "eq (24) equals the exact backward-map integral and predicts the gradient growth of "
                           "finite-width networks (autograd)", "finite-width gradient growth contradicts eq (24)")
 

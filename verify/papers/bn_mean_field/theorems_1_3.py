@@ -129,7 +129,7 @@ def control_theorem1(ctx: Context) -> Verdict:
     depends_on=('q*', 'c*', 'lambda_L', 'lambda_M'))
 def check_theorem1(ctx: Context) -> Verdict:
     rows = _theorem1_rows(ctx)
-    return Verdict.judged(f"{PAPER.key}:theorem1", rows,
+    return Verdict.judged(ctx.claim_id, rows,
                           "ultrasymmetric operators have eigenspaces of dimensions 1, 1, B−1, B−1, B(B−3)/2 (𝕄: "
                           "zero-diagonal, GEG = E); the ReLU BN Jacobian shows exactly that structure",
                           "the eigenspace structure of Theorem 1 is not reproduced")
@@ -196,7 +196,7 @@ def control_theorem2(ctx: Context) -> Verdict:
     uses=("numerics.bn_meanfield.bn_meanfield_map_laplace", "numerics.bn_meanfield.bn_meanfield_map_mc"),
     depends_on=('q*', 'c*'))
 def check_theorem2(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:theorem2", _theorem2_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _theorem2_rows(ctx),
                           "the Laplace-method map (eq 11) agrees with Monte Carlo and fixes Σ*",
                           "eq (11) disagrees with Monte Carlo")
 
@@ -241,7 +241,7 @@ def control_theorem3(ctx: Context) -> Verdict:
     uses=("numerics.bn_meanfield.bn_meanfield_map_fourier", "numerics.bn_meanfield.bn_meanfield_map_mc"))
 def check_theorem3(ctx: Context) -> Verdict:
     return Verdict.judged(
-        f"{PAPER.key}:theorem3", _theorem3_rows(ctx),
+        ctx.claim_id, _theorem3_rows(ctx),
         "eq (12) — with the covariance G(Σ⁻¹ + 2iλG/B)⁻¹G r⁻² — agrees with Monte Carlo for non-homogeneous φ",
         "eq (12) disagrees with Monte Carlo",
         errata=[Erratum("Theorem 3, eq (12)", "V_φ(G(Σ⁻¹ + 2iλG/B) G r⁻²)",

@@ -115,7 +115,7 @@ def control_theorem4(ctx: Context) -> Verdict:
     parameters=(_act_param(""), _batch_param("one batch size B (default: a grid)")),
     depends_on=('q*', 'c*'))
 def check_theorem4(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:theorem4", _theorem4_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _theorem4_rows(ctx),
                           "eqs (13)–(15) agree with the sphere quadrature (1e-9), Monte Carlo, mpmath (Theorem 5 for ReLU) and "
                           "wide networks", "the BSB1 fixed point of Theorem 4 is not reproduced")
 
@@ -165,7 +165,7 @@ def control_theorem5(ctx: Context) -> Verdict:
     depends_on=('q*', 'c*'))
 def check_theorem5(ctx: Context) -> Verdict:
     rows = _theorem5_rows(ctx)
-    return Verdict.judged(f"{PAPER.key}:theorem5", rows, "ReLU: q* = 1/2 and c* = J(−1/(B−1)) exactly",
+    return Verdict.judged(ctx.claim_id, rows, "ReLU: q* = 1/2 and c* = J(−1/(B−1)) exactly",
                           "Theorem 5 not reproduced",
                           tables=[("The BSB1 fixed point of ReLU networks in closed form (Theorem 5 of [cite]): "
                                    "q* = 1/2 and c* = J(−1/(B − 1)), J the arc-cosine kernel",

@@ -59,7 +59,7 @@ def control_theorem8(ctx: Context) -> Verdict:
               "numerics.bn_meanfield.simulate_bn_gradients"),
     depends_on=('lambda_max',))
 def check_theorem8(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:theorem8", _theorem8_rows(ctx) + [growth_rate_se_row(ctx)],
+    return Verdict.judged(ctx.claim_id, _theorem8_rows(ctx) + [growth_rate_se_row(ctx)],
                           "eq (25) is exact for α-ReLU, decreases to π/(π−1), linear gives (B−2)/(B−3); networks agree",
                           "Theorem 8 not reproduced")
 
@@ -133,7 +133,7 @@ def control_theorem9(ctx: Context) -> Verdict:
     parameters=(_act_param(""),),
     depends_on=('lambda_max',))
 def check_theorem9(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:theorem9", _theorem9_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _theorem9_rows(ctx),
                           "the Gegenbauer series equals λ_max; λ_max ≥ (B−2)/(B−3) > 1, with equality only for linear φ",
                           "Theorem 9 not reproduced")
 

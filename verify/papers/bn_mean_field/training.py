@@ -157,7 +157,7 @@ def _fig2_plot(ctx: Context, fig: dict) -> dict:
 
 def control_figure2(ctx: Context) -> Verdict:
     rows = _fig2_rows(ctx, scale=0.25)
-    return Verdict.judged(f"{PAPER.key}:figure2", rows, "the prediction 4ξ fits the trained networks (not rejected)",
+    return Verdict.judged(ctx.claim_id, rows, "the prediction 4ξ fits the trained networks (not rejected)",
                           "the prediction 4ξ (four times too small) is rejected by the trained networks")
 
 
@@ -187,7 +187,7 @@ def control_figure2(ctx: Context) -> Verdict:
 def check_figure2(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
     rows = _fig2_rows(ctx, figure=fig)
-    return Verdict.judged(f"{PAPER.key}:figure2", rows,
+    return Verdict.judged(ctx.claim_id, rows,
                           "BN ReLU networks train at half the predicted depth 16ξ and fail at twice it (digits "
                           "substitute for MNIST)", "the trainable depth does not follow 16ξ",
                           artefacts=_fig2_plot(ctx, fig) if fig else {})
@@ -271,7 +271,7 @@ def _fig3_plot(ctx: Context, runs) -> dict:
 
 
 def positive_figure3(ctx: Context) -> Verdict:
-    return judged_with_integrity(f"{PAPER.key}:figure3", *_fig3_rows(ctx, lr=FIG3_LR_LARGE),
+    return judged_with_integrity(ctx.claim_id, *_fig3_rows(ctx, lr=FIG3_LR_LARGE),
                             f"at lr {FIG3_LR_LARGE:g} every row holds", f"not even at lr {FIG3_LR_LARGE:g}")
 
 
@@ -303,7 +303,7 @@ def check_figure3(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
     rows, checks = _fig3_rows(ctx, figure=fig)
     lr = float(ctx.params.get("lr") or FIG3_LR)
-    return judged_with_integrity(f"{PAPER.key}:figure3", rows, checks,
+    return judged_with_integrity(ctx.claim_id, rows, checks,
                             "before training the gradients explode at λ_max per layer over constant weights; within the "
                             "first steps the weights grow towards the input and the explosion is gone (digits substitute)",
                             f"at SGD lr {lr:g} the step-0 picture holds (explosion at λ_max, flat weights) but the "

@@ -160,8 +160,8 @@ def check_width_convergence(ctx: Context) -> Verdict:
     holds = ("the networks approach the correlation SDE as the width grows: the KS distance shrinks and the mean "
              "extrapolates to the SDE's")
     if not fits:
-        return Verdict(f"{PAPER.key}:width-convergence", INCONCLUSIVE,
+        return Verdict(ctx.claim_id, INCONCLUSIVE,
                        "the biases do not fit b∞ + βn^(−1/2) + γn^(−1): the extrapolation cannot decide", rows,
                        artefacts=arte)
-    return Verdict.judged(f"{PAPER.key}:width-convergence", rows, holds,
+    return Verdict.judged(ctx.claim_id, rows, holds,
                           "the networks do not converge to this SDE as the width grows", artefacts=arte)

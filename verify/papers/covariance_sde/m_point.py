@@ -86,7 +86,7 @@ def control_m_point(ctx: Context) -> Verdict:
               "numerics.covariance_sde.covariance_drift"),
     depends_on=())
 def check_m_point(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:m-point", _mpoint_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _mpoint_rows(ctx),
                           "three inputs: the shaped ReLU network's correlations and their joint law match the 3-point "
                           "covariance SDE; the KS distance is reported against width", "the m = 3 SDE does not match")
 

@@ -72,7 +72,7 @@ def control_proposition3_4(ctx: Context) -> Verdict:
     control_description="exponents predicted from a critical p of 3/4 must be rejected",
     uses=("numerics.covariance_sde.simulate_shaped_network", "numerics.covariance_sde.simulate_correlation_sde"))
 def check_proposition3_4(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:proposition3-4", _prop34_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _prop34_rows(ctx),
                           "p < 1/2 degenerates (ρ → 1), p = 1/2 gives a width-independent SDE limit, p > 1/2 approaches "
                           "the linear-network SDE like n^{1−2p}", "the critical exponent 1/2 is not reproduced")
 

@@ -114,7 +114,7 @@ def _theorem32_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
               "numerics.covariance_sde.simulate_covariance_sde", "numerics.covariance_sde.simulate_shaped_network"),
     depends_on=('nu',))
 def check_theorem3_2(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:theorem3-2", _theorem32_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _theorem32_rows(ctx),
                           "drift ν and diffusion Σ derived equal (3.2); the covariance SDE matches finite networks",
                           "Theorem 3.2 not reproduced")
 
@@ -150,7 +150,7 @@ def _theorem33_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
     uses=("theory.covariance_sde.correlation_sde_from_ito", "numerics.covariance_sde.simulate_correlation_sde"),
     depends_on=('nu',))
 def check_theorem3_3(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:theorem3-3", _theorem33_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _theorem33_rows(ctx),
                           "Itô's formula gives μ = −ρ(1−ρ²)/2 and σ = 1 − ρ²; the correlation SDE matches networks",
                           "Theorem 3.3 not reproduced")
 
@@ -251,7 +251,7 @@ def check_figure1(ctx: Context) -> Verdict:
                              "pointwise 95% Wilson bands; dashed: the ODE's ρ_T")
         arte = {f"figure1_{k}": v for k, v in files.items()}
     samples = fig.get("samples", "?")
-    return Verdict.judged(f"{PAPER.key}:figure1", rows,
+    return Verdict.judged(ctx.claim_id, rows,
                           f"n = d = 150, ρ₀ = 0.3, c₊ = 0, c₋ = −1, {samples} networks and {samples} SDE paths: "
                           "network and SDE agree in law (KS) and in median path; the ODE does not",
                           f"Fig 1 (right) not reproduced ({samples} networks and SDE paths)", artefacts=arte)

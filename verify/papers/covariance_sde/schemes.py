@@ -111,7 +111,7 @@ def control_sde_schemes(ctx: Context) -> Verdict:
     control_description="orders claimed one half-step too high must be rejected",
     uses=("numerics.covariance_sde.simulate_correlation_sde", "numerics.covariance_sde.simulate_covariance_sde"))
 def check_sde_schemes(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:sde-schemes", _schemes_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _schemes_rows(ctx),
                           "measured orders: EM strong 1/2 weak 1, Milstein strong 1, weak-2 scheme weak 2; the Wishart "
                           "scheme keeps V positive semi-definite", "the schemes do not show their orders")
 
@@ -157,7 +157,7 @@ def control_sde_step_size(ctx: Context) -> Verdict:
 def check_sde_step_size(ctx: Context) -> Verdict:
     timings: dict = {}
     rows = _step_rows(ctx, timings=timings)
-    return Verdict.judged(f"{PAPER.key}:sde-step-size", rows,
+    return Verdict.judged(ctx.claim_id, rows,
                           "a width-independent SDE step reproduces networks of every width, at a small fraction of the "
                           "network's cost", "the fixed-step SDE misses the networks", artefacts={"seconds": timings})
 

@@ -55,7 +55,7 @@ def _eq26_rows(ctx: Context, sigma2_claim=None) -> list[Evidence]:
     uses=("theory.covariance_sde.relu_like_constants", "numerics.covariance_sde.simulate_shaped_network"),
     depends_on=('sigma2_relu',))
 def check_eq2_6(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:eq2-6", _eq26_rows(ctx), "ReLU: c = 2, σ² = 5 derived; log V_n is N(−σ²/2, σ²) "
+    return Verdict.judged(ctx.claim_id, _eq26_rows(ctx), "ReLU: c = 2, σ² = 5 derived; log V_n is N(−σ²/2, σ²) "
                           "in finite networks", "eq (2.6) not reproduced")
 
 
@@ -150,7 +150,7 @@ def _eq210_rows(ctx: Context, drop_corrections: bool = False) -> list[Evidence]:
               "theory.covariance_sde.relu_moment_numeric"),
     depends_on=('mu_relu',))
 def check_eq2_10(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:eq2-10", _eq210_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _eq210_rows(ctx),
                           "μ_ReLU, σ_ReLU derived (delta method, closed-form ReLU moments) and confirmed by one-layer "
                           "simulation; the chain tracks finite networks, the infinite-width update does not",
                           "the Markov chain (2.10) does not reproduce finite networks")

@@ -69,7 +69,7 @@ def control_proposition3_7(ctx: Context) -> Verdict:
     uses=("theory.covariance_sde.feller_explosion_test", "theory.covariance_sde.feller_v_numeric",
               "numerics.covariance_sde.simulate_covariance_sde"))
 def check_proposition3_7(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:proposition3-7", _prop37_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _prop37_rows(ctx),
                           "Feller's test in sympy: finite-time explosion iff b > 0; simulation agrees",
                           "Proposition 3.7 not reproduced")
 
@@ -115,7 +115,7 @@ def control_theorem3_9(ctx: Context) -> Verdict:
     control_description="the SDE without drift must be rejected",
     uses=("theory.covariance_sde.smooth_covariance_drift", "numerics.covariance_sde.simulate_covariance_sde"))
 def check_theorem3_9(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:theorem3-9", _theorem39_rows(ctx),
+    return Verdict.judged(ctx.claim_id, _theorem39_rows(ctx),
                           "the smooth-activation drift (3.10) is derived exactly and the SDE matches shaped networks",
                           "Theorem 3.9 not reproduced")
 
@@ -148,7 +148,7 @@ def check_eq4_1(ctx: Context) -> Verdict:
                                           seed=ctx.seed + 42, keep="last")
         rows.append(_ks_row(f"{act} (criterion {k:.4g}, a = {a}): V^{{αα}} of n = d = {n} networks vs (4.1)",
                             net.V[:, -1, 0, 0], sde.values[:, -1, 0, 0]))
-    return Verdict.judged(f"{PAPER.key}:eq4-1", rows, "the diagonal marginal (4.1) is derived and matches networks",
+    return Verdict.judged(ctx.claim_id, rows, "the diagonal marginal (4.1) is derived and matches networks",
                           "eq (4.1) not reproduced")
 
 
@@ -181,7 +181,7 @@ def _example41_rows(wrong: bool = False) -> list[Evidence]:
     uses=("theory.covariance_sde.explosion_criterion",),
     depends_on=('criterion',))
 def check_example4_1(ctx: Context) -> Verdict:
-    return Verdict.judged(f"{PAPER.key}:example4-1", _example41_rows(), "sigmoid (4σ − 2) and tanh are stable, as printed",
+    return Verdict.judged(ctx.claim_id, _example41_rows(), "sigmoid (4σ − 2) and tanh are stable, as printed",
                           "Example 4.1 not reproduced")
 
 
@@ -242,7 +242,7 @@ def check_example4_2(ctx: Context) -> Verdict:
                  "The printed φ″(0) = 1/(1 + e^{x₀}) and φ‴(0) = (1 − e^{x₀})/(1 + e^{x₀})² are right (sympy), and their "
                  "combination is (3/4 + 1 − e^{x₀})/(1 + e^{x₀})². Simulating (4.1) at x₀ = 0.3 (a = 1/4) explodes on "
                  "a positive fraction of paths by T = 2; x₀ = 1 never does.", "error")
-    return Verdict.judged(f"{PAPER.key}:example4-2", rows,
+    return Verdict.judged(ctx.claim_id, rows,
                           "φ″(0), φ‴(0) as printed; the criterion and threshold corrected to log(7/4) (erratum), confirmed "
                           "by simulation", "Example 4.2 not reproduced", errata=[er])
 
@@ -317,7 +317,7 @@ def _figure2_plot(ctx: Context, fig: dict) -> dict:
 def check_figure2(ctx: Context) -> Verdict:
     fig: dict = {}
     rows = _figure2_rows(ctx, figure=fig)
-    return Verdict.judged(f"{PAPER.key}:figure2", rows,
+    return Verdict.judged(ctx.claim_id, rows,
                           "shaped softplus networks (n = d = 100, a = 1) follow (4.1) at a stable and an unstable shift",
                           "Fig 2 not reproduced", artefacts=_figure2_plot(ctx, fig) if ctx.artefact_dir else {})
 
@@ -416,7 +416,7 @@ def check_proposition3_10(ctx: Context) -> Verdict:
                  "not shrink with width (evidence row; ≈ 0.51–0.54 for n = 64…1024) while the diagonal's spread falls like "
                  "n^{−1/4}. Mechanism: the O(n^{1−2p}) drift of (3.10) for tanh is φ‴(0)V^{αβ}(V^{αα} + V^{ββ} − 2)/(2a²), "
                  "which pins the diagonal at 1 and then vanishes, leaving the O(1) noise of V^{αβ}.", "error")
-    return Verdict.judged(f"{PAPER.key}:proposition3-10", rows,
+    return Verdict.judged(ctx.claim_id, rows,
                           "all three regimes as stated", "regime (i) with a stable activation is not as stated: the "
                           "correlation is not constant (erratum); the other regimes hold", errata=[er])
 

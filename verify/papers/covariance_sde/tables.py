@@ -85,7 +85,7 @@ def _tables_rows(ctx: Context, perturb: bool = False):
     depends_on=('criterion',))
 def check_constants(ctx: Context) -> Verdict:
     rows, tables = _tables_rows(ctx)
-    return Verdict.judged(f"{PAPER.key}:constants", rows, "tables of φ″(0), φ‴(0), the criterion and the ReLU-like "
+    return Verdict.judged(ctx.claim_id, rows, "tables of φ″(0), φ‴(0), the criterion and the ReLU-like "
                           "coefficients (--latex)", "the tabulated criterion disagrees with numerical derivatives",
                           tables=tables)
 

@@ -89,7 +89,7 @@ def control_lemma_a4(ctx: Context) -> Verdict:
 def check_lemma_a4(ctx: Context) -> Verdict:
     rows = _lemma_a4_rows(_upper_printed, ctx, "1 − max G_ij²")
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER.key}:lemma-a4", st, "both bounds of eq (24) hold on every random, near-degenerate and "
+    return Verdict(ctx.claim_id, st, "both bounds of eq (24) hold on every random, near-degenerate and "
                    "Gershgorin-edge correlation matrix, and exactly in rationals" if st == HOLDS
                    else "a bound of eq (24) fails", rows)
 
@@ -220,7 +220,7 @@ def check_lemma_a6(ctx: Context) -> Verdict:
     rows = _lemma_a6_rows(ctx)
     rows += memo(("lemma_a6_routes", ctx.budget), lambda: [tail_bracket_extremal_row(), mp_coefficient_row(ctx)])
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER.key}:lemma-a6", st,
+    return Verdict(ctx.claim_id, st,
                    "σ̂(ρ) = Σ c_k² ρ^k on all of [−1, 1]: series brackets contain the 2-D quadrature, closed forms "
                    "agree to 1e-10, Monte Carlo agrees" if st == HOLDS else "the Hermite series disagrees", rows)
 
@@ -278,7 +278,7 @@ def check_lemma_a7(ctx: Context) -> Verdict:
     rows += beta_rows([a for a in _lemma_a7_acts(ctx) if not theory.activation(a).is_affine])
     st = status_from_rows(rows)
     loose = [r for r in rows if r.slack is not None and r.slack > 1.01]
-    return Verdict(f"{PAPER.key}:lemma-a7", st,
+    return Verdict(ctx.claim_id, st,
                    f"certified on the whole interval for all {len(rows)} activations (rigorous Arb balls for closed-form "
                    f"duals, exact for polynomials); the bound has > 1% slack for {len(loose)} of them"
                    if st == HOLDS else "Lemma A.7 fails for some activation", rows)
@@ -375,5 +375,5 @@ def check_lemma_a8(ctx: Context) -> Verdict:
                       "(57) = Σ_m ρ^m He_m(x) He_m(y)",
                       f"at three (x, y, ρ) the series with ρ^m matches (57) to {rows[2].observed:.1e}; the printed one is "
                       f"off by {rows[3].observed:.3g} after 60 terms and diverges; eq (60) then uses the ρ^m.", "typo")]
-    return Verdict(f"{PAPER.key}:lemma-a8", st, "E He_n(X)He_k(Y) = ρ^n δ_nk exactly (sympy) and numerically up to degree 30"
+    return Verdict(ctx.claim_id, st, "E He_n(X)He_k(Y) = ρ^n δ_nk exactly (sympy) and numerically up to degree 30"
                    if st == HOLDS else "Lemma A.8 fails", rows, errata)

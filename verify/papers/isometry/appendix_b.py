@@ -156,14 +156,15 @@ def _rows(ctx: Context, centre: bool = True, figure: dict | None = None,
     return rows, checks
 
 
-def _judged(rows: list[Evidence], checks: list[Evidence], holds: str, fails: str, **extra) -> Verdict:
+def _judged(ctx: Context, rows: list[Evidence], checks: list[Evidence], holds: str, fails: str,
+            **extra) -> Verdict:
     """Verdict.judged on the rows and the run-integrity rows, unless an integrity row failed: then the networks are
     not the ones the claim asked for, which says nothing about the paper (inconclusive, not violated)."""
     bad = [r.name for r in checks if r.passed is False]
     if bad:
-        return Verdict(f"{PAPER.key}:figure-b3", INCONCLUSIVE, "no verdict: the simulated networks are not the ones asked "
+        return Verdict(ctx.claim_id, INCONCLUSIVE, "no verdict: the simulated networks are not the ones asked "
                        "for — " + "; ".join(bad), rows + checks, **extra)
-    return Verdict.judged(f"{PAPER.key}:figure-b3", rows + checks, holds, fails, **extra)
+    return Verdict.judged(ctx.claim_id, rows + checks, holds, fails, **extra)
 
 
 def _plot(ctx: Context, fig: dict) -> dict:
@@ -182,12 +183,12 @@ def _plot(ctx: Context, fig: dict) -> dict:
 
 
 def control_figure_b3(ctx: Context) -> Verdict:
-    return _judged(*_rows(ctx, centre=False), "the mean-field scale without centring still beats Xavier as the claim says",
+    return _judged(ctx, *_rows(ctx, centre=False), "the mean-field scale without centring still beats Xavier as the claim says",
                    "without the centring by c_0 the claimed advantage is not there")
 
 
 def positive_figure_b3(ctx: Context) -> Verdict:
-    return _judged(*_rows(ctx, acts=("relu", "leaky_relu", "selu")), "ReLU, leaky ReLU and SELU: the check holds",
+    return _judged(ctx, *_rows(ctx, acts=("relu", "leaky_relu", "selu")), "ReLU, leaky ReLU and SELU: the check holds",
                    "not even for ReLU, leaky ReLU and SELU")
 
 
@@ -226,7 +227,7 @@ def check_figure_b3(ctx: Context) -> Verdict:
             "Theorem 4's β_σ says)",
             f"n = {st['n']}, d = {st['d']}, depth {st['depth']}, {st['seeds']} paired seeds: {tanh.note}; the same order "
             "at d = 1000, 2000, 4000 (depths 15, 20, 30) in this package's runs"))
-    return _judged(rows, checks,
+    return _judged(ctx, rows, checks,
                    "the mean-field centring and normalisation give a smaller isometry gap than Xavier's gain for "
                    "every activation, most of all for ReLU and leaky ReLU",
                    "the mean-field gains beat Xavier by far for ReLU and leaky ReLU (and sigmoid, whose Xavier "
@@ -408,7 +409,7 @@ def _b4_plot(ctx: Context, fig: dict) -> dict:
 def check_figure_b4(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
     rows = _b4_rows(ctx, fig)
-    return Verdict.judged(f"{PAPER.key}:figure-b4", rows,
+    return Verdict.judged(ctx.claim_id, rows,
                           "for fixed, growing, narrowing and interchanging widths the isometry gap of random ReLU MLPs "
                           "on real inputs converges to the same mean-field decay (Theorem 4's setting) as the widths grow",
                           "a width profile's infinite-width extrapolation departs from the mean-field decay",

@@ -93,7 +93,7 @@ def check_figure_b1(ctx: Context) -> Verdict:
             r"Fig B.1: isometry strength of $\sigma(\alpha x)$ vs the gain", r"gain $\alpha$", r"$\beta_\sigma$",
             series)], f"β by mpmath quadrature (20 digits) and by Monte Carlo; budget {ctx.budget}")
         arte = {f"figure_b1_{k}": v for k, v in files.items()}
-    return Verdict.judged(f"{PAPER.key}:figure-b1", rows, "β_σ(α) computed for smooth activations (two routes agree); "
+    return Verdict.judged(ctx.claim_id, rows, "β_σ(α) computed for smooth activations (two routes agree); "
                           "ReLU's rate is independent of the gain", "a gain computation disagrees",
                           tables=[(f"Isometry strength β of σ(αx) against the gain α (Fig B.1 of [cite]): by 20-digit "
                                    f"quadrature and by Monte Carlo ({_mc_samples(ctx):,} samples) with its standard "

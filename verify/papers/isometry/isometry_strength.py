@@ -184,7 +184,7 @@ def check_definition3(ctx: Context) -> Verdict:
     errata = [Erratum("Definition 3, property (ii)", "β_σ = 1 iff the activation is linear",
                       "β_σ = 1 iff σ is affine (σ(x) = c_0 + c_1 x, c_1 ≠ 0)",
                       "σ(x) = 2x + 3 has c_k = 0 for k ≥ 2 and β_σ = 1 exactly (sympy).", "typo")]
-    return Verdict(f"{PAPER.key}:definition3", st,
+    return Verdict(ctx.claim_id, st,
                    "β_σ ∈ [1, 2] for every registered and sample activation; β_σ = 1 exactly for the affine ones"
                    if st == HOLDS else "a property of β_σ fails", rows, errata)
 
@@ -298,7 +298,7 @@ def check_table2(ctx: Context, table=None) -> Verdict:
     rows, latex = _table_rows(table or TABLE2, ctx)
     rows.append(memo(("table2_engine_moments",), lambda: engine_moment_row(TABLE2)))
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER.key}:table2", st,
+    return Verdict(ctx.claim_id, st,
                    "every printed β_σ equals the exact sympy value, agrees with 40-digit quadrature to 1e-15 and "
                    "with Monte Carlo at 95%" if st == HOLDS else "a printed β_σ disagrees", rows,
                    tables=[(f"Table 2: isometry strength β_σ — the paper's closed form, sympy's exact value "
@@ -369,7 +369,7 @@ def check_table_b1(ctx: Context, table=None) -> Verdict:
                                    if sym_ok else "symbolic α not attempted (kink); numeric at each α, incl. α < 0")
                              if sym_ok is not False else "sympy: printed form differs from the exact β(α)"))
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER.key}:table-b1", st,
+    return Verdict(ctx.claim_id, st,
                    "the three printed β(α) hold (symbolically for exp and sin; at every sampled gain to 1e-15)"
                    if st == HOLDS else "a Table B.1 entry disagrees", rows,
                    tables=[(f"Table B.1: β_σ of the gain-scaled activations — the paper's closed form at each gain α "

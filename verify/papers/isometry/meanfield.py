@@ -204,7 +204,7 @@ def check_theorem_a2(ctx: Context) -> Verdict:
     rows.append(_meanfield_mc_se_row(ctx))
     rows += memo(("dual_map_points", ctx.budget), lambda: dual_map_rows(ctx))
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER.key}:theorem-a2", st, "one mean-field layer contracts γ by at least β_σ on every trial"
+    return Verdict(ctx.claim_id, st, "one mean-field layer contracts γ by at least β_σ on every trial"
                    if st == HOLDS else "Theorem A.2 fails", rows)
 
 
@@ -267,5 +267,5 @@ def check_corollary_a3(ctx: Context) -> Verdict:
     depth = ctx.pick(100, 400, 1000)
     rows = _corollary_a3_rows(ctx, acts, lambda nm: math.log(beta_value(nm)), depth) + beta_rows(acts)
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER.key}:corollary-a3", st, f"γ decays at least as fast as β_σ^(−ℓ) in mean field, ℓ ≤ {depth}"
+    return Verdict(ctx.claim_id, st, f"γ decays at least as fast as β_σ^(−ℓ) in mean field, ℓ ≤ {depth}"
                    if st == HOLDS else "Corollary A.3 fails in mean field", rows)

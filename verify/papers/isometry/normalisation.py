@@ -95,7 +95,7 @@ def control_lemma_a1(ctx: Context) -> Verdict:
         return np.linalg.det(M) / (np.trace(M) / n)
     rows = _lemma_a1_rows(wrong_iso, ctx)
     status = status_from_rows(rows)
-    return Verdict(f"{PAPER.key}:lemma-a1", status, "the property checks applied to det(M)/(tr M/n)", rows)
+    return Verdict(ctx.claim_id, status, "the property checks applied to det(M)/(tr M/n)", rows)
 
 
 @PAPER.claim(
@@ -117,7 +117,7 @@ def check_lemma_a1(ctx: Context) -> Verdict:
         "𝓘(M) = 1 ⟺ M = I_n", "𝓘(M) = 1 ⟺ M = c·I_n for some c > 0",
         "𝓘 is scale invariant (property 1), so 𝓘(2·I_n) = 1 although 2·I_n ≠ I_n; checked for "
         "n ∈ {2, 5, 17}, c ∈ {1, 2, 1e-6}: 𝓘(cI) = 1 to 1e-12.", "typo")]
-    return Verdict(f"{PAPER.key}:lemma-a1", status,
+    return Verdict(ctx.claim_id, status,
                    "all four properties hold on every random and adversarial trial" if status == HOLDS
                    else "a property of 𝓘 failed", rows, errata)
 
@@ -207,7 +207,7 @@ def check_theorem1(ctx: Context) -> Verdict:
     st = status_from_rows(rows)
     errata = [Erratum("Theorem 1 proof, annotation of eq (7)", "det(D) = Π a_i²", "det(D)² = Π a_i² (det D = Π a_i)",
                       "D = diag(a_1..a_n) so det D = Π a_i; the proof uses det(G) = det(G̃) det(D)².", "typo")]
-    return Verdict(f"{PAPER.key}:theorem1", st,
+    return Verdict(ctx.claim_id, st,
                    "the inequality holds on every random, wild-norm and near-degenerate batch, and exactly in rationals"
                    if st == HOLDS else "a batch violates eq (4)", rows, errata)
 
@@ -279,7 +279,7 @@ def check_corollary2(ctx: Context) -> Verdict:
             f"depth {depth}, width {width}, batch {batch}, Gaussian inputs (CIFAR10 and training not reproduced); "
             f"budget {ctx.budget}")
         arte.update({f"figure2_{k}": v for k, v in files.items()})
-    return Verdict(f"{PAPER.key}:corollary2", st,
+    return Verdict(ctx.claim_id, st,
                    "layer normalisation never lowers isometry below eq (4)'s bound, in random batches and inside an MLP"
                    if st == HOLDS else "a layer-norm step violates Corollary 2", rows, artefacts=arte)
 
@@ -364,6 +364,6 @@ def check_corollary3(ctx: Context) -> Verdict:
         Erratum("Corollary 3 (scope)", "stated for any d, n", "non-trivial only for d ≤ n",
                 "C = XXᵀ is d×d of rank ≤ n: for d > n both isometries vanish and the inequality reads 0 ≥ 0.", "typo"),
     ]
-    return Verdict(f"{PAPER.key}:corollary3", st,
+    return Verdict(ctx.claim_id, st,
                    "the intended statement (Theorem 1 on the feature rows) holds; the printed one has typos"
                    if st == HOLDS else "the intended Corollary 3 fails", rows, errata)

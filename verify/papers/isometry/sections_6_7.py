@@ -187,7 +187,7 @@ def check_section6(ctx: Context) -> Verdict:
         fig5 = Panel("Fig 5: without normalisation", r"layer $\ell$", _GAP_LABEL,
                      [x for nm in _S6_ACTS for x in _s6_series(S, nm, "no-normalisation")], logy=True)
         arte = _s6_plot(ctx, "isometry_section6", [fig4, fig5], "solid lines in Fig 4: LN")
-    return Verdict(f"{PAPER.key}:section6", st,
+    return Verdict(ctx.claim_id, st,
                    f"centering by c_0 matches layer centering, and without normalisation the gap grows for some "
                    f"activations ({_s6_header(S)})" if st == HOLDS else "a Section 6 observation is not reproduced", rows,
                    tables=[(f"Final isometry gap at depth {S['depth']} (n = {S['n']}, d = {S['d']}), the mean over "
@@ -252,7 +252,7 @@ def check_figure6(ctx: Context) -> Verdict:
                               f"{_s6_header(S)}; {relu.note}. Both variants share one mean-field limit; the gap comes "
                               "from the finite-width random walk of the norms. Section 7 (Fig 8a) states the opposite "
                               "for ReLU.", "error"))
-    return Verdict(f"{PAPER.key}:figure6", st,
+    return Verdict(ctx.claim_id, st,
                    "mean-field normalisation matches LN for tanh, sigmoid, relu and fails for exp" if st == HOLDS else
                    f"not reproduced for {', '.join(bad)} ({_s6_header(S)}): at finite width the norms of a "
                    "positively homogeneous activation drift like a multiplicative random walk, which LN removes and "
@@ -313,7 +313,7 @@ def check_figure8(ctx: Context) -> Verdict:
                   _s6_series(S, "relu", "norm-then-activation", label="relu: normalise, then activate")
                   + _s6_series(S, "relu", "layernorm", "theory", label="relu: activate, then LN (eq 1)"), logy=True)
         arte = _s6_plot(ctx, "isometry_figure8", [a, b], "lines: LN (eq 1)")
-    return Verdict(f"{PAPER.key}:figure8", st, "selu and tanh are self-normalising, relu is not; the other order leaves "
+    return Verdict(ctx.claim_id, st, "selu and tanh are self-normalising, relu is not; the other order leaves "
                    "a non-isotropic Gram for relu" if st == HOLDS else "a Fig 8 observation is not reproduced", rows,
                    artefacts=arte)
 
@@ -374,5 +374,5 @@ def check_figure9(ctx: Context) -> Verdict:
         arte = _s6_plot(ctx, "isometry_figure9", [Panel("Fig 9: deviation from the mean-field Gram (ReLU)",
                                                         r"layer $\ell$", r"$\|G^{\ell} - G_*^{\ell}\|_F$", series)],
                         "mean field: eq (10)")
-    return Verdict(f"{PAPER.key}:figure9", st, "with LN the deviation from mean field stays flat in depth; with mean-field "
+    return Verdict(ctx.claim_id, st, "with LN the deviation from mean field stays flat in depth; with mean-field "
                    "normalisation it accumulates" if st == HOLDS else "Fig 9 is not reproduced", rows, artefacts=arte)

@@ -318,7 +318,7 @@ def check_theorem4(ctx: Context) -> Verdict:
     outside = (f"; outside the hypotheses (affine, β_σ = 1): {', '.join(affine)}" if affine else "")
     rows += [Evidence(f"{nm}: affine σ — outside the hypotheses (β_σ = 1, no decay predicted)", passed=None)
              for nm in affine]
-    return Verdict(f"{PAPER.key}:theorem4", st,
+    return Verdict(ctx.claim_id, st,
                    (f"eq (12) holds at every layer in mean field ({len(acts)} activations, depth {depth}) and at finite "
                     "width, where it is loose by many orders of magnitude; the depth condition is misprinted"
                     if st == HOLDS else "eq (12) is violated") + outside, rows, errata,
@@ -377,7 +377,7 @@ def check_figure3(ctx: Context) -> Verdict:
                              f"budget {ctx.budget}; the Theorem 4 bound dashed, or its range marked at the top where it "
                              "is off scale; band: 95% t-interval over seeds")
         arte.update({f"figure3_{k}": v for k, v in files.items()})
-    return Verdict(f"{PAPER.key}:figure3", st,
+    return Verdict(ctx.claim_id, st,
                    f"Fig 3 reproduced (n = {fw['n']}, d = {fw['d']}, {fw['seeds']} seeds): the bound holds and is "
                    "astronomically loose at these depths; β_σ orders the observed decay" if st == HOLDS
                    else "Fig 3 not reproduced", rows, artefacts=arte)
@@ -450,7 +450,7 @@ def check_figure_a1(ctx: Context) -> Verdict:
             f"n = {n}, d = {d} (points) and d/4 = {d // 4} (thin lines), {seeds} seeds, input correlation 0.5, "
             f"budget {ctx.budget}; dashed: γ(G⁰)β^(−ℓ); the finite-width floor is sqrt(2 log n²/d)")
         arte.update({f"figure_a1_{k}": v for k, v in files.items()})
-    return Verdict(f"{PAPER.key}:figure-a1", st,
+    return Verdict(ctx.claim_id, st,
                    f"finite-width γ (n = {n}, d = {d}, {seeds} seeds) follows the Corollary A.3 bound up to a "
                    "deviation that shrinks like d^(−1/2)" if st == HOLDS else
                    "finite-width γ exceeds the bound by more than a d^(−1/2) effect", rows, artefacts=arte)

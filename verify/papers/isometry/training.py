@@ -212,7 +212,7 @@ def positive_figure7(ctx: Context) -> Verdict:
     betas = {nm: _beta(nm) for nm in runs}
     gap = {nm: float(np.mean([r.gaps[0, -1] for r in rs])) for nm, rs in runs.items()}
     rows = [_kendall_row("depth 10, at initialisation: larger β_σ ⇒ smaller isometry gap at the last layer", betas, gap)]
-    return judged_with_integrity(f"{PAPER.key}:figure7", rows, _integrity_rows(ctx, runs, 10),
+    return judged_with_integrity(ctx.claim_id, rows, _integrity_rows(ctx, runs, 10),
                             "the rank test detects the β_σ-order of the initial isometry gap",
                             "the rank test misses even the β_σ-order of the initial isometry gap")
 
@@ -222,7 +222,7 @@ def control_figure7(ctx: Context) -> Verdict:
     runs = _runs(ctx, 10)
     rev = {nm: 2 - _beta(nm) for nm in runs}
     rows = [_kendall_row("depth 10: larger 2 − β_σ ⇒ faster SGD", rev, {nm: _auc(rs) for nm, rs in runs.items()})]
-    return judged_with_integrity(f"{PAPER.key}:figure7", rows, _integrity_rows(ctx, runs, 10),
+    return judged_with_integrity(ctx.claim_id, rows, _integrity_rows(ctx, runs, 10),
                             "the reversed order fits (not rejected)", "the reversed order is rejected")
 
 
@@ -251,7 +251,7 @@ def control_figure7(ctx: Context) -> Verdict:
 def check_figure7(ctx: Context) -> Verdict:
     fig = {} if ctx.artefact_dir else None
     rows, checks = _figure7_rows(ctx, fig)
-    return judged_with_integrity(f"{PAPER.key}:figure7", rows, checks,
+    return judged_with_integrity(ctx.claim_id, rows, checks,
                             "at depth 10 the activations with larger β_σ train faster (digits substitute)",
                             "at depth 10, on the digits substitute with SGD lr 0.01, the training speed does not "
                             "increase with β_σ (the paper's CIFAR10 hyper-parameter range is not reproduced)",
@@ -314,7 +314,7 @@ def _b6_plot(ctx: Context) -> dict:
 
 
 def control_figure_b6(ctx: Context) -> Verdict:
-    return judged_with_integrity(f"{PAPER.key}:figure-b6", _b6_rows(ctx, theorem4_order=-1),
+    return judged_with_integrity(ctx.claim_id, _b6_rows(ctx, theorem4_order=-1),
                             _integrity_rows(ctx, _runs(ctx, B6_DEPTH), B6_DEPTH),
                             "the reversed β_σ order fits the initial gaps (not rejected)",
                             "the reversed β_σ order is rejected by the initial gaps")
@@ -359,7 +359,7 @@ def _corollary2_rows(ctx: Context) -> list[Evidence]:
     depends_on=())
 def check_figure_b6(ctx: Context) -> Verdict:
     rows = _b6_rows(ctx) + _corollary2_rows(ctx)
-    return judged_with_integrity(f"{PAPER.key}:figure-b6", rows, _integrity_rows(ctx, _runs(ctx, B6_DEPTH), B6_DEPTH),
+    return judged_with_integrity(ctx.claim_id, rows, _integrity_rows(ctx, _runs(ctx, B6_DEPTH), B6_DEPTH),
                             artefacts=_b6_plot(ctx) if ctx.artefact_dir else {},
                             holds="at initialisation the last layer's isometry gap falls with β_σ (Theorem 4's order); "
                                   "every layer norm increases the isometry by Corollary 2's factor, before and after "
@@ -422,15 +422,16 @@ def _b7_rows(ctx: Context, depth: int = B6_DEPTH, figure: dict | None = None, ac
     return rows
 
 
-def _b7_verdict(rows: list[Evidence], holds: str, fails: str, checks: list[Evidence] = (), **extra) -> Verdict:
+def _b7_verdict(ctx: Context, rows: list[Evidence], holds: str, fails: str, checks: list[Evidence] = (),
+                **extra) -> Verdict:
     """Violated if some activation's change exceeds ½ (or a run diverged); inconclusive if some activation is
     undecided; holds only when every activation's upper bound is ≤ ½. Inconclusive whatever the rows if a
     run-integrity row of ``checks`` failed (verify.papers._integrity)."""
     checks = list(checks)
     undecided = [e.name.split(":")[0] for e in rows if e.passed is None]
     if any(e.passed is False for e in checks + rows) or not undecided:
-        return judged_with_integrity(f"{PAPER.key}:figure-b7", rows, checks, holds, fails, **extra)
-    return Verdict(f"{PAPER.key}:figure-b7", INCONCLUSIVE,
+        return judged_with_integrity(ctx.claim_id, rows, checks, holds, fails, **extra)
+    return Verdict(ctx.claim_id, INCONCLUSIVE,
                    f"the seeds cannot decide whether training changes the gap by at most half for: "
                    f"{', '.join(undecided)} (the interval contains ½)", rows + checks, **extra)
 
@@ -443,7 +444,7 @@ def _b7_checks(ctx: Context, depth: int = B6_DEPTH) -> list[Evidence]:
 
 def control_figure_b7(ctx: Context) -> Verdict:
     """The same check on depth-30 networks, where (the paper, Section 7) training behaves differently: it must flag."""
-    return _b7_verdict(_b7_rows(ctx, depth=B7_CONTROL_DEPTH), f"at depth {B7_CONTROL_DEPTH} the gap also changes little",
+    return _b7_verdict(ctx, _b7_rows(ctx, depth=B7_CONTROL_DEPTH), f"at depth {B7_CONTROL_DEPTH} the gap also changes little",
                        f"at depth {B7_CONTROL_DEPTH} training moves the gap by more than the allowance",
                        _b7_checks(ctx, B7_CONTROL_DEPTH))
 
@@ -485,7 +486,7 @@ def check_figure_b7(ctx: Context) -> Verdict:
                              f"eq (1) MLPs, depth {B6_DEPTH}, width {st['width']}, SGD lr {LR:g}, mean of "
                              f"{_b7_seeds(ctx)} seeds, budget {ctx.budget}; {_data(ctx)[1]}")
         arte = {f"figure_b7_{k}": v for k, v in files.items()}
-    return _b7_verdict(rows, "training changes the last layer's isometry gap by at most half of its initial value, "
+    return _b7_verdict(ctx, rows, "training changes the last layer's isometry gap by at most half of its initial value, "
                              "for every activation (every upper bound ≤ ½)",
                        "for some activation training changes the isometry gap by more than half of its initial value",
                        _b7_checks(ctx), artefacts=arte)
