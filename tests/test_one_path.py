@@ -90,6 +90,19 @@ def test_every_built_in_claim_is_declared_with_keywords_through_its_paper():
                 assert not node.args, f"{f}:{node.lineno}: Claim(...) with positional arguments"
 
 
+def test_a_claims_id_is_written_once_in_its_declaration():
+    """A check names its verdict ``ctx.claim_id``: no paper module spells a claim id (``f"{PAPER.key}:name"`` or a
+    literal ``"paper:name"``) where a Verdict is made; the runner reports a verdict named for another claim as a
+    crash (tests/test_power.py)."""
+    import re
+    keys = "|".join(re.escape(k) for k in ("bn-finite-width", "bn-mean-field", "covariance-sde", "isometry"))
+    spelled = re.compile(r'(Verdict|judged|judged_with_integrity)\(\s*(f?"(\{PAPER\.key\}|' + keys + r'):)')
+    assert spelled.search('return Verdict(f"{PAPER.key}:eq19", st') and spelled.search('judged("isometry:x", r')
+    found = [f"{f.name}: {m.group(0)}" for f in sorted(PAPERS_DIR.rglob("*.py"))
+             for m in spelled.finditer(f.read_text(encoding="utf-8"))]
+    assert found == []
+
+
 def test_quantities_are_namespaced_and_the_core_knows_no_paper():
     src = (PAPERS_DIR.parent / "quantities.py").read_text(encoding="utf-8")
     mods = {m for _, m in _imports_of_source(src)}

@@ -10,7 +10,7 @@ import numpy as np
 import theory
 from theory.batchnorm import BSB1
 
-from ...api import Evidence, lazy_module as _lazy, Paper, status_from_rows, Verdict
+from ...api import Context, Evidence, lazy_module as _lazy, Paper, status_from_rows, Verdict
 from .coverage import ITEMS
 
 stats = _lazy("scipy.stats")  # loaded on first use (listing claims stays fast)
@@ -43,8 +43,8 @@ CONF = 0.95
 FAMILY_F = ("relu", "tanh", "sigmoid", "sin", "selu", "celu")  # the set 𝓕 of Theorem 1
 
 
-def _control(name: str, rows: list[Evidence], summary: str) -> Verdict:
-    return Verdict(f"{PAPER.key}:{name}", status_from_rows(rows), summary, rows)
+def _control(ctx: Context, rows: list[Evidence], summary: str) -> Verdict:
+    return Verdict(ctx.claim_id, status_from_rows(rows), summary, rows)
 
 
 def spectral_deviation(G: np.ndarray, lam_star: np.ndarray) -> np.ndarray:

@@ -61,7 +61,7 @@ def _assumption1_rows(ctx: Context, batchnorm: bool = True) -> list[Evidence]:
 
 
 def control_assumption1(ctx: Context) -> Verdict:
-    return _control("assumption1", _assumption1_rows(ctx, batchnorm=False), "the chain without batch norm")
+    return _control(ctx, _assumption1_rows(ctx, batchnorm=False), "the chain without batch norm")
 
 
 @PAPER.claim(

@@ -48,7 +48,7 @@ def _corollary2_rows(ctx: Context, batchnorm: bool = True) -> list[Evidence]:
 
 
 def control_corollary2(ctx: Context) -> Verdict:
-    return _control("corollary2", _corollary2_rows(ctx, batchnorm=False), "the same two inputs through a network without BN")
+    return _control(ctx, _corollary2_rows(ctx, batchnorm=False), "the same two inputs through a network without BN")
 
 
 @PAPER.claim(

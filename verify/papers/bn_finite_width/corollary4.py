@@ -34,7 +34,7 @@ def control_corollary4(ctx: Context) -> Verdict:
     s, ci = _slope_ci(x, y)
     rows = [Evidence("the printed eq (12) at ℓ = 0: width exponent of ‖G_0⁻¹G'_0 − I‖_F", theory=-0.5, numeric=s,
                      ci=ci, passed=ci[1] < -0.2 and ci[0] <= -0.4)]
-    return _control("corollary4", rows, "the printed bound applied at ℓ = 0 (no transitory term)")
+    return _control(ctx, rows, "the printed bound applied at ℓ = 0 (no transitory term)")
 
 
 @PAPER.claim(

@@ -23,7 +23,7 @@ def control_corollary8(ctx: Context) -> Verdict:
     rel = abs(ones_eig / (fp.c * n) - 1)
     rows = [Evidence("printed λ_1* = c*·n vs the simulated top eigenvalue (d = 8000)", theory=fp.c * n, numeric=ones_eig,
                      passed=rel < 4 * math.sqrt(n / 8000))]
-    return _control("corollary8", rows, "the printed λ_1* = c* n")
+    return _control(ctx, rows, "the printed λ_1* = c* n")
 
 
 @PAPER.claim(

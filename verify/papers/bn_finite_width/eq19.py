@@ -77,7 +77,7 @@ def _eq19_rows(ctx: Context, corrected: bool = False) -> list[Evidence]:
 
 
 def positive_eq19(ctx: Context) -> Verdict:
-    return _control("eq19", _eq19_rows(ctx, corrected=True),
+    return _control(ctx, _eq19_rows(ctx, corrected=True),
                     "the cited theorem's form, min(1, sqrt(Σλ²)) in the denominator")
 
 

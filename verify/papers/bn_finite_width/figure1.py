@@ -85,7 +85,7 @@ def _eq6_rows(ctx: Context, bound_factor: float = 1.0) -> list[Evidence]:
 
 def control_eq6(ctx: Context) -> Verdict:
     rows = [r for r in _eq6_rows(ctx, bound_factor=0.0) if r.name.startswith("eq (6)")]
-    return _control("eq6", rows, "eq (6) with the exponent removed (E‖G_ℓ − I‖ ≤ 1)")
+    return _control(ctx, rows, "eq (6) with the exponent removed (E‖G_ℓ − I‖ ≤ 1)")
 
 
 @PAPER.claim(
@@ -156,7 +156,7 @@ def _figure1b_rows(ctx: Context, exponent: float = -0.5) -> tuple[list[Evidence]
 
 def control_figure1(ctx: Context) -> Verdict:
     rows, _ = _figure1b_rows(ctx, exponent=-1.0)
-    return _control("figure1", [r for r in rows if r.name.startswith("width exponent")],
+    return _control(ctx, [r for r in rows if r.name.startswith("width exponent")],
                     "the width exponent −1 instead of −1/2")
 
 

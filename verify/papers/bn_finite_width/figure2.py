@@ -85,12 +85,12 @@ def _figure2_plot(ctx: Context, fig: dict) -> dict:
 
 
 def control_figure2(ctx: Context) -> Verdict:
-    return _control("figure2", _figure2_rows(ctx, acts=("identity",), batchnorm=False),
+    return _control(ctx, _figure2_rows(ctx, acts=("identity",), batchnorm=False),
                     "the same test on the chain without batch norm (linear)")
 
 
 def positive_figure2(ctx: Context) -> Verdict:
-    return _control("figure2", _figure2_rows(ctx, acts=("identity",), batchnorm=False, ell=0),
+    return _control(ctx, _figure2_rows(ctx, acts=("identity",), batchnorm=False, ell=0),
                     "the same test on G_0 = h_0ᵀh_0/d of the chain without BN from input I: a Wishart matrix, so "
                     "Marchenko–Pastur holds")
 

@@ -57,7 +57,7 @@ def _lemma12_rows(ctx: Context, candidate_only: bool = False) -> list[Evidence]:
 
 
 def positive_lemma12(ctx: Context) -> Verdict:
-    return _control("lemma12", _lemma12_rows(ctx, candidate_only=True),
+    return _control(ctx, _lemma12_rows(ctx, candidate_only=True),
                     "the same TV lower bound between two samples of μ_C (TV 0)")
 
 

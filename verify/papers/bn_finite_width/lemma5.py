@@ -66,13 +66,13 @@ def _lemma5_rows(ctx: Context, constant: float = 1.0, widths=None, kernel: str =
 
 
 def positive_lemma5(ctx: Context) -> Verdict:
-    return _control("lemma5", _lemma5_rows(ctx, kernel="meanfield"),
+    return _control(ctx, _lemma5_rows(ctx, kernel="meanfield"),
                     "the same TV lower bound for one step of the mean-field kernel (μ_0 invariant)")
 
 
 def control_lemma5(ctx: Context) -> Verdict:
     rows = _lemma5_rows(ctx, constant=30.0, widths=[16000])
-    return _control("lemma5", rows, "the lemma with a generous constant 30ε² at the largest width")
+    return _control(ctx, rows, "the lemma with a generous constant 30ε² at the largest width")
 
 
 @PAPER.claim(

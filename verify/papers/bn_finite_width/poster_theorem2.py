@@ -53,7 +53,7 @@ def _poster_rows(ctx: Context, n_exponent: float = 1.0, window=None) -> list[Evi
 
 
 def control_poster_theorem2(ctx: Context) -> Verdict:
-    return _control("poster-theorem2", [r for r in _poster_rows(ctx, n_exponent=0.5, window=(0.35, 0.65))
+    return _control(ctx, [r for r in _poster_rows(ctx, n_exponent=0.5, window=(0.35, 0.65))
                                         if r.name.startswith("batch-size exponent")],
                     "batch-size exponent 1/2 instead of 1")
 

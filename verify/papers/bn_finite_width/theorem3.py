@@ -67,7 +67,7 @@ def _norm_claim_check(name: str, ctx: Context) -> Verdict:
                                eps=lambda d, fp=fp, g=gam.upper: eps_of(fp, g, d))
     rows += gstar_mc_se_rows(ctx, n)
     st = status_from_rows(rows)
-    return Verdict(f"{PAPER.key}:{name}", st, f"G_ℓ converges to G* in mean (b*, c* within 99.9% intervals) and {norm} "
+    return Verdict(ctx.claim_id, st, f"G_ℓ converges to G* in mean (b*, c* within 99.9% intervals) and {norm} "
                    f"shrinks like d^(−1/2), is flat in depth and its implied constant is width-stable ({', '.join(acts)}; "
                    f"{eps_text})" if st == HOLDS else f"{norm} does not concentrate as predicted", rows)
 

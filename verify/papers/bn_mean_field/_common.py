@@ -64,8 +64,8 @@ TABLE_B = (4, 5, 8, 16, 32, 64, 128)
 SMOOTH = ("tanh", "sin", "gelu", "selu", "exp", "sigmoid", "erf", "softplus", "silu")
 
 
-def _control(name: str, rows: list[Evidence], summary: str) -> Verdict:
-    return Verdict(f"{PAPER.key}:{name}", status_from_rows(rows), summary, rows)
+def _control(ctx: Context, rows: list[Evidence], summary: str) -> Verdict:
+    return Verdict(ctx.claim_id, status_from_rows(rows), summary, rows)
 
 
 def _batch_param(help: str) -> Parameter:

@@ -208,7 +208,7 @@ def _rows(ctx: Context, power: int = 2) -> list[Evidence]:
 
 
 def control_cross_batch(ctx: Context) -> Verdict:
-    return _control("cross-batch", _rows(ctx, power=1), "one factor of μ (α) for two: μ* and α*·GΔ₁₂G")
+    return _control(ctx, _rows(ctx, power=1), "one factor of μ (α) for two: μ* and α*·GΔ₁₂G")
 
 
 @PAPER.claim(

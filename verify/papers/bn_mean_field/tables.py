@@ -145,7 +145,7 @@ def _constants_rows(ctx: Context, perturb: float = 0.0) -> tuple[list[Evidence],
 
 def control_constants(ctx: Context) -> Verdict:
     rows, _ = _constants_rows(ctx, perturb=1e-6)
-    return _control("constants", [r for r in rows if r.name.startswith("table entries q*")],
+    return _control(ctx, [r for r in rows if r.name.startswith("table entries q*")],
                     "q* perturbed by 1e-6 relative")
 
 

@@ -78,7 +78,7 @@ def _theorem6_rows(ctx: Context, use_v_star: str = "u*") -> list[Evidence]:
 
 
 def control_theorem6(ctx: Context) -> Verdict:
-    return _control("theorem6", _theorem6_rows(ctx, use_v_star="v*"), "eqs (19)–(20) with v* = q*c*")
+    return _control(ctx, _theorem6_rows(ctx, use_v_star="v*"), "eqs (19)–(20) with v* = q*c*")
 
 
 @PAPER.claim(

@@ -89,7 +89,7 @@ def control_theorem7(ctx: Context) -> Verdict:
         # perturbation of λ_max (judged against the exact backward-map integral) is the control
         return Verdict(ctx.claim_id, INCONCLUSIVE, "not applicable: no judged finite-width row at B ≤ 5", rows,
                        artefacts={"not_applicable": True})
-    return _control("theorem7", rows, "λ_max one percent too large")
+    return _control(ctx, rows, "λ_max one percent too large")
 
 
 @PAPER.claim(

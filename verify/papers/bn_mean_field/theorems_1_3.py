@@ -109,7 +109,7 @@ def _theorem1_rows(ctx: Context, broken: bool = False) -> list[Evidence]:
 
 
 def control_theorem1(ctx: Context) -> Verdict:
-    return _control("theorem1", _theorem1_rows(ctx, broken=True), "an operator with one orbit entry perturbed")
+    return _control(ctx, _theorem1_rows(ctx, broken=True), "an operator with one orbit entry perturbed")
 
 
 @PAPER.claim(
@@ -180,7 +180,7 @@ def _theorem2_rows(ctx: Context, det_power: float = 0.5) -> list[Evidence]:
 
 
 def control_theorem2(ctx: Context) -> Verdict:
-    return _control("theorem2", _theorem2_rows(ctx, det_power=1.0), "eq (11) with det^{-1} instead of det^{-1/2}")
+    return _control(ctx, _theorem2_rows(ctx, det_power=1.0), "eq (11) with det^{-1} instead of det^{-1/2}")
 
 
 @PAPER.claim(
@@ -225,7 +225,7 @@ def _theorem3_rows(ctx: Context, printed: bool = False) -> list[Evidence]:
 
 
 def control_theorem3(ctx: Context) -> Verdict:
-    return _control("theorem3", _theorem3_rows(ctx, printed=True), "eq (12) with the argument as transcribed")
+    return _control(ctx, _theorem3_rows(ctx, printed=True), "eq (12) with the argument as transcribed")
 
 
 @PAPER.claim(

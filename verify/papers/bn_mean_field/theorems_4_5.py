@@ -95,7 +95,7 @@ def _theorem4_rows(ctx: Context, c_factor: float = 1.0) -> list[Evidence]:
 
 
 def control_theorem4(ctx: Context) -> Verdict:
-    return _control("theorem4", _theorem4_rows(ctx, c_factor=1.02), "q*c* two percent off")
+    return _control(ctx, _theorem4_rows(ctx, c_factor=1.02), "q*c* two percent off")
 
 
 @PAPER.claim(
@@ -149,7 +149,7 @@ def _theorem5_rows(ctx: Context, wrong: bool = False) -> list[Evidence]:
 
 
 def control_theorem5(ctx: Context) -> Verdict:
-    return _control("theorem5", _theorem5_rows(ctx, wrong=True), "c* = J(−1/B) instead of J(−1/(B−1))")
+    return _control(ctx, _theorem5_rows(ctx, wrong=True), "c* = J(−1/B) instead of J(−1/(B−1))")
 
 
 @PAPER.claim(

@@ -40,7 +40,7 @@ def _theorem8_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:
 
 
 def control_theorem8(ctx: Context) -> Verdict:
-    return _control("theorem8", _theorem8_rows(ctx, factor=1.01), "eq (25) one percent too large")
+    return _control(ctx, _theorem8_rows(ctx, factor=1.01), "eq (25) one percent too large")
 
 
 @PAPER.claim(
@@ -114,7 +114,7 @@ def _theorem9_rows(ctx: Context, drop_sign: bool = False) -> list[Evidence]:
 
 
 def control_theorem9(ctx: Context) -> Verdict:
-    return _control("theorem9", _theorem9_rows(ctx, drop_sign=True), "c_k without the factor (−1)^k")
+    return _control(ctx, _theorem9_rows(ctx, drop_sign=True), "c_k without the factor (−1)^k")
 
 
 @PAPER.claim(

@@ -10,7 +10,7 @@ import numpy as np
 import sympy as sp
 from theory import covariance_sde as tcs
 
-from ...api import Evidence, lazy_module as _lazy, Paper, shared, status_from_rows, Verdict
+from ...api import Context, Evidence, lazy_module as _lazy, Paper, shared, status_from_rows, Verdict
 from .coverage import ITEMS
 
 stats = _lazy("scipy.stats")  # loaded on first use (listing claims stays fast)
@@ -72,8 +72,8 @@ def explosion_criterion(act, x0=0):
 ALPHA = 0.001   # KS significance level
 
 
-def _control(name: str, rows: list[Evidence], summary: str) -> Verdict:
-    return Verdict(f"{PAPER.key}:{name}", status_from_rows(rows), summary, rows)
+def _control(ctx: Context, rows: list[Evidence], summary: str) -> Verdict:
+    return Verdict(ctx.claim_id, status_from_rows(rows), summary, rows)
 
 
 def _ks_row(label: str, a: np.ndarray, b: np.ndarray, expect_same: bool = True, note: str = "") -> Evidence:

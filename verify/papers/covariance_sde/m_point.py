@@ -65,7 +65,7 @@ def _mpoint_rows(ctx: Context, omit_nu: bool = False) -> list[Evidence]:
 
 
 def control_m_point(ctx: Context) -> Verdict:
-    return _control("m-point", _mpoint_rows(ctx, omit_nu=True), "the SDE without its drift ν")
+    return _control(ctx, _mpoint_rows(ctx, omit_nu=True), "the SDE without its drift ν")
 
 
 @PAPER.claim(

@@ -56,7 +56,7 @@ def _prop34_rows(ctx: Context, claimed_critical: float = 0.5) -> list[Evidence]:
 
 
 def control_proposition3_4(ctx: Context) -> Verdict:
-    return _control("proposition3-4", _prop34_rows(ctx, claimed_critical=0.75), "critical exponent claimed 3/4")
+    return _control(ctx, _prop34_rows(ctx, claimed_critical=0.75), "critical exponent claimed 3/4")
 
 
 @PAPER.claim(

@@ -95,7 +95,7 @@ def _schemes_rows(ctx: Context, claimed=None) -> list[Evidence]:
 
 
 def control_sde_schemes(ctx: Context) -> Verdict:
-    return _control("sde-schemes", _schemes_rows(ctx, claimed={"em": (1.0, 2.0), "milstein": (1.5, 2.0)}),
+    return _control(ctx, _schemes_rows(ctx, claimed={"em": (1.0, 2.0), "milstein": (1.5, 2.0)}),
                     "EM claimed strong order 1 / weak 2, Milstein strong 1.5")
 
 
@@ -141,7 +141,7 @@ def _step_rows(ctx: Context, dt_scale: bool = False, timings: dict | None = None
 
 
 def control_sde_step_size(ctx: Context) -> Verdict:
-    return _control("sde-step-size", _step_rows(ctx, dt_scale=True)[:1], "one Euler–Maruyama step of 1 (too coarse)")
+    return _control(ctx, _step_rows(ctx, dt_scale=True)[:1], "one Euler–Maruyama step of 1 (too coarse)")
 
 
 @PAPER.claim(

@@ -54,7 +54,7 @@ def _prop37_rows(ctx: Context, mislabel: bool = False) -> list[Evidence]:
 
 
 def control_proposition3_7(ctx: Context) -> Verdict:
-    return _control("proposition3-7", _prop37_rows(ctx, mislabel=True), "b = 1/2 (and b > 0 paths) labelled stable")
+    return _control(ctx, _prop37_rows(ctx, mislabel=True), "b = 1/2 (and b > 0 paths) labelled stable")
 
 
 @PAPER.claim(
@@ -101,7 +101,7 @@ def _theorem39_rows(ctx: Context, omit_drift: bool = False) -> list[Evidence]:
 
 
 def control_theorem3_9(ctx: Context) -> Verdict:
-    return _control("theorem3-9", _theorem39_rows(ctx, omit_drift=True), "the covariance SDE without drift")
+    return _control(ctx, _theorem39_rows(ctx, omit_drift=True), "the covariance SDE without drift")
 
 
 @PAPER.claim(
@@ -121,7 +121,7 @@ def check_theorem3_9(ctx: Context) -> Verdict:
 
 
 def control_eq4_1(ctx: Context) -> Verdict:
-    return _control("eq4-1", _smooth_drift_rows(wrong=True)[1:], "(4.1) with φ‴(0) doubled")
+    return _control(ctx, _smooth_drift_rows(wrong=True)[1:], "(4.1) with φ‴(0) doubled")
 
 
 @PAPER.claim(
@@ -219,7 +219,7 @@ def _example42_rows(ctx: Context, printed_threshold: bool = False) -> list[Evide
 
 def control_example4_2(ctx: Context) -> Verdict:
     rows = _example42_rows(ctx, printed_threshold=True)
-    return _control("example4-2", [r for r in rows if "threshold" in r.name or "x₀ = 0.3" in r.name],
+    return _control(ctx, [r for r in rows if "threshold" in r.name or "x₀ = 0.3" in r.name],
                     "the printed threshold log(5/4) (x₀ = 0.3 labelled stable)")
 
 
@@ -383,11 +383,11 @@ def positive_proposition3_10(ctx: Context) -> Verdict:
     rows = [Evidence(f"(i) tanh, p = 1/4, identical inputs (ρ₀ = 1 − 10⁻⁶): spread of ρ_T at T = {T}", theory=0.0,
                      numeric=rsd[-1], bound=0.1, observed=rsd[-1], passed=rsd[-1] < 0.1,
                      note=", ".join(f"n = {n}: sd(ρ_T) {s:.3g}" for n, s in zip(ns, rsd)))]
-    return _control("proposition3-10", rows, "the correlation-spread test on identical inputs (ρ ≡ 1)")
+    return _control(ctx, rows, "the correlation-spread test on identical inputs (ρ ≡ 1)")
 
 
 def control_proposition3_10(ctx: Context) -> Verdict:
-    return _control("proposition3-10", _prop310_rows(ctx, flip=True), "tanh and softplus swapped (stable/unstable mislabel)")
+    return _control(ctx, _prop310_rows(ctx, flip=True), "tanh and softplus swapped (stable/unstable mislabel)")
 
 
 @PAPER.claim(

@@ -72,9 +72,9 @@ def _mf_trajectory(act, G0, depth: int):
     return memo(key, lambda: numerics.layernorm_meanfield_trajectory(act, G0, depth))
 
 
-def _control(name: str, rows: list[Evidence], summary: str) -> Verdict:
+def _control(ctx: Context, rows: list[Evidence], summary: str) -> Verdict:
     """A negative control's verdict: the same evidence rows, judged the same way."""
-    return Verdict(f"{PAPER.key}:{name}", status_from_rows(rows), summary, rows)
+    return Verdict(ctx.claim_id, status_from_rows(rows), summary, rows)
 
 
 def _acts_param(default: str) -> Parameter:

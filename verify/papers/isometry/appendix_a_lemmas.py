@@ -72,7 +72,7 @@ def _upper_printed(m):
 
 def control_lemma_a4(ctx: Context) -> Verdict:
     rows = _lemma_a4_rows(lambda m: 1 - m, ctx, "1 − max|G_ij| (deliberately wrong)")
-    return _control("lemma-a4", rows, "upper bound replaced by 1 − max|G_ij|")
+    return _control(ctx, rows, "upper bound replaced by 1 − max|G_ij|")
 
 
 @PAPER.claim(
@@ -200,7 +200,7 @@ def mp_coefficient_row(ctx: Context) -> Evidence:
 
 def control_lemma_a6(ctx: Context) -> Verdict:
     rows = _lemma_a6_rows(ctx, square=False)
-    return _control("lemma-a6", rows, "series with |c_k| instead of c_k²")
+    return _control(ctx, rows, "series with |c_k| instead of c_k²")
 
 
 @PAPER.claim(
@@ -258,7 +258,7 @@ def _lemma_a7_rows(ctx: Context, beta_factor: float = 1.0, acts=None) -> list[Ev
 
 def control_lemma_a7(ctx: Context) -> Verdict:
     rows = _lemma_a7_rows(ctx, beta_factor=1.01, acts=[TIGHT_ACTIVATION, "tanh"])
-    return _control("lemma-a7", rows, "β_σ raised by 1% for He_1 + He_2 and tanh")
+    return _control(ctx, rows, "β_σ raised by 1% for He_1 + He_2 and tanh")
 
 
 @PAPER.claim(
@@ -355,7 +355,7 @@ def _lemma_a8_rows(ctx: Context, kernel: str = "mehler") -> list[Evidence]:
 
 def control_lemma_a8(ctx: Context) -> Verdict:
     rows = _lemma_a8_rows(ctx, kernel="printed")
-    return _control("lemma-a8", rows, "Mehler's formula as printed in eq (58)")
+    return _control(ctx, rows, "Mehler's formula as printed in eq (58)")
 
 
 @PAPER.claim(

@@ -60,7 +60,7 @@ def control_figure_b1(ctx: Context) -> Verdict:
                                 - _mf_trajectory("sin", G0, 50).offdiag)))
     rows = [Evidence("gain independence claimed for sin(αx) (α = 2 vs 1)", bound=1e-12, observed=worst,
                      passed=worst < 1e-12)]
-    return _control("figure-b1", rows, "gain independence asserted for sin, which is not homogeneous")
+    return _control(ctx, rows, "gain independence asserted for sin, which is not homogeneous")
 
 
 @PAPER.claim(

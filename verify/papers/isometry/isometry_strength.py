@@ -161,7 +161,7 @@ def control_definition3(ctx: Context) -> Verdict:
         mean, c1, var = float_moments(act)
         return 2 - c1 ** 2 / (var + mean ** 2)
     rows = _definition3_rows(wrong_beta, ctx)
-    return _control("definition3", rows, "β with c_0² in the denominator")
+    return _control(ctx, rows, "β with c_0² in the denominator")
 
 
 @PAPER.claim(

@@ -162,7 +162,7 @@ def _bivariate_mp_row(r0: float = -0.7) -> Evidence:
 
 def control_theorem_a2(ctx: Context) -> Verdict:
     rows = _theorem_a2_rows(ctx, [TIGHT_ACTIVATION], beta_factor=1.01, kinds=("near-degenerate", "equicorrelated"))
-    return _control("theorem-a2", rows, "β raised by 1% for He_1 + He_2")
+    return _control(ctx, rows, "β raised by 1% for He_1 + He_2")
 
 
 @PAPER.claim(
@@ -246,7 +246,7 @@ def control_corollary_a3(ctx: Context) -> Verdict:
     def too_fast(nm):  # 5% faster than the true asymptotic contraction (2 − β)^ℓ of small correlations
         return math.log(1.05 / (2 - beta_value(nm)))
     rows = _corollary_a3_rows(ctx, ["relu", "tanh"], too_fast, ctx.pick(300, 400, 1000))
-    return _control("corollary-a3", rows, "rate 1.05/(2 − β_σ) instead of β_σ")
+    return _control(ctx, rows, "rate 1.05/(2 − β_σ) instead of β_σ")
 
 
 @PAPER.claim(

@@ -189,7 +189,7 @@ def _unit(X):
 
 def control_theorem1(ctx: Context) -> Verdict:
     rows = _theorem1_rows(lambda X: X * np.linalg.norm(X, axis=0), ctx, "x·‖x‖ (not a normalisation)")
-    return _control("theorem1", rows, "eq (4) applied to x ↦ x‖x‖, which does not normalise")
+    return _control(ctx, rows, "eq (4) applied to x ↦ x‖x‖, which does not normalise")
 
 
 @PAPER.claim(
@@ -243,7 +243,7 @@ def _mlp_sublayer_isometries(ctx: Context, act: str, depth: int, width: int, bat
 
 def control_corollary2(ctx: Context) -> Verdict:
     rows = _theorem1_rows(lambda X: X - X.mean(axis=0), ctx, "centering only (no normalisation)")
-    return _control("corollary2", rows, "eq (4) applied to centering without LN")
+    return _control(ctx, rows, "eq (4) applied to centering without LN")
 
 
 @PAPER.claim(
@@ -328,7 +328,7 @@ def _corollary3_rows(ctx: Context, reading: str) -> list[Evidence]:
 
 def control_corollary3(ctx: Context) -> Verdict:
     rows = _corollary3_rows(ctx, "printed")
-    return _control("corollary3", rows, "the literal printed statement")
+    return _control(ctx, rows, "the literal printed statement")
 
 
 @PAPER.claim(

@@ -159,7 +159,7 @@ def _final_gap_table(S) -> tuple:
 
 def control_section6(ctx: Context) -> Verdict:
     rows = _section6_rows(ctx, grows_for_all=True)[1:2]
-    return _control("section6", rows, "'the gap grows without normalisation for every activation'")
+    return _control(ctx, rows, "'the gap grows without normalisation for every activation'")
 
 
 @PAPER.claim(
@@ -217,13 +217,13 @@ def _figure6_rows(ctx: Context, exp_effective: bool = False, acts=("tanh", "sigm
 
 
 def positive_figure6(ctx: Context) -> Verdict:
-    return _control("figure6", _figure6_rows(ctx, acts=("tanh", "sigmoid")),
+    return _control(ctx, _figure6_rows(ctx, acts=("tanh", "sigmoid")),
                     "the same criteria for tanh and sigmoid, where mean-field normalisation is comparable to LN")
 
 
 def control_figure6(ctx: Context) -> Verdict:
     rows = _figure6_rows(ctx, exp_effective=True)[-1:]
-    return _control("figure6", rows, "'mean-field normalisation also works for exp'")
+    return _control(ctx, rows, "'mean-field normalisation also works for exp'")
 
 
 @PAPER.claim(
@@ -287,7 +287,7 @@ def _figure8_rows(ctx: Context, wrong: bool = False) -> list[Evidence]:
 
 def control_figure8(ctx: Context) -> Verdict:
     rows = _figure8_rows(ctx, wrong=True)
-    return _control("figure8", rows, "'relu is self-normalising and the order does not matter'")
+    return _control(ctx, rows, "'relu is self-normalising and the order does not matter'")
 
 
 @PAPER.claim(
@@ -345,7 +345,7 @@ def _figure9_rows(ctx: Context, wrong: bool = False) -> list[Evidence]:
 
 
 def control_figure9(ctx: Context) -> Verdict:
-    return _control("figure9", _figure9_rows(ctx, wrong=True), "'LN's error grows like mean-field normalisation's'")
+    return _control(ctx, _figure9_rows(ctx, wrong=True), "'LN's error grows like mean-field normalisation's'")
 
 
 @PAPER.claim(

@@ -166,7 +166,7 @@ def control_theorem4(ctx: Context) -> Verdict:
     def too_fast(nm):  # 3·log(1/(2−β)): above β and 1.5× the true asymptotic decay of the gap
         return 3 * math.log(1 / (2 - beta_value(nm)))
     rows = _theorem4_meanfield_rows(ctx, ["relu", "tanh"], too_fast, ctx.pick(400, 600, 2000))
-    return _control("theorem4", rows, "eq (12) with log β_σ replaced by 3 log(1/(2 − β_σ)) (a rate above β_σ)")
+    return _control(ctx, rows, "eq (12) with log β_σ replaced by 3 log(1/(2 − β_σ)) (a rate above β_σ)")
 
 # ---------------------------------------------------------------------------------------------
 # Fig 3 — finite width vs the Theorem 4 bound (n = 100, d = 5000, relu/tanh/sigmoid, 10 seeds)
@@ -220,7 +220,7 @@ def control_figure3(ctx: Context) -> Verdict:
         wrong = float(r["mean"][0]) * r["beta"] ** (-2.0 * ell)
         ratio = float(np.max(r["mean"] / wrong))
         rows.append(Evidence(f"{nm}: gap ≤ gap(0)·β^(−2ℓ)", bound=1.0, observed=ratio, passed=ratio <= 1))
-    return _control("figure3", rows, "bound gap(0)·β_σ^(−2ℓ) without the 4n/det G0 constant")
+    return _control(ctx, rows, "bound gap(0)·β_σ^(−2ℓ) without the 4n/det G0 constant")
 
 
 @PAPER.claim(
