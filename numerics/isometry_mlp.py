@@ -193,6 +193,47 @@ class IsometryMLPRun:
     grams: torch.Tensor
     config: dict = field(default_factory=dict)
 
+    def invariants(self) -> dict:
+        """What these Gram matrices are exactly, whatever the random draws, each as (observed, bound): the bound is
+        the rounding of the layer's sums (:data:`INVARIANT_ULPS` units in the last place times the width), so a
+        formula off by a factor 1 ± 1/d fails here although every statistic of the claims is blind to it.
+
+        * ``symmetric`` — max |G − Gᵀ| / max |G| (G = XᵀX);
+        * ``positive semi-definite`` — −min eigenvalue / max |G|, clipped at 0;
+        * ``unit diagonal`` (the variants that end in LN(·)/√d: ``layernorm``, ``meanfield-centering``) —
+          max |G_ii − 1| at layers ≥ 1: every column of X^ℓ has norm 1;
+        * ``widths as asked`` — the number of layers whose simulated width differs from the requested one.
+
+        Examples
+        --------
+        >>> from numerics import equicorrelated_gram, run_isometry_mlp
+        >>> inv = run_isometry_mlp("tanh", 64, equicorrelated_gram(3, 0.5), depth=3, device="cpu").invariants()
+        >>> sorted(inv), all(observed <= bound for observed, bound in inv.values())
+        (['positive semi-definite', 'symmetric', 'unit diagonal', 'widths as asked'], True)
+        """
+        G = self.grams.detach().to("cpu", torch.float64)
+        c = self.config
+        eps = float(torch.finfo(getattr(torch, c.get("dtype", "float64"))).eps)
+        widths = c.get("widths") or []
+        tol = INVARIANT_ULPS * eps * max(widths + [1])
+        scale = float(G.abs().max()) or 1.0
+        out = {"symmetric": (float((G - G.transpose(-1, -2)).abs().max()) / scale, tol)}
+        sym = (G + G.transpose(-1, -2)) / 2
+        out["positive semi-definite"] = (max(0.0, -float(torch.linalg.eigvalsh(sym).min())) / scale, tol)
+        if c.get("variant") in ("layernorm", "meanfield-centering"):
+            later = [k for k, ell in enumerate(c.get("layers", [])) if ell >= 1]
+            diag = G[:, later].diagonal(dim1=-2, dim2=-1) if later else G.new_zeros(1) + 1
+            out["unit diagonal"] = (float((diag - 1).abs().max()), tol)
+        asked = c.get("asked_widths") or []
+        out["widths as asked"] = (float(sum(int(a != w) for a, w in zip(asked, widths))
+                                        + abs(len(asked) - len(widths))), 0.0)
+        return out
+
+
+#: the rounding allowance of :meth:`IsometryMLPRun.invariants`: this many units in the last place per unit of
+#: width (a layer's Gram entry is a sum of d products; LN divides by a norm computed the same way)
+INVARIANT_ULPS = 16
+
 
 #: the map a = σ(h) ↦ x^{ℓ+1} of each variant, as recorded in :attr:`IsometryMLPRun.config` (``post``)
 _POST = {"layernorm": "LN(a − ā)/√d", "meanfield-centering": "LN(a − c_0)/√d", "no-normalisation": "(a − c_0)/√d",
@@ -344,7 +385,8 @@ def run_isometry_mlp(act, width: int, input_gram: np.ndarray, depth: int, seeds:
     config = dict(activation=act.name, variant=variant, method=method, post=_POST[variant],
                   gain=float(gain) if variant == "xavier" else None,
                   c0=c0 if variant in ("meanfield-centering", "no-normalisation", "meanfield-normalisation") else None,
-                  scale=scale, widths=[], n=n, depth=depth, seeds=seeds, layers=list(layers),
+                  scale=scale, widths=[], asked_widths=list(widths) if widths is not None else [width] * depth,
+                  n=n, depth=depth, seeds=seeds, layers=list(layers),
                   dtype=str(dtype).replace("torch.", ""), device=str(dev), seed=int(seed))
     with intra_op_threads(seeds * width * n * (width if method == "dense" else 1)):
         grams = _layers(act, sigma, G0, width, n, depth, seeds, layers, variant, method, gen, cpu_gen, c0, scale,

@@ -486,3 +486,47 @@ def test_training_claims_kill_the_one_generator_ensemble(monkeypatch):
     assert row.name.startswith("run integrity: the relu member of seed 2") and row.passed is False
     assert row.observed > 1e4 * row.bound, row.note
     assert status_from_rows(v.evidence[:-1]) == HOLDS
+
+
+def test_a_layer_norm_off_by_one_over_d_fails_the_invariant_row_though_the_gap_cannot_see_it(monkeypatch):
+    """LN by sqrt(Σa²/(d − 1)) instead of sqrt(mean a²): every Gram is scaled by (d − 1)/d, which the isometry gap
+    (scale invariant) cannot see — the run's invariant row (unit diagonal at rounding precision) fails."""
+    import math
+
+    import numpy as np
+    import torch
+
+    import numerics
+    import numerics.isometry_mlp as im
+    import theory
+    from verify.papers.isometry._common import invariant_row
+
+    G0 = numerics.equicorrelated_gram(6, 0.5)
+    good = numerics.run_isometry_mlp("tanh", 200, G0, 4, 3, seed=1, device="cpu")
+    row = invariant_row("tanh", good.invariants())
+    assert row.passed is True and row.observed < 0.01
+
+    def off_by_one(a: torch.Tensor) -> torch.Tensor:
+        d = a.shape[-2]
+        return a / torch.sqrt(torch.sum(a * a, dim=-2, keepdim=True) / (d - 1)) / math.sqrt(d)
+    monkeypatch.setattr(im, "_layer_norm", off_by_one)
+    bad = numerics.run_isometry_mlp("tanh", 200, G0, 4, 3, seed=1, device="cpu")
+    gap_good, gap_bad = (theory.isometry_gap(r.grams.numpy()) for r in (good, bad))
+    # the statistic barely sees it: the gap of layer 1 is unchanged (scale invariant) and later layers move by
+    # < 0.3 % (tanh's next pre-activations are rescaled by (d − 1)/d), far below the seeds' spread
+    assert np.allclose(gap_good[:, :2], gap_bad[:, :2], rtol=1e-9, atol=1e-12)
+    assert 0 < np.max(np.abs(gap_bad / gap_good - 1)) < 3e-3 < np.std(gap_good[:, -1]) / np.mean(gap_good[:, -1])
+    row = invariant_row("tanh", bad.invariants())
+    assert row.passed is False and "unit diagonal" in row.note
+    assert bad.invariants()["unit diagonal"][0] == pytest.approx(1 / 200, rel=1e-6)   # |G_ii − 1| = 1/d
+
+
+def test_a_simulator_that_ignores_its_widths_fails_the_invariant_row(monkeypatch):
+    import numerics
+    from verify.papers.isometry._common import invariant_row
+    run = numerics.run_isometry_mlp("relu", 64, numerics.equicorrelated_gram(3, 0.5), 2, widths=[16, 48],
+                                    device="cpu")
+    assert invariant_row("relu", run.invariants()).passed is True
+    run.config["widths"] = [64, 64]      # what a loop that ignored ``widths`` would have recorded
+    row = invariant_row("relu", run.invariants())
+    assert row.passed is False and "widths as asked" in row.note

@@ -77,6 +77,20 @@ def _control(ctx: Context, rows: list[Evidence], summary: str) -> Verdict:
     return Verdict(ctx.claim_id, status_from_rows(rows), summary, rows)
 
 
+def invariant_row(what: str, invariants: dict) -> Evidence:
+    """One evidence row for the exact properties of a simulated ensemble (``IsometryMLPRun.invariants``: symmetric,
+    positive semi-definite, unit diagonal after LN, the widths asked): observed is the largest of observed/bound
+    (1 when an observed value with bound 0 is not 0), which must be ≤ 1 — a statistic-blind error such as a
+    normalisation by d − 1 fails here."""
+    ratios = {k: (o / b if b > 0 else (0.0 if o == 0 else math.inf)) for k, (o, b) in invariants.items()}
+    worst = max(ratios, key=ratios.get)
+    observed = min(ratios[worst], 1e300)
+    return Evidence(f"{what}: the simulated Gram matrices are what the network makes, to rounding ("
+                    + ", ".join(invariants) + ")", bound=1.0, observed=observed, passed=observed <= 1.0,
+                    note=f"observed: the largest observed/allowance, {worst} "
+                         f"({invariants[worst][0]:.3g} against {invariants[worst][1]:.3g})")
+
+
 def _acts_param(default: str) -> Parameter:
     # validated when the command line is read: a malformed formula is a usage error (exit 2)
     return Parameter("activations", P.activation_names, default, "comma-separated activation names or formulas")

@@ -10,7 +10,7 @@ import theory
 
 from ...api import (Context, Erratum, Evidence, fit_log_rate, HOLDS, HypothesisCheck, HypothesisNotMet, kinds as P,
                     mean_ci, memo, Panel, Parameter, Series, shared, status_from_rows, Verdict, write_figure)
-from ._common import _acts_param, _control, _mf_trajectory, _rng, beta_rows, beta_value, CONF, PAPER
+from ._common import _acts_param, _control, _mf_trajectory, _rng, beta_rows, beta_value, CONF, invariant_row, PAPER
 from .meanfield import _mf_inputs
 
 
@@ -190,13 +190,14 @@ def _figure3_simulations(budget: str, seed: int, device: str, dtype: str) -> dic
     runs = {}
     acts = ["relu", "tanh", "sigmoid"]
     for i, nm in enumerate(acts):
-        G = numerics.simulate_isometry_mlp(nm, d, G0, depth, seeds, seed=ctx.seed + i, device=ctx.device,
-                                           dtype=ctx.torch_dtype).cpu().numpy()
+        run = numerics.run_isometry_mlp(nm, d, G0, depth, seeds, seed=ctx.seed + i, device=ctx.device,
+                                        dtype=ctx.torch_dtype)
+        G = run.grams.cpu().numpy()
         gaps = theory.isometry_gap(G)  # [seeds, layers]
         mean = gaps.mean(0)
         ci = [mean_ci(gaps[:, l], CONF)[1] for l in range(depth + 1)]
         mf = theory.isometry_gap(_mf_trajectory(nm, G0, depth).grams())
-        runs[nm] = {"mean": mean, "ci": ci, "meanfield": mf}
+        runs[nm] = {"mean": mean, "ci": ci, "meanfield": mf, "invariants": run.invariants()}
     return {"n": n, "d": d, "depth": depth, "seeds": seeds, "rho0": rho0, "runs": runs, "log_iso0": log_iso0}
 
 
@@ -296,6 +297,7 @@ def check_theorem4(ctx: Context) -> Verdict:
                              slack=1 / res["max_ratio"], samples=fw["seeds"], passed=res["max_ratio"] <= 1.0,
                              note=f"the bound is loose by a factor ≥ {1 / res['max_ratio']:.3g} "
                                   f"(at ℓ = {fw['depth']}: bound {res['bound'][-1]:.3g} vs gap {res['mean'][-1]:.3g})"))
+    rows += [invariant_row(f"{nm}: the Fig 3 networks", res["invariants"]) for nm, res in fw["runs"].items()]
     rows += memo(("isometry_mlp_variants", ctx.budget, ctx.seed, ctx.dtype), lambda: simulator_variant_rows(ctx))
     thresholds = []
     errata_ev = []
