@@ -299,3 +299,26 @@ def test_theorem3_distortion_upper_end_is_checked_by_a_random_search(monkeypatch
     bad = run_claim(resolve("bn-finite-width:theorem3"), Context(budget="quick", seed=0), with_control=False)
     assert bad.status != HOLDS
     assert next(e for e in bad.evidence if "random search" in e.name).passed is False
+
+
+def test_the_marchenko_pastur_row_catches_a_helper_with_first_order_support_edges(monkeypatch):
+    """figure2's KS tests calibrate themselves on an exact Wishart sample against the same helper, so an error of the
+    helper moves both; its row against the density's QUADPACK integral fails instead (1e-10)."""
+    import math
+
+    import numpy as np
+
+    import theory.batchnorm as tb
+    from verify.papers.bn_finite_width.figure2 import mp_cdf_row
+    assert mp_cdf_row(0.04).passed is True and mp_cdf_row(0.04).observed < 1e-13
+    right = tb.marchenko_pastur_cdf
+
+    def first_order_edges(x, ratio, scale=1.0):   # (1 ∓ √y)² replaced by 1 ∓ 2√y: the support edges to first order
+        s = math.sqrt(ratio)
+        lo, hi = 1 - 2 * s, 1 + 2 * s
+        a, b = (1 - s) ** 2, (1 + s) ** 2
+        u = (np.asarray(x, dtype=float) / scale - lo) / (hi - lo)
+        return right(scale * (a + (b - a) * u), ratio)
+    monkeypatch.setattr(tb, "marchenko_pastur_cdf", first_order_edges)
+    row = mp_cdf_row(0.04)
+    assert row.passed is False and row.observed > 1e-3

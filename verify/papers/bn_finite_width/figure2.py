@@ -6,7 +6,8 @@ import math
 import numerics
 import numpy as np
 
-from ...api import Context, Erratum, Evidence, HOLDS, Panel, Series, status_from_rows, Verdict, VIOLATED, write_figure
+from ...api import (Context, Erratum, Evidence, HOLDS, INCONCLUSIVE, Panel, Series, status_from_rows, Verdict, VIOLATED,
+                     write_figure)
 from ._common import _control, PAPER, stats
 
 # =============================================================================================
@@ -51,10 +52,44 @@ def _figure2_rows(ctx: Context, ratio_factor: float = 1.0, acts=("relu", "selu",
                                   f"(the best possible at n = 20), + 0.05; spread (std) {spread:.3f} vs MP "
                                   f"√y = {math.sqrt(ratio_factor * n / d):.3f}, i.e. an effective ratio y ≈ "
                                   f"{spread ** 2:.3f} = {spread ** 2 * d / n:.2f}·n/d"))
+    rows.append(mp_cdf_row(ratio_factor * n / d))
     if figure is not None:
         figure.update(n=n, d=d, seeds=seeds, ell=ell, ref=np.asarray(ref), grid=grid, mp_median=mp_median, d_ref=d_ref,
                       y=ratio_factor * n / d)
     return rows
+
+
+#: the points (as fractions of the support [a, b]) where the Marchenko–Pastur CDF is checked against its density
+MP_POINTS = (-0.05, 0.0, 1e-6, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0, 1.05)
+
+
+def mp_cdf_row(y: float) -> Evidence:
+    """The Marchenko–Pastur CDF every KS test here uses (``theory.batchnorm.marchenko_pastur_cdf``, Gauss–Legendre
+    after a sin² substitution) against its definition by another route: the density sqrt((b − t)(t − a))/(2π y t) on
+    the support [(1 − √y)², (1 + √y)²] integrated by QUADPACK with the square-root endpoint as an algebraic weight
+    (scipy.integrate.quad, weight "alg"), 0 below a and 1 above b. Both the KS tests' reference (an exact Wishart
+    sample) and the bulk are compared with the helper, so an error of the helper — its support edges, its
+    normalisation — would move both; this row sees it."""
+    from scipy import integrate
+    from theory.batchnorm import marchenko_pastur_cdf
+    a, b = (1 - math.sqrt(y)) ** 2, (1 + math.sqrt(y)) ** 2
+    xs = a + (b - a) * np.array(MP_POINTS)
+
+    def by_quad(x):
+        if x <= a:
+            return 0.0
+        if x >= b:
+            return 1.0
+        val, _ = integrate.quad(lambda t: math.sqrt(b - t) / (2 * math.pi * y * t), a, x, weight="alg",
+                                wvar=(0.5, 0.0), epsabs=1e-14, epsrel=1e-12, limit=200)
+        return val
+    ref = np.array([by_quad(x) for x in xs])
+    got = marchenko_pastur_cdf(xs, y)
+    err = float(np.max(np.abs(got - ref)))
+    return Evidence(f"the Marchenko–Pastur CDF (y = {y:g}) used by the KS tests vs its density integrated by QUADPACK "
+                    f"at {len(xs)} points across and beyond its support", observed=err, bound=1e-10,
+                    passed=err <= 1e-10, note="observed: max |ΔF|; a wrong reference law makes the tests meaningless: "
+                                              "the verdict is then inconclusive")
 
 
 def _figure2_plot(ctx: Context, fig: dict) -> dict:
@@ -111,6 +146,9 @@ def positive_figure2(ctx: Context) -> Verdict:
 def check_figure2(ctx: Context) -> Verdict:
     fig: dict = {}
     rows = _figure2_rows(ctx, figure=fig)
+    if any(r.passed is False for r in rows if r.name.startswith("the Marchenko–Pastur CDF")):
+        return Verdict(ctx.claim_id, INCONCLUSIVE, "no verdict: the Marchenko–Pastur CDF the tests use disagrees with "
+                       "its density's integral", rows)
     st = status_from_rows(rows)
     errata = []
     if st == VIOLATED:
