@@ -332,3 +332,28 @@ def test_the_explosion_criterion_gives_exact_estimates_with_their_sympy_forms():
     assert g["phi2"].value == pytest.approx(2 * math.sqrt(2 / math.pi), rel=1e-15) and g["phi3"].error == 0.0
     t = explosion_criterion("tanh").estimates()
     assert [(t[k].value, t[k].error) for k in ("criterion", "phi2", "phi3")] == [(-2.0, 0.0), (0.0, 0.0), (-2.0, 0.0)]
+
+
+def test_a_wrong_phi2_term_in_the_simulated_drift_fails_its_row_though_tanh_hides_it(monkeypatch):
+    """(3.10)'s φ″(0)² term multiplies 0 for tanh, the activation the SDE simulations use: an error there changes no
+    simulation; the row at φ″(0) = 0.7, φ‴(0) = −0.4 catches it."""
+    from verify.papers.covariance_sde.smooth_shaping import simulated_drift_row
+    b, _ = tcs.smooth_covariance_drift()
+    assert simulated_drift_row(b).passed is True and simulated_drift_row(b).observed < 1e-14
+    right = ncs.covariance_drift
+
+    def wrong(kind, **kw):
+        if kind != "smooth":
+            return right(kind, **kw)
+        p2, p3, a = float(kw["phi2"]), float(kw["phi3"]), float(kw.get("a", 1.0))
+
+        def drift(V):   # V(2V − 1) for V(2V − 3)
+            dg = np.einsum("pii->pi", V)
+            prod, tot = dg[:, :, None] * dg[:, None, :], dg[:, :, None] + dg[:, None, :]
+            return p2 ** 2 / (4 * a * a) * (prod + V * (2 * V - 1)) + p3 / (2 * a * a) * V * (tot - 2)
+        return drift
+    monkeypatch.setattr(ncs, "covariance_drift", wrong)
+    V = np.array([[[1.0, 0.3], [0.3, 1.0]]])
+    assert np.array_equal(wrong("smooth", phi2=0.0, phi3=-2.0)(V), right("smooth", phi2=0.0, phi3=-2.0)(V))  # tanh
+    row = simulated_drift_row(b)
+    assert row.passed is False and row.observed > 1e-2
