@@ -173,3 +173,20 @@ def test_a_survivor_runs_the_tests_that_import_its_module():
     S = _sampler()
     tests = S.unit_tests(ROOT, "theory/kernels.py")
     assert "tests/test_kernels.py" in tests and "tests/test_latex.py" not in tests
+
+
+def test_the_sampled_score_and_its_wilson_interval_on_a_made_up_report():
+    S = _sampler()
+    lo, hi = S.wilson(45, 50)
+    assert (round(lo, 4), round(hi, 4)) == (0.7864, 0.9565)          # Wilson 95 % for 45/50
+    assert S.wilson(0, 0) == (0.0, 1.0)
+    doc = {"seed": 1, "size": 4, "commit": "a" * 40, "mutants": [
+        {"id": "s-a", "file": "theory/x.py", "class": "NumberReplacer", "status": "run", "killed_by_verify": True,
+         "papers": ["isometry"], "description": "d"},
+        {"id": "s-b", "file": "theory/x.py", "class": "AddNot", "status": "run", "killed_by_verify": False,
+         "killed_by_tests": True, "papers": [], "unreached": True, "description": "d", "test_run": {"outcome": "killed"}},
+        {"id": "s-c", "file": "numerics/y.py", "class": "AddNot", "status": "stale", "papers": [], "description": "d"}]}
+    text = S.summary(doc)
+    assert "3 of 4 drawn mutants done (1 stale)" in text
+    assert "| all | 2 | 1 (50%, " in text and "| 2 (100%, " in text and text.count("| theory/x.py |") == 1
+    assert "`s-b`" in text and "`s-a`" not in text.split("Not killed by verify:")[1]

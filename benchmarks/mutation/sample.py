@@ -18,8 +18,10 @@ paper P whose quick run executes the mutated line — found from line coverage o
 the default; their file names are recorded).
 
 Resumable: ``--report`` is rewritten after every mutant, and a rerun with the same ref, seed and size skips the
-mutants already in it; ``--limit K`` runs at most K more (pieces of an hours-long run). The summary — the score with
-a Wilson 95 % interval, per module and per operator family — is ``summarise.py``'s job (docs/mutation.md).
+mutants already in it; ``--limit K`` runs at most K more (pieces of an hours-long run). ``--summary REPORT`` prints
+the score of what a report holds — killed by verify, by verify or the tests, each with a Wilson 95 % interval — per
+module and per operator family, and lists the survivors (docs/mutation.md); the survivors' classification
+(equivalent, below resolution, missed) is written there by reading them, not computed.
 """
 from __future__ import annotations
 
@@ -174,6 +176,50 @@ def unit_tests(base: str, module: str) -> list[str]:
                   and pattern.search(open(os.path.join(tests, n), encoding="utf-8").read()))
 
 
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval of a proportion k/n (95 % by default)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def summary(doc: dict) -> str:
+    """Markdown: the score of the mutants run so far (stale ones apart), overall, per module and per operator
+    family, and the survivors."""
+    run = [r for r in doc["mutants"] if r.get("status") == "run"]
+
+    def score(rows):
+        n = len(rows)
+        v = sum(bool(r.get("killed_by_verify")) for r in rows)
+        e = sum(bool(r.get("killed_by_verify") or r.get("killed_by_tests")) for r in rows)
+        lo_v, hi_v = wilson(v, n)
+        lo_e, hi_e = wilson(e, n)
+        return (f"{n} | {v} ({100 * v / n:.0f}%, {100 * lo_v:.0f}–{100 * hi_v:.0f}%) | "
+                f"{e} ({100 * e / n:.0f}%, {100 * lo_e:.0f}–{100 * hi_e:.0f}%) | "
+                f"{sum(bool(r.get('unreached')) for r in rows)}") if n else "0 | – | – | 0"
+    head = ["| | run | killed by verify (95 % CI) | by verify or tests (95 % CI) | unreached by any paper |",
+            "|---|---:|---:|---:|---:|"]
+    stale = len(doc["mutants"]) - len(run)
+    lines = [f"Sample: seed {doc['seed']}, size {doc['size']}, commit {doc['commit'][:12]}; {len(doc['mutants'])} of "
+             f"{doc['size']} drawn mutants done ({stale} stale).", "", *head, f"| all | {score(run)} |", "",
+             "Per module:", "", *head]
+    for module in sorted({r["file"] for r in run}):
+        lines.append(f"| {module} | {score([r for r in run if r['file'] == module])} |")
+    lines += ["", "Per operator family:", "", *head]
+    for family in sorted({r["class"] for r in run}):
+        lines.append(f"| {family} | {score([r for r in run if r['class'] == family])} |")
+    lines += ["", "Not killed by verify:", ""]
+    for r in run:
+        if not r.get("killed_by_verify"):
+            t = r.get("test_run", {})
+            lines.append(f"- `{r['id']}` ({r['description']}; papers: {', '.join(r['papers']) or 'none'}): tests "
+                         f"{t.get('outcome', 'not run')} — `{(r.get('diff') or '').replace(chr(10), ' / ')[:160]}`")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -186,7 +232,12 @@ def main(argv=None) -> int:
     ap.add_argument("--coverage", help="the per-paper line coverage of this ref (read, or measured and written)")
     ap.add_argument("--test-timeout", type=float, default=900.0)
     ap.add_argument("--list", action="store_true", help="print the sample and exit")
+    ap.add_argument("--summary", metavar="REPORT", help="print the score of a report and exit")
     args = ap.parse_args(argv)
+    if args.summary:
+        with open(args.summary) as f:
+            print(summary(json.load(f)))
+        return 0
 
     previous = None
     if args.report and os.path.exists(args.report):
