@@ -8,6 +8,11 @@ z^{l+1} = σ_w W^{l+1} φ(z^l)/√N + σ_b b^{l+1}, all weights and biases N(0, 
 * the empirical NTK of the first readout unit f = z^{L+1}_1 is Σ_θ ∂f(x_a)/∂θ ∂f(x_b)/∂θ over every weight and bias,
   the gradients taken by ``torch.autograd`` (one backward pass per input).
 
+With dropout (``keep`` = ρ < 1) every hidden unit's output φ(z^l_j) is multiplied by m/ρ, m ~ Bernoulli(ρ) drawn
+independently for every input, unit and layer and fixed within the draw (the kernels and gradients are those of the
+network with its masks): the setting of :mod:`theory.kernels`, where an input meets its own mask twice and the
+kernels' diagonals are divided by ρ.
+
 Both converge to K^L and Θ^L as N → ∞ (Lee et al. 2018; Jacot et al. 2018, Theorem 1 and 2) with fluctuations
 O(N^{−1/2}) per draw and a bias O(L/N); the result is the mean over draws with its standard error.
 """
@@ -58,7 +63,7 @@ class EmpiricalKernels:
 
 
 def empirical_kernels(act, inputs, width: int, depth: int, sigma_w2: float, sigma_b2: float = 0.0, *,
-                      seeds: int = 16, outputs: int = 64, seed: int = 0) -> EmpiricalKernels:
+                      seeds: int = 16, outputs: int = 64, seed: int = 0, keep: float = 1.0) -> EmpiricalKernels:
     """Empirical NNGP and NTK of ``seeds`` random networks (module docstring), float64 on the CPU.
 
     Parameters
@@ -79,6 +84,8 @@ def empirical_kernels(act, inputs, width: int, depth: int, sigma_w2: float, sigm
         Readout units averaged for the NNGP estimate.
     seed : int
         Seed of the draws (draw k uses an independent stream derived from it).
+    keep : float
+        Dropout keep probability ρ ∈ (0, 1] of every hidden unit (module docstring); 1: no dropout.
 
     Returns
     -------
@@ -100,6 +107,9 @@ def empirical_kernels(act, inputs, width: int, depth: int, sigma_w2: float, sigm
     seeds = validate.integer(seeds, "seeds", 2, 100_000)
     outputs = validate.integer(outputs, "outputs", 1, 1 << 16)
     seed = validate.seed(seed)
+    if not (isinstance(keep, (int, float)) and 0 < keep <= 1):
+        raise DeepinitError(f"keep = {keep!r}: the dropout keep probability must lie in (0, 1]")
+    keep = float(keep)
     sw, sb = float(sigma_w2) ** 0.5, float(sigma_b2) ** 0.5
     validate.memory(8.0 * (depth * width * width + X.shape[1] * width) * (2 + X.shape[0]), "the networks' gradients")
     phi = act.torch
@@ -113,10 +123,12 @@ def empirical_kernels(act, inputs, width: int, depth: int, sigma_w2: float, sigm
             fan_out = [width] * depth + [outputs]
             Ws = [torch.randn(o, i, generator=g, dtype=torch.float64).requires_grad_() for i, o in zip(fan_in, fan_out)]
             bs = [torch.randn(o, generator=g, dtype=torch.float64).requires_grad_() for o in fan_out]
+            masks = ([(torch.rand(n, width, generator=g, dtype=torch.float64) < keep).double() / keep
+                      for _ in range(depth)] if keep < 1 else None)
             h = x
             for layer, (W, b) in enumerate(zip(Ws, bs)):
                 z = sw * h @ W.T / fan_in[layer] ** 0.5 + sb * b
-                h = phi(z) if layer < depth else z
+                h = (phi(z) * masks[layer] if masks is not None else phi(z)) if layer < depth else z
             out = h                                            # n × outputs
             K_draws.append((out @ out.T / outputs).detach().numpy())
             grads = []
