@@ -120,7 +120,7 @@ def test_perturb_is_validated(capsys):
 
 
 def test_perturb_names_a_builtin_quantity_through_its_paper():
-    from verify.cli import _parse_perturbation
+    from verify.commands.run import parse_perturbation as _parse_perturbation
     assert _parse_perturbation(["isometry:beta=0.05"]) == {"isometry:beta": 0.05}
     assert _parse_perturbation(["bn-finite-width:c*=-0.05"]) == {"bn-finite-width:c*": -0.05}
     assert _parse_perturbation(["bn-mean-field:b*=0.05"]) == {"bn-mean-field:q*": 0.05}   # an alias of the paper's q*

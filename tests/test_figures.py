@@ -88,7 +88,7 @@ def test_unknown_style_is_refused():
 
 
 def test_no_caption_in_the_image_it_goes_to_the_csv_and_the_artefacts(tmp_path):
-    from verify.cli import _artefacts_in
+    from verify.commands.run import artefacts_in as _artefacts_in
     from verify.core import Verdict
     caption = "n = 100, d = 5000, 10 seeds, budget quick; dashed: the Theorem 4 bound"
     files = write_figure(str(tmp_path), "fig3", _gap_panels(), caption)

@@ -190,3 +190,18 @@ def test_the_sampled_score_and_its_wilson_interval_on_a_made_up_report():
     assert "3 of 4 drawn mutants done (1 stale)" in text
     assert "| all | 2 | 1 (50%, " in text and "| 2 (100%, " in text and text.count("| theory/x.py |") == 1
     assert "`s-b`" in text and "`s-a`" not in text.split("Not killed by verify:")[1]
+
+
+def test_an_operator_mutant_is_applied_where_cosmic_ray_init_listed_it(tmp_path):
+    """``cosmic-ray apply`` counts the bare ``*`` of a keyword-only signature, ``cosmic-ray init`` does not: occurrence
+    1 of Mul→Add is ``a * b`` at line 3 for init but the signature's ``*`` for apply (which does not compile). The
+    harness applies at the position init recorded."""
+    pytest.importorskip("cosmic_ray")
+    (tmp_path / "m.py").write_text("def f(x, *, y=2):\n    return x * 3\n\n\ndef g(a, b):\n    return a * b\n")
+    first = R.Mutant(id="a", file="m.py", papers=[], tests=[], cls="op", description="",
+                     operator=("core/ReplaceBinaryOperator_Mul_Add", 0, 2, 13))
+    assert R.apply_operator(str(tmp_path), first) == "-    return x * 3\n+    return x + 3"
+    (tmp_path / "m.py").write_text("def f(x, *, y=2):\n    return x * 3\n\n\ndef g(a, b):\n    return a * b\n")
+    second = R.Mutant(id="b", file="m.py", papers=[], tests=[], cls="op", description="",
+                      operator=("core/ReplaceBinaryOperator_Mul_Add", 1, 6, 13))
+    assert R.apply_operator(str(tmp_path), second) == "-    return a * b\n+    return a + b"

@@ -248,13 +248,16 @@ def test_a_bare_claim_name_names_the_default_it_chose(capsys):
     assert "theorem1 → bn-finite-width:theorem1" in err and "no_such" in err
 
 
-def test_every_paper_package_is_in_the_wheel():
-    """pyproject.toml lists the packages explicitly: each paper's package must be among them (else an installed
-    wheel has no such paper)."""
+def test_every_package_is_in_the_wheel():
+    """pyproject.toml lists the packages explicitly: every package of theory/, numerics/ and verify/ (each paper's,
+    verify.commands) must be among them (else an installed wheel has no such paper or command)."""
     import tomllib
     listed = set(tomllib.loads((PAPERS_DIR.parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
                  ["tool"]["setuptools"]["packages"])
-    found = {".".join(p.parent.relative_to(PAPERS_DIR.parent.parent).parts) for p in PAPERS_DIR.rglob("__init__.py")}
+    root = PAPERS_DIR.parent.parent
+    found = {".".join(p.parent.relative_to(root).parts)
+             for top in ("theory", "numerics", "verify") for p in (root / top).rglob("__init__.py")
+             if "__pycache__" not in p.parts}
     assert found <= listed, found - listed
 
 

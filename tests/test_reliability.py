@@ -220,7 +220,7 @@ def test_after_resume_the_exit_status_is_that_of_the_report(tmp_path, capsys):
 
 def test_render_csv_gives_claims_whose_names_share_a_file_name_their_own_files(tmp_path):
     """`render --csv` mapped 'a.b' and 'a..b' to one file while saying it rendered both."""
-    from verify.cli import _write_csv
+    from verify.commands.render import write_csv as _write_csv
     from verify.core import Evidence, Verdict
     verdicts = [Verdict(cid, "holds", "s", [Evidence(f"row of {cid}", theory=1.0, numeric=1.0, passed=True)])
                 for cid in ("mini2024:eq.1", "mini2024:eq..1", "mini2024:eq-2")]

@@ -21,7 +21,8 @@ Oracles:
   is stopped as soon as a printed status differs (``--no-early-stop`` runs it to the end and records the exit
   status). A run longer than 3× its baseline (+60 s) is stopped and counted as killed by timeout.
 * **tests** (``--tests``: every mutant; ``--tests-survivors``: only those verify did not kill) — the unit-test files
-  the mutant lists, ``python -m pytest FILES -x -q -p no:cacheprovider -m "not slow and not gpu"`` in the copy.
+  the mutant lists, ``python -m pytest FILES -x -q -p no:cacheprovider -m "not slow and not gpu and not standard"`` in the copy
+  (the standard-budget claim tests are CI's standard step, not unit tests).
 
 Operator mutants (``--operators N``): cosmic-ray (a maintained mutation tool) enumerates the operator mutants of
 ``--operator-module`` (default ``verify/stats.py``) in the extracted tree (``cosmic-ray init``); a deterministic
@@ -233,8 +234,8 @@ def run_tests(tree: str, files: list[str], timeout: float) -> dict:
     if not files:
         return {"outcome": "no tests", "exit": None, "seconds": 0.0, "tail": []}
     cache_dir = tempfile.mkdtemp(prefix="deepinit-cache-")
-    cmd = [sys.executable, "-m", "pytest", *files, "-x", "-q", "-p", "no:cacheprovider", "-m", "not slow and not gpu",
-           "--no-header", "-o", "addopts="]
+    cmd = [sys.executable, "-m", "pytest", *files, "-x", "-q", "-p", "no:cacheprovider", "-m",
+           "not slow and not gpu and not standard", "--no-header", "-o", "addopts="]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=tree, env=environment(tree, cache_dir), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
@@ -296,15 +297,41 @@ def operator_mutants(base: str, module: str, count: int, papers: list[str], test
 
 
 def apply_operator(tree: str, mutant: Mutant) -> str | None:
+    """Apply the cosmic-ray mutation ``mutant.operator`` = (operator, occurrence[, line, column]) to its file in
+    ``tree``; the changed lines, or None when nothing changed.
+
+    ``cosmic-ray init`` and ``cosmic-ray apply`` do not count occurrences alike (8.x: ``apply`` also counts the bare
+    ``*`` of a keyword-only signature, which ``init`` skips), so an occurrence number can name another place — or
+    a mutation that does not compile. With the (line, column) that ``init`` recorded, the occurrence ``apply`` uses is
+    searched for (from the recorded one upwards) until the change starts at that position."""
+    from pathlib import Path
+
+    from cosmic_ray.mutating import mutate_code
+    from cosmic_ray.plugins import get_operator
     path = os.path.join(tree, mutant.file)
     with open(path, encoding="utf-8") as f:
         before = f.read()
-    p = subprocess.run([shutil.which("cosmic-ray"), "apply", mutant.file, mutant.operator[0], str(mutant.operator[1])],
-                       cwd=tree, capture_output=True, text=True)
-    with open(path, encoding="utf-8") as f:
-        after = f.read()
-    if p.returncode != 0 or after == before:
+    op_name, occurrence = mutant.operator[0], int(mutant.operator[1])
+    where = tuple(mutant.operator[2:4]) if len(mutant.operator) >= 4 else None
+    operator = get_operator(op_name)()
+    old_lines = before.splitlines()
+    after = None
+    for k in range(occurrence, occurrence + (40 if where else 1)):
+        code = mutate_code(before, operator, k)
+        if code is None:
+            break
+        if where is None:
+            after = code
+            break
+        new_lines = code.splitlines()
+        changed = [i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b]
+        line, col = where
+        if changed and changed[0] == line - 1 and old_lines[line - 1][:col] == new_lines[line - 1][:col]:
+            after = code
+            break
+    if after is None or after == before:
         return None
+    Path(path).write_text(after, encoding="utf-8")
     diff = [l for l in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
             if l[:1] in "+-" and not l.startswith(("+++", "---"))]
     return "\n".join(diff)

@@ -67,7 +67,8 @@ def statements(base: str, module: str) -> tuple[int, object]:
 
 
 def mutation_pool(base: str, module: str) -> list[tuple]:
-    """The module's operator mutants as (operator, occurrence, definition, line), in cosmic-ray's order."""
+    """The module's operator mutants as (operator, occurrence, definition, line, column) as ``cosmic-ray init``
+    lists them (sorted)."""
     exe = shutil.which("cosmic-ray")
     if exe is None:
         raise SystemExit("the sampled score needs cosmic-ray (pip install cosmic-ray)")
@@ -90,7 +91,8 @@ def mutation_pool(base: str, module: str) -> list[tuple]:
             continue
         if family == "ReplaceBinaryOperator" and not all(x in rm.ARITHMETIC for x in op.split("_")[1:3]):
             continue
-        items.append((op, int(m["occurrence"]), m.get("definition_name") or "", int(m["start_pos"][0])))
+        items.append((op, int(m["occurrence"]), m.get("definition_name") or "", int(m["start_pos"][0]),
+                      int(m["start_pos"][1])))
     return sorted(items)
 
 
@@ -123,7 +125,7 @@ def draw(pools: dict[str, list], shares: dict[str, int], seed: int) -> list[tupl
     for module in sorted(pools):
         rng = random.Random(f"{seed}:{module}")
         chosen = rng.sample(pools[module], min(shares.get(module, 0), len(pools[module])))
-        out += [(module, *item) for item in sorted(chosen, key=lambda t: (t[3], t[0], t[1]))]
+        out += [(module, *item) for item in sorted(chosen, key=lambda t: (t[3:], t[0], t[1]))]
     return out
 
 
@@ -264,20 +266,20 @@ def main(argv=None) -> int:
         shares = allocate({m: parsed[m][0] for m in mods}, args.size, {m: len(pools[m]) for m in mods})
         sample = draw(pools, shares, args.seed)
         if args.list:
-            for module, op, occ, where, line in sample:
-                print(f"{module}:{line} {op.split('/')[-1]} #{occ} in {where or 'module level'}")
+            for module, op, occ, where, line, col in sample:
+                print(f"{module}:{line}:{col} {op.split('/')[-1]} #{occ} in {where or 'module level'}")
             return 0
         rm.install_plugins(base, PAPERS, os.path.join(top, "plugins"))
         cov = paper_coverage(base, PAPERS, args.coverage)
         mutants = []
-        for module, op, occ, where, line in sample:
+        for module, op, occ, where, line, col in sample:
             first = parsed[module][1].first_line(line)
             papers = [p for p in PAPERS if first in set(cov[p].get(module, ())) or line in set(cov[p].get(module, ()))]
             short = op.split("/")[-1]
             mutants.append(rm.Mutant(id=f"s-{module[:-3].replace('/', '.')}-{short}-{occ}", file=module,
                                      papers=papers, tests=unit_tests(base, module), cls=short.split("_")[0],
                                      description=f"{short} #{occ} in {where or 'module level'} (line {line})",
-                                     operator=(op, occ)))
+                                     operator=(op, occ, line, col)))
         records = list(previous["mutants"]) if previous else []
         done_ids = {r["id"] for r in records}
         todo = [m for m in mutants if m.id not in done_ids][:args.limit]
