@@ -369,10 +369,14 @@ def _main(args) -> int:
     """The environment checked, then the command: ``list``, ``render``, ``profile``, ``design``, ``contract``
     (verify.commands, one module each), else the claims run (:mod:`verify.commands.run`)."""
     from . import commands
+    from .expectations import ExpectationError
+    from .report import OutputPathError
     try:
         check_environment()
         command = commands.command_for(args.claims)
-    except UsageError as exc:
+        if command is not commands.CLAIMS_RUN:   # the claims run says its own usage errors, before any work
+            return command.run(args)
+    except (UsageError, OutputPathError, ExpectationError) as exc:
         sys.stderr.write(error_line(str(exc)))
         return 2
     return command.run(args)

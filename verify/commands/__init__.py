@@ -12,10 +12,14 @@ from ..registry import UsageError
 COMMANDS = {"list": "listing", "render": "render", "profile": "profile", "design": "design", "contract": "contract"}
 
 
+#: the module of the claims run (any first word but a command's)
+CLAIMS_RUN = importlib.import_module(".run", __name__)
+
+
 def command_for(words: list[str]):
     """The module of the command the positional words name (imported on first use)."""
     if words and words[0] in COMMANDS:
         return importlib.import_module(f".{COMMANDS[words[0]]}", __name__)
     if "list" in words:
         raise UsageError("'list' must come first: `python -m verify list [PAPER or CLAIM ...]`")
-    return importlib.import_module(".run", __name__)
+    return CLAIMS_RUN
