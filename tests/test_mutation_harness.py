@@ -193,15 +193,25 @@ def test_the_sampled_score_and_its_wilson_interval_on_a_made_up_report():
 
 
 def test_an_operator_mutant_is_applied_where_cosmic_ray_init_listed_it(tmp_path):
-    """``cosmic-ray apply`` counts the bare ``*`` of a keyword-only signature, ``cosmic-ray init`` does not: occurrence
-    1 of Mul→Add is ``a * b`` at line 3 for init but the signature's ``*`` for apply (which does not compile). The
-    harness applies at the position init recorded."""
+    """Occurrence k of an operator is the k-th place ``cosmic-ray init`` lists (the bare ``*`` of a keyword-only
+    signature counts: 0 is that ``*``, 1 is ``x * 3``); with the recorded (line, column) a mutant whose change starts
+    elsewhere is not applied (None)."""
     pytest.importorskip("cosmic_ray")
-    (tmp_path / "m.py").write_text("def f(x, *, y=2):\n    return x * 3\n\n\ndef g(a, b):\n    return a * b\n")
-    first = R.Mutant(id="a", file="m.py", papers=[], tests=[], cls="op", description="",
-                     operator=("core/ReplaceBinaryOperator_Mul_Add", 0, 2, 13))
-    assert R.apply_operator(str(tmp_path), first) == "-    return x * 3\n+    return x + 3"
-    (tmp_path / "m.py").write_text("def f(x, *, y=2):\n    return x * 3\n\n\ndef g(a, b):\n    return a * b\n")
-    second = R.Mutant(id="b", file="m.py", papers=[], tests=[], cls="op", description="",
-                      operator=("core/ReplaceBinaryOperator_Mul_Add", 1, 6, 13))
-    assert R.apply_operator(str(tmp_path), second) == "-    return a * b\n+    return a + b"
+    source = "def f(x, *, y=2):\n    return x * 3\n\n\ndef g(a, b):\n    return a * b\n"
+    (tmp_path / "m.py").write_text(source)
+    times = R.Mutant(id="a", file="m.py", papers=[], tests=[], cls="op", description="",
+                     operator=("core/ReplaceBinaryOperator_Mul_Add", 1, 2, 13))
+    assert R.apply_operator(str(tmp_path), times) == "-    return x * 3\n+    return x + 3"
+    (tmp_path / "m.py").write_text(source)
+    elsewhere = R.Mutant(id="b", file="m.py", papers=[], tests=[], cls="op", description="",
+                         operator=("core/ReplaceBinaryOperator_Mul_Add", 1, 6, 13))
+    assert R.apply_operator(str(tmp_path), elsewhere) is None and (tmp_path / "m.py").read_text() == source
+
+
+def test_the_population_leaves_out_the_star_of_a_signature():
+    """``*`` in ``def f(x, *, y)`` or ``*args`` is no multiplication: its replacement does not compile, so it is no
+    bug anybody could ship and is not drawn (it would only be a stale slot of the sample)."""
+    S = _sampler()
+    lines = ["def f(x, *, y=2, **kw):", "    return x * 3 ** y", "def g(", "        a,", "        *rest):", "    pass"]
+    assert S.is_star_marker(lines, 1, 9) and S.is_star_marker(lines, 1, 17) and S.is_star_marker(lines, 5, 8)
+    assert not S.is_star_marker(lines, 2, 13) and not S.is_star_marker(lines, 2, 17)

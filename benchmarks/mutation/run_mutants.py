@@ -298,12 +298,9 @@ def operator_mutants(base: str, module: str, count: int, papers: list[str], test
 
 def apply_operator(tree: str, mutant: Mutant) -> str | None:
     """Apply the cosmic-ray mutation ``mutant.operator`` = (operator, occurrence[, line, column]) to its file in
-    ``tree``; the changed lines, or None when nothing changed.
-
-    ``cosmic-ray init`` and ``cosmic-ray apply`` do not count occurrences alike (8.x: ``apply`` also counts the bare
-    ``*`` of a keyword-only signature, which ``init`` skips), so an occurrence number can name another place — or
-    a mutation that does not compile. With the (line, column) that ``init`` recorded, the occurrence ``apply`` uses is
-    searched for (from the recorded one upwards) until the change starts at that position."""
+    ``tree`` (cosmic-ray's own ``mutate_code``); the changed lines, or None when nothing changed or — given the
+    (line, column) ``cosmic-ray init`` recorded — when the change does not start there (the file is not the one the
+    mutant was drawn from)."""
     from pathlib import Path
 
     from cosmic_ray.mutating import mutate_code
@@ -311,26 +308,15 @@ def apply_operator(tree: str, mutant: Mutant) -> str | None:
     path = os.path.join(tree, mutant.file)
     with open(path, encoding="utf-8") as f:
         before = f.read()
-    op_name, occurrence = mutant.operator[0], int(mutant.operator[1])
-    where = tuple(mutant.operator[2:4]) if len(mutant.operator) >= 4 else None
-    operator = get_operator(op_name)()
-    old_lines = before.splitlines()
-    after = None
-    for k in range(occurrence, occurrence + (40 if where else 1)):
-        code = mutate_code(before, operator, k)
-        if code is None:
-            break
-        if where is None:
-            after = code
-            break
-        new_lines = code.splitlines()
-        changed = [i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b]
-        line, col = where
-        if changed and changed[0] == line - 1 and old_lines[line - 1][:col] == new_lines[line - 1][:col]:
-            after = code
-            break
+    after = mutate_code(before, get_operator(mutant.operator[0])(), int(mutant.operator[1]))
     if after is None or after == before:
         return None
+    if len(mutant.operator) >= 4:
+        line, col = int(mutant.operator[2]), int(mutant.operator[3])
+        old, new = before.splitlines(), after.splitlines()
+        changed = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
+        if not changed or changed[0] != line - 1 or old[line - 1][:col] != new[line - 1][:col]:
+            return None
     Path(path).write_text(after, encoding="utf-8")
     diff = [l for l in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
             if l[:1] in "+-" and not l.startswith(("+++", "---"))]

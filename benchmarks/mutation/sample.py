@@ -82,6 +82,8 @@ def mutation_pool(base: str, module: str) -> list[tuple]:
         dump = subprocess.run([exe, "dump", db], cwd=base, check=True, capture_output=True, text=True).stdout
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    with open(os.path.join(base, module), encoding="utf-8") as f:
+        source = f.read().splitlines()
     items = []
     for line in dump.splitlines():
         m = json.loads(line)[0]["mutations"][0]
@@ -91,9 +93,23 @@ def mutation_pool(base: str, module: str) -> list[tuple]:
             continue
         if family == "ReplaceBinaryOperator" and not all(x in rm.ARITHMETIC for x in op.split("_")[1:3]):
             continue
-        items.append((op, int(m["occurrence"]), m.get("definition_name") or "", int(m["start_pos"][0]),
-                      int(m["start_pos"][1])))
+        line_no, col = int(m["start_pos"][0]), int(m["start_pos"][1])
+        if family == "ReplaceBinaryOperator" and is_star_marker(source, line_no, col):
+            continue   # the * of *args / a keyword-only signature: no operator, its replacement does not compile
+        items.append((op, int(m["occurrence"]), m.get("definition_name") or "", line_no, col))
     return sorted(items)
+
+
+def is_star_marker(lines: list[str], line: int, col: int) -> bool:
+    """Whether the ``*`` or ``**`` at (line, column) (1-based line, 0-based column) marks arguments (``*args``,
+    ``**kw``, a keyword-only ``*``) rather than multiplying: the last character before it, on this line or an earlier
+    one, is ``(`` or ``,`` — a binary operator always has an operand on its left."""
+    index = line - 1
+    before = lines[index][:col].rstrip()
+    while not before and index > 0:
+        index -= 1
+        before = lines[index].rstrip()
+    return before.endswith(("(", ","))
 
 
 def allocate(sizes: dict[str, int], total: int, caps: dict[str, int] | None = None) -> dict[str, int]:
