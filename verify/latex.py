@@ -1293,7 +1293,7 @@ def latex_table(caption: str, header: list, rows: list[list], label: str, raw_co
             if k:
                 body.append(r"\addlinespace[2pt]")
                 rows_by_line.append(None)
-            body.append(r"\multicolumn{" + str(len(cols)) + r"}{@{}p{\linewidth}@{}}{\raggedright{}"
+            body.append(r"\multicolumn{" + str(len(cols)) + r"}{@{}>{\raggedright\arraybackslash}p{\linewidth}@{}}{"
                         + cell_latex(rows[k][lead], strict) + r"} \\" + "\n" + " & ".join(r) + r" \\")
         else:
             body.append(" & ".join(r) + r" \\")
