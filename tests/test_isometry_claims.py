@@ -189,7 +189,7 @@ def test_figure_b7_flags_the_depth_30_networks_at_quick():
     from verify.papers.isometry.training import _b7_rows, _b7_verdict
     rows = _b7_rows(Context(budget="quick", seed=0), depth=30, acts=("relu", "sin"))
     assert any(e.passed is False and e.observed > 2.0 for e in rows), [(e.name, e.observed, e.note) for e in rows]
-    v = _b7_verdict(rows, "holds", "fails")
+    v = _b7_verdict(Context(budget="quick", seed=0, claim_id="isometry:figure-b7"), rows, "holds", "fails")
     assert isinstance(v, Verdict) and v.status == VIOLATED
 
 

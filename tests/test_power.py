@@ -163,16 +163,17 @@ def test_violated_needs_a_positive_control():
     assert run_claim(_claim(check), Context()).status == INCONCLUSIVE  # no positive control: no power shown
     v = run_claim(_claim(check, positive_control=check), Context())
     assert v.status == INCONCLUSIVE  # a positive control that also says 'violated' proves nothing
-    ok = run_claim(_claim(check, positive_control=lambda ctx: Verdict("x", HOLDS, "")), Context())
+    ok = run_claim(_claim(check, positive_control=lambda ctx: Verdict(ctx.claim_id, HOLDS, "")), Context())
     assert ok.status == VIOLATED
 
 
 def test_quadrature_failure_exits_3_and_crash_in_report_exits_4(monkeypatch, capsys):
     from verify import cli
+    from verify.commands import run as claims_run
     code = cli.main(["bn-mean-field:theorem4", "--param", "activation=sign(x)*abs(x)**0.01", "--param",
                      "batch_size=8", "--budget", "quick", "-q"])
     assert code == 3
-    monkeypatch.setattr(cli, "render_text", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(claims_run, "render_text", lambda *a, **k: 1 / 0)
     code = cli.main(["bn-mean-field:theorem5", "--budget", "quick", "--no-control"])
     assert code == 4 and "crashed" in capsys.readouterr().err
 

@@ -32,7 +32,7 @@ Examples
 >>> api.check_api_version("2.0")
 Traceback (most recent call last):
 ...
-verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 2.0; the installed deepinit-verify 0.2.0 provides 1.3
+verify.api.APIVersionError: this plugin needs deepinit-verify's claim API 2.0; the installed deepinit-verify 0.2.0 provides 1.4
 """
 from __future__ import annotations
 

@@ -55,8 +55,6 @@ def _run_claim(claim: Claim, ctx: Context, with_control: bool, debug: bool, sens
                        f"not yet checked by this package{': ' + claim.pending_reason if claim.pending_reason else ''}")
     start = time.monotonic()
     memo: dict = {}
-    if ctx.claim_id != claim.id:
-        ctx = dataclasses.replace(ctx, claim_id=claim.id)
     verdict, consumed = _run(claim.check, claim, ctx, debug, {}, memo)
     verdict.consumed = sorted(consumed)
     main_ctx, ctx = ctx, dataclasses.replace(ctx, artefact_dir=None)  # controls never overwrite the claim's figures
@@ -205,6 +203,8 @@ def _judged_on_nan(rows: list) -> Evidence | None:
 
 
 def _guarded(fn, claim: Claim, ctx: Context, debug: bool) -> Verdict:
+    if ctx.claim_id != claim.id:   # the check (or a control of it) names its verdict ctx.claim_id
+        ctx = dataclasses.replace(ctx, claim_id=claim.id)
     try:
         v = fn(ctx)
         if isinstance(v, Verdict) and v.claim_id != claim.id:  # a copied check that still names another claim
