@@ -234,6 +234,13 @@ class BSB1FixedPoint:
 
         ``error · q`` bounds the errors of q* and q*c* (attribute ``error``), so c* = q*c*/q* is within
         ``error · (1 + |c*|)``; each error also holds the rounding of the float (half a unit in the last place).
+
+        Examples
+        --------
+        >>> from theory import bsb1_fixed_point
+        >>> q = bsb1_fixed_point("relu", 8).estimates()["q"]        # ReLU: q* = 1/2 exactly
+        >>> abs(q.value - 0.5) <= q.error < 1e-12
+        True
         """
         q, c, e = float(self.q), float(self.c), float(self.error)
         return {"q": Estimate(q, e * abs(q) + 0.5 * math.ulp(q), self.method),
@@ -581,7 +588,15 @@ class JacobianEigenvalues:
 
     def estimates(self) -> dict:
         """λ_𝔾, λ_𝕃, λ_𝕄 as :class:`~theory.results.Estimate` s (value, absolute error, method): each within
-        ``error · max(|λ_𝕃|, |λ_𝕄|)`` plus half a unit in the last place of its float."""
+        ``error · max(|λ_𝕃|, |λ_𝕄|)`` plus half a unit in the last place of its float.
+
+        Examples
+        --------
+        >>> from theory import bn_jacobian_eigenvalues
+        >>> L = bn_jacobian_eigenvalues("x", 8).estimates()["L"]    # the identity: (B − 1)/(B + 1)
+        >>> abs(L.value - 7 / 9) <= L.error < 1e-12
+        True
+        """
         scale = float(self.error) * max(abs(float(self.L)), abs(float(self.M)))
         return {k: Estimate(float(v), scale + 0.5 * math.ulp(float(v)), self.method) for k, v in self.items()}
 

@@ -312,7 +312,15 @@ class ExplosionCriterion:
     def estimates(self) -> dict:
         """The criterion, φ″(0) and φ‴(0) as :class:`~theory.results.Estimate` s (value, error, method): the
         exact sympy numbers rounded to floats (error half a unit in the last place), each with its exact form in
-        ``text``."""
+        ``text``.
+
+        Examples
+        --------
+        >>> from theory import explosion_criterion
+        >>> e = explosion_criterion("gelu").estimates()["criterion"]
+        >>> e.text, round(e.value, 12), e.error > 0
+        ('6/pi', 1.909859317103, True)
+        """
         out = {}
         for key, expr in (("criterion", self.value), ("phi2", self.phi2), ("phi3", self.phi3)):
             v = float(expr)
