@@ -188,6 +188,30 @@ def test_tanh_entry_against_the_mpmath_route():
     assert abs(k.ntk[0, 1] - float(ref[1])) < 1e-12
 
 
+@pytest.mark.parametrize("scale", [0.004, 1.0, 400.0])
+def test_tanh_mixture_at_small_and_large_variances(scale):
+    """The mixture's Gauss rule in log s at variances q ≈ 0.004 (tanh's critical line σ_w² = 1 deep down, where a
+    rule in s was off by 1e-9 at 16 nodes) up to q ≈ 400, correlation 0.85: E tanh tanh and E tanh′ tanh′ of the
+    pair within 1e-12 relative of the nested Gauss–Legendre route of theory.gaussian (no mixture), and the
+    difference within the reported error of the depth-0 → 1 map."""
+    G = scale * np.array([[1.0, 0.81], [0.81, 0.9]])
+    k = network_kernels("tanh", input_gram=G, depth=1, sigma_w2=1.0, sigma_b2=0.0)
+    F = bivariate_expectation("tanh", "tanh", G[0, 0], G[1, 1], G[0, 1])
+    D = bivariate_expectation("1 - tanh(x)**2", "1 - tanh(x)**2", G[0, 0], G[1, 1], G[0, 1])
+    for got, ref in ((k.nngp[0, 1], F.value), (k.ntk[0, 1], F.value + D.value * G[0, 1])):
+        assert abs(got - ref) <= 1e-12 * abs(ref) + F.error + D.error * abs(G[0, 1]), (scale, got - ref)
+    assert abs(k.nngp[0, 1] - F.value) <= k.nngp.error[0, 1] + F.error, (scale, k.nngp.error[0, 1])
+
+
+def test_nested_mpmath_route_at_a_large_variance():
+    """The certificate route (nested tanh–sinh) splits where the argument is 0 once q > 1: erf at q = 400, where
+    the unsplit route was off by 1e-7, against Williams' closed form (2/π) asin(2q₁₂/√((1 + 2q₁₁)(1 + 2q₂₂)))."""
+    q1, q2, q12 = 400.0, 360.0, 324.0
+    e = bivariate_expectation("erf", "erf", q1, q2, q12, dps=15)
+    ref = 2 / math.pi * math.asin(2 * q12 / math.sqrt((1 + 2 * q1) * (1 + 2 * q2)))
+    assert abs(float(e.value) - ref) < 1e-14 and float(e.error) < 1e-14
+
+
 def test_cost_does_not_grow_with_the_variance():
     """Closed forms and the mixture cost the same at q ≈ 1 and q ≈ 10⁶ (σ_b² = 10⁶ keeps every layer there)."""
     import time
