@@ -65,6 +65,37 @@ def test_the_import_check_sees_a_reach_past_the_api(tmp_path):
     assert seen == ["verify.api", "verify.papers.isometry._common", "verify.figures", "verify.papers.bn_mean_field"]
 
 
+def _section_imports(path: pathlib.Path) -> list[str]:
+    """The sections of its own paper that a file imports: modules of the package whose names do not start with "_"
+    (the shared ``_common``/``_training`` helpers), other than ``coverage``."""
+    own = ".".join(path.relative_to(PAPERS_DIR.parent.parent).parts[:3])
+    out = []
+    for line, mod in _imports(path):
+        if mod.startswith(own + "."):
+            name = mod[len(own) + 1:].split(".")[0]
+            if not name.startswith("_") and name != "coverage":
+                out.append(f"{path.relative_to(PAPERS_DIR)}:{line} imports the section {name}")
+    return out
+
+
+def test_sections_share_helpers_through_common_modules_not_each_other():
+    """Each section module of a paper imports shared helpers from the package's private modules (``_common.py``,
+    ``_training.py``), never from a sibling section; only the package's ``__init__`` imports the sections."""
+    bad = []
+    for key in BUILTIN:
+        for f in sorted((PAPERS_DIR / key.replace("-", "_")).glob("*.py")):
+            if f.name != "__init__.py":
+                bad += _section_imports(f)
+    assert not bad, "\n".join(bad)
+    probe = PAPERS_DIR / "isometry" / "_probe_for_test.py"      # the check on a known answer
+    probe.write_text("from ._common import PAPER\nfrom .coverage import ITEMS\n\ndef f():\n"
+                     "    from .theorem4 import x\n", encoding="utf-8")
+    try:
+        assert _section_imports(probe) == ["isometry/_probe_for_test.py:5 imports the section theorem4"]
+    finally:
+        probe.unlink()
+
+
 def test_each_paper_is_a_package_with_its_own_data_and_short_modules():
     for key in BUILTIN:
         paper = papers()[key]

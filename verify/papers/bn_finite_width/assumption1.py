@@ -10,17 +10,11 @@ from theory.batchnorm import BSB1
 
 from ...api import Context, Evidence, HOLDS, INCONCLUSIVE, mean_ci, status_from_rows, Verdict
 from ._common import _control, _slope_ci, CONF, PAPER, spectral_deviation, stats
+from ._common import _two_cluster
 
 # =============================================================================================
 # Assumption 1 — geometric decay of the transitory term
 # =============================================================================================
-
-def _two_cluster(n: int) -> np.ndarray:
-    h = n // 2
-    C = np.zeros((n, n))
-    C[:h, :h] = 0.99
-    C[h:, h:] = 0.99
-    return C + 0.01 * np.eye(n)
 
 
 def _assumption1_rows(ctx: Context, batchnorm: bool = True) -> list[Evidence]:

@@ -9,8 +9,8 @@ import theory
 
 from ...api import Context, Evidence, Verdict
 from ._common import _control, _slope_ci, CONF, PAPER
-from .theorem1 import _theorem1_widths
-from .assumption1 import _two_cluster
+from ._common import _theorem1_widths
+from ._common import _two_cluster
 
 # =============================================================================================
 # Corollary 2 (eq 9) — two inputs through the same network have the same spectrum

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...api import Context, Erratum, Evidence, HOLDS, status_from_rows, Verdict
 from ._common import _control, _slope_ci, CONF, PAPER
-from .assumption1 import _two_cluster
+from ._common import _two_cluster
 
 # =============================================================================================
 # Corollary 4 (eq 12) — two inputs, G_ℓ⁻¹G'_ℓ; the printed bound has no transitory term

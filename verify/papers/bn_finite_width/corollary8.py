@@ -8,7 +8,7 @@ import numpy as np
 
 from ...api import activation_name, Context, Erratum, Evidence, HOLDS, status_from_rows, Verdict
 from ._common import _control, bsb1_gstar, FAMILY_F, PAPER
-from .theorem1 import _chain, gstar_mc_rows, gstar_mc_se_rows
+from ._common import _chain, gstar_mc_rows, gstar_mc_se_rows
 
 # =============================================================================================
 # Corollary 8 and Section 6.1 — the spectrum of G* and of deep G_ℓ

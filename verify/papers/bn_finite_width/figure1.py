@@ -7,7 +7,7 @@ import numpy as np
 
 from ...api import Context, Evidence, mean_band, mean_ci, Panel, Series, Verdict, write_figure
 from ._common import _control, _slope_ci, bsb1_gstar, CONF, PAPER
-from .theorem1 import _chain, stationary_mean_rows
+from ._common import _chain, stationary_mean_rows
 
 # =============================================================================================
 # Eq (6) and Fig 1a — without BN the mean-field error grows with depth; with BN it stabilises

@@ -9,7 +9,7 @@ import theory
 
 from ...api import Context, Erratum, Evidence, memo, Verdict, VIOLATED
 from ._common import _control, CONF, PAPER
-from .lemma5 import _tv_lower_bound
+from ._common import _tv_lower_bound
 
 # =============================================================================================
 # Lemma 12 (eq 48) — the law of h_ℓ is within e^{−ℓα} + ε² of the Gaussian candidate μ_C in total variation

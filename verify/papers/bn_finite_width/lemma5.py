@@ -1,33 +1,16 @@
 """Lemma 5 (eq 13) / Lemma 11 (eq 36) — one step of the chain from μ_0 barely moves it in total variation."""
 from __future__ import annotations
 
-import math
-
 import numerics
 import numpy as np
 import theory
 
 from ...api import Context, Erratum, Evidence, Verdict, VIOLATED
-from ._common import _control, CONF, PAPER, stats
+from ._common import _control, _tv_lower_bound, CONF, PAPER
 
 # =============================================================================================
 # Lemma 5 (eq 13) / Lemma 11 (eq 36) — one step of the chain from μ_0 barely moves it in TV
 # =============================================================================================
-
-def _tv_lower_bound(gram: np.ndarray, ha: np.ndarray, hb: np.ndarray):
-    """A lower bound on the TV distance between the laws of two samples of d×n matrices h ([samples, d, n] each):
-    the two-sample KS distance of S(h) = ‖G^{−1/2}(hᵀh/d)G^{−1/2} − I‖_F² (any statistic's KS distance is ≤ TV) minus
-    the 95% DKW margin. Returns (KS, lower bound, d·mean S under a, d·mean S under b)."""
-    samples, d, n = ha.shape
-    w, v = np.linalg.eigh(gram)
-    half_inv = (v / np.sqrt(w)) @ v.T
-
-    def stat(h):
-        g = np.transpose(h, (0, 2, 1)) @ h / d
-        return np.linalg.norm(half_inv @ g @ half_inv - np.eye(n), axis=(-2, -1)) ** 2
-    a, b = stat(ha), stat(hb)
-    ks = float(stats.ks_2samp(a, b).statistic)
-    return ks, ks - 2 * math.sqrt(math.log(2 / 0.05) / (2 * samples)), float(a.mean() * d), float(b.mean() * d)
 
 
 def _lemma5_tv(ctx: Context, act: str, n: int, d: int, samples: int, kernel: str = "chain"):

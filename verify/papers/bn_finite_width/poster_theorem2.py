@@ -7,7 +7,7 @@ import numpy as np
 
 from ...api import Context, Evidence, HOLDS, status_from_rows, Verdict
 from ._common import _control, _slope_ci, bsb1_gstar, CONF, PAPER
-from .theorem1 import _chain, stationary_mean_rows
+from ._common import _chain, stationary_mean_rows
 
 # =============================================================================================
 # Poster, Theorem 2 — ‖G* − G_ℓ‖_F = O(κ(G*)(1−α)^{ℓ/2} + (n/√d) α^{−1/2} ln^{1/2}(d/n))

@@ -9,7 +9,7 @@ from theory.batchnorm import BSB1, distortion_lower_bound
 
 from ...api import Context, Evidence, HOLDS, status_from_rows, Verdict
 from ._common import bsb1_gstar, FAMILY_F, PAPER
-from .theorem1 import (_theorem1_grams, _theorem1_rows, _theorem1_widths, gstar_mc_rows, gstar_mc_se_rows,
+from ._common import (_theorem1_grams, _theorem1_rows, _theorem1_widths, gstar_mc_rows, gstar_mc_se_rows,
                        stationary_mean_rows)
 
 # =============================================================================================

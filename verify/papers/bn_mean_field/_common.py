@@ -246,3 +246,55 @@ def fd_forward_eigenvalues(B: int, alpha: float = 1.0, eps: float = 1e-5) -> dic
         return (nbm.bn_meanfield_map_laplace(Sig + eps * E, alpha)
                 - nbm.bn_meanfield_map_laplace(Sig - eps * E, alpha)) / (2 * eps)
     return _project_eigenvalues(dV(D), dV(M), M)
+
+
+def eps_critical(act: str, B: int) -> float:
+    """The ε beyond which the BSB1 point collapses (s* = 0), in closed form: ReLU (1-homogeneous) F(s) = E[ρ²]·s₀ with
+    F′(0) = (B−1)s₀/(Bε), so ε_c = (B−1)s₀/B (s₀ = q*(1 − c*) at ε = 0); an odd φ with φ′(0) = 1 (tanh) has
+    F′(0) = φ′(0)²·E[y]/(Bε)·B/(B−1)·… = 1/ε, so ε_c = 1."""
+    if act == "relu":
+        return (B - 1) * tbm.bsb1_fixed_point("relu", B).s / B
+    if act == "tanh":
+        return 1.0
+    raise DeepinitError(f"no closed-form critical ε for {act}")
+
+
+def forward_eigenvalue_rows(cases, label: str = "") -> list[Evidence]:
+    """λ_𝕃, λ_𝕄 as consumed (verify.quantities) against finite differences of the Laplace map, (B, α) per case."""
+    rows = []
+    for B, alpha in cases:
+        name = "relu" if alpha == 1.0 else f"max(x,0)**{alpha:.10f}"
+        ev = bn_jacobian_eigenvalues(name, B)
+        fd = memo(("fd_forward_eigenvalues", B, alpha), lambda: fd_forward_eigenvalues(B, alpha))
+        err = max(_rel(ev.L, fd["L"]), _rel(ev.M, fd["M"]))
+        rows.append(Evidence(f"{label}α-ReLU α = {alpha:.4g}, B = {B}: λ_𝕃, λ_𝕄 (sphere reduction) vs finite differences "
+                             "of eq (11)", theory=(ev.L, ev.M), numeric=(fd["L"], fd["M"]), observed=err, bound=1e-6,
+                             passed=err < 1e-6))
+    return rows
+
+
+def operator_top_row(act: str, B: int, nodes: int | None = None, **bn) -> Evidence:
+    """λ_max (eq 24, the reduction to the eigenvector G) against the largest eigenvalue of the whole backward operator
+    Δ ↦ E[(∂φ̃/∂h)ᵀΔ(∂φ̃/∂h)] at Σ* (eqs 21–23: the growth per layer is that operator's top eigenvalue λ_max = λ_𝔾),
+    assembled on all B(B + 1)/2 symmetric directions by theory.backward_operator_quadrature (polar coordinates of Gh:
+    a radial rule × a product rule on S^{B−2}, independent of the sphere-marginal reduction). ``bn``: BN's ε, γ, β.
+    Allowance: B(B + 1)/2 × the operator's entrywise error estimate (its difference from ⅔ of the nodes; an
+    eigenvalue moves by at most the matrix norm of the error) + 1e-9·λ (the reduction's own tolerance)."""
+    lam = float(gradient_explosion_rate(act, B, **bn))
+    key = ("backward_operator_quadrature", act, B, nodes, tuple(sorted(bn.items())))
+    op = memo(key, lambda: tbm.backward_operator_quadrature(act, tbm.bsb1_fixed_point(act, B, **bn).sigma,
+                                                              nodes=nodes, **bn))
+    dim = B * (B + 1) // 2
+    dev, allow = abs(op.top_eigenvalue - lam), dim * op.error + 1e-9 * lam
+    label = "".join(f", {n} = {bn[k]:g}" for k, n in (("eps", "ε"), ("gamma", "γ"), ("beta", "β")) if k in bn)
+    nxt = ", ".join(f"{v.real:.6f}" for v in op.eigenvalues[1:4])
+    return Evidence(f"{act}, B = {B}{label}: λ_max (eq 24) = the largest eigenvalue of the backward operator "
+                    f"Δ ↦ E[(∂φ̃/∂h)ᵀΔ(∂φ̃/∂h)] at Σ* (eqs 21–23; polar quadrature of the whole {dim}×{dim} operator)",
+                    theory=lam, numeric=op.top_eigenvalue, observed=dev, bound=allow,
+                    slack=allow / dev if dev > 0 else math.inf, passed=dev <= allow,
+                    note=f"the next eigenvalues {nxt}; the quadrature's error estimate {op.error:.1e}")
+
+
+def _random_cov(rng, B: int) -> np.ndarray:
+    A = rng.standard_normal((B, B + 2))
+    return A @ A.T / B

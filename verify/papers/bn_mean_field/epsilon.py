@@ -5,11 +5,10 @@ import math
 
 import numpy as np
 from theory import bn_meanfield as tbm
-from theory.errors import DeepinitError
 
 from ...api import Context, Evidence, memo, Panel, Series, shared, Verdict, write_figure
-from ._common import _max_z, CONF, gradient_explosion_rate, growth_rate_se_row, H_BATCH, nbk, nbm, PAPER, stats
-from .theorem7 import operator_top_row
+from ._common import (_max_z, CONF, eps_critical, gradient_explosion_rate, growth_rate_se_row, H_BATCH, nbk, nbm,
+                      operator_top_row, PAPER, stats)
 
 # =============================================================================================
 # Section 3, "Effect of ε as a hyperparameter" — Fig 4(c, d)'s theory curve: λ_max and 16ξ as BN's ε grows
@@ -19,17 +18,6 @@ def _eps_settings(ctx: Context) -> dict:
     return ctx.pick(dict(B=(8,), N=1000, S=24, depth=32, window=(8, 24), mc=160_000),
                     dict(B=(8, 16), N=2000, S=48, depth=40, window=(10, 30), mc=320_000),
                     dict(B=(8, 16, 32), N=4000, S=100, depth=48, window=(12, 36), mc=640_000))
-
-
-def eps_critical(act: str, B: int) -> float:
-    """The ε beyond which the BSB1 point collapses (s* = 0), in closed form: ReLU (1-homogeneous) F(s) = E[ρ²]·s₀ with
-    F′(0) = (B−1)s₀/(Bε), so ε_c = (B−1)s₀/B (s₀ = q*(1 − c*) at ε = 0); an odd φ with φ′(0) = 1 (tanh) has
-    F′(0) = φ′(0)²·E[y]/(Bε)·B/(B−1)·… = 1/ε, so ε_c = 1."""
-    if act == "relu":
-        return (B - 1) * tbm.bsb1_fixed_point("relu", B).s / B
-    if act == "tanh":
-        return 1.0
-    raise DeepinitError(f"no closed-form critical ε for {act}")
 
 
 def _eps_grid(act: str, B: int) -> tuple:

@@ -10,8 +10,8 @@ from theory import bn_meanfield as tbm
 from ...api import Context, Evidence, mean_band, memo, Panel, Series, Verdict, write_figure
 from ._common import (_fw_run, _fw_settings, _rate_row, bn_jacobian_eigenvalues, CONF, gradient_explosion_rate,
                       growth_rate_se_row, nbm, PAPER, stats)
-from .theorems_1_3 import _random_cov
-from .theorem6 import forward_eigenvalue_rows
+from ._common import _random_cov
+from ._common import forward_eigenvalue_rows
 
 # =============================================================================================
 # Figure 1 — ReLU gradients vs B and depth; the BSB1 → BSB2 transition of α-ReLU

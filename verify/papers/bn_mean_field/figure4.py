@@ -8,7 +8,7 @@ import theory
 from ...api import (activation_label, binomial_band, Context, Evidence, kinds as P, map_points, Panel, Parameter,
                     Series, Verdict, write_figure)
 from ._common import PAPER
-from .training import _data, _dataset, _trained, datasets, TRAINABLE, WIDTH
+from ._training import _data, _dataset, _trained, datasets, TRAINABLE, WIDTH
 
 # =============================================================================================
 # Fig 4 — the maximal trainable depth as the nonlinearity is tuned (a) and as BN's ε grows (c, d)
@@ -47,7 +47,7 @@ def _fig4_acc(ctx: Context, act: str, eps: float, depth: int) -> tuple[float, in
 def _fig4_rows(ctx: Context, scale: float = 1.0, figure: list | None = None) -> list[Evidence]:
     """Per setting: trainable at ½·16ξ and not at 2·16ξ (as Fig 2); and panel (c)'s critical point: at one depth,
     2·16ξ(ε = 0), tanh is untrainable with ε = 0 and trainable with ε = 0.6 (16ξ(0.6) ≈ 11× larger)."""
-    from .epsilon import eps_critical
+    from ._common import eps_critical
     st = _fig4_settings(ctx)
     settings = [("(a)", f"tanh({a:g}*x)" if a != 1.0 else "tanh", EPS0, f"α = {a:g}") for a in st["alphas"]]
     settings += [("(b)", f"max(x, {a:g}*x)", EPS0, f"a = {a:g}") for a in st["slopes"]]

@@ -6,7 +6,7 @@ import numpy as np
 import theory
 from ...api import Context, Evidence, judged_with_integrity, kinds as P, Panel, Parameter, Series, Verdict, write_figure
 from ._common import PAPER
-from .training import _data, _dataset, _member_check, _trained_seeds, datasets, WIDTH
+from ._training import _data, _dataset, _member_check, _trained_seeds, datasets, WIDTH
 
 # =============================================================================================
 # Fig A.2 (Appendix A.1) — relative gradient norms equilibrate after the first epochs

@@ -10,7 +10,7 @@ from theory.errors import DeepinitError
 
 from ...api import activation_name, Context, Evidence, kinds as P, memo, Parameter, Verdict
 from ._common import _control, _rel, bn_jacobian_eigenvalues, bsb1_fixed_point, gradient_explosion_rate, PAPER, TABLE_B
-from .theorem6 import forward_eigenvalue_rows
+from ._common import forward_eigenvalue_rows
 
 # =============================================================================================
 # Tables: q*, c*, λ_𝔾, λ_𝕃, λ_𝕄, λ_max, 16ξ for the registered activations

@@ -12,19 +12,6 @@ from ._common import (_control, _rel, bn_jacobian_eigenvalues, bsb1_fixed_point,
 # Theorem 6 — forward Jacobian eigenvalues (ReLU); general φ by the exact sphere reduction
 # =============================================================================================
 
-def forward_eigenvalue_rows(cases, label: str = "") -> list[Evidence]:
-    """λ_𝕃, λ_𝕄 as consumed (verify.quantities) against finite differences of the Laplace map, (B, α) per case."""
-    rows = []
-    for B, alpha in cases:
-        name = "relu" if alpha == 1.0 else f"max(x,0)**{alpha:.10f}"
-        ev = bn_jacobian_eigenvalues(name, B)
-        fd = memo(("fd_forward_eigenvalues", B, alpha), lambda: fd_forward_eigenvalues(B, alpha))
-        err = max(_rel(ev.L, fd["L"]), _rel(ev.M, fd["M"]))
-        rows.append(Evidence(f"{label}α-ReLU α = {alpha:.4g}, B = {B}: λ_𝕃, λ_𝕄 (sphere reduction) vs finite differences "
-                             "of eq (11)", theory=(ev.L, ev.M), numeric=(fd["L"], fd["M"]), observed=err, bound=1e-6,
-                             passed=err < 1e-6))
-    return rows
-
 
 def _theorem6_rows(ctx: Context, use_v_star: str = "u*") -> list[Evidence]:
     rows = []

@@ -1,14 +1,12 @@
 """Theorem 7 — the gradient-explosion rate λ_max for a general φ."""
 from __future__ import annotations
 
-import math
-
 from theory import bn_meanfield as tbm
 from theory.errors import UndefinedQuantityError
 
-from ...api import Context, Evidence, HypothesisNotMet, INCONCLUSIVE, memo, Verdict
+from ...api import Context, Evidence, HypothesisNotMet, INCONCLUSIVE, Verdict
 from ._common import (_act_param, _batch_param, _control, _rate_row, _rel, _require_bsb1, gradient_explosion_rate,
-                      growth_rate_se_row, H_BATCH, H_BSB1_STABLE, H_DIFFERENTIABLE, PAPER, TABLE_B)
+                      growth_rate_se_row, H_BATCH, H_BSB1_STABLE, H_DIFFERENTIABLE, operator_top_row, PAPER, TABLE_B)
 
 # =============================================================================================
 # Theorem 7 — the gradient-explosion rate for general φ
@@ -21,28 +19,6 @@ def _rate_cases(ctx: Context):
     return ctx.pick([("relu", 8), ("tanh", 8), ("identity", 8), ("relu", 32)],
                     [(a, B) for a in ("relu", "tanh", "identity") for B in (6, 8, 16, 32)],
                     [(a, B) for a in ("relu", "tanh", "identity", "sin") for B in (6, 8, 16, 32, 64)])
-
-
-def operator_top_row(act: str, B: int, nodes: int | None = None, **bn) -> Evidence:
-    """λ_max (eq 24, the reduction to the eigenvector G) against the largest eigenvalue of the whole backward operator
-    Δ ↦ E[(∂φ̃/∂h)ᵀΔ(∂φ̃/∂h)] at Σ* (eqs 21–23: the growth per layer is that operator's top eigenvalue λ_max = λ_𝔾),
-    assembled on all B(B + 1)/2 symmetric directions by theory.backward_operator_quadrature (polar coordinates of Gh:
-    a radial rule × a product rule on S^{B−2}, independent of the sphere-marginal reduction). ``bn``: BN's ε, γ, β.
-    Allowance: B(B + 1)/2 × the operator's entrywise error estimate (its difference from ⅔ of the nodes; an
-    eigenvalue moves by at most the matrix norm of the error) + 1e-9·λ (the reduction's own tolerance)."""
-    lam = float(gradient_explosion_rate(act, B, **bn))
-    key = ("backward_operator_quadrature", act, B, nodes, tuple(sorted(bn.items())))
-    op = memo(key, lambda: tbm.backward_operator_quadrature(act, tbm.bsb1_fixed_point(act, B, **bn).sigma,
-                                                              nodes=nodes, **bn))
-    dim = B * (B + 1) // 2
-    dev, allow = abs(op.top_eigenvalue - lam), dim * op.error + 1e-9 * lam
-    label = "".join(f", {n} = {bn[k]:g}" for k, n in (("eps", "ε"), ("gamma", "γ"), ("beta", "β")) if k in bn)
-    nxt = ", ".join(f"{v.real:.6f}" for v in op.eigenvalues[1:4])
-    return Evidence(f"{act}, B = {B}{label}: λ_max (eq 24) = the largest eigenvalue of the backward operator "
-                    f"Δ ↦ E[(∂φ̃/∂h)ᵀΔ(∂φ̃/∂h)] at Σ* (eqs 21–23; polar quadrature of the whole {dim}×{dim} operator)",
-                    theory=lam, numeric=op.top_eigenvalue, observed=dev, bound=allow,
-                    slack=allow / dev if dev > 0 else math.inf, passed=dev <= allow,
-                    note=f"the next eigenvalues {nxt}; the quadrature's error estimate {op.error:.1e}")
 
 
 def _theorem7_rows(ctx: Context, factor: float = 1.0) -> list[Evidence]:

@@ -8,6 +8,7 @@ import theory
 
 from ...api import Context, Erratum, Evidence, memo, Verdict
 from ._common import _control, bn_jacobian_eigenvalues, bsb1_fixed_point, nbm, PAPER, stats
+from ._common import _random_cov
 
 # =============================================================================================
 # Theorem 1 — ultrasymmetric operators
@@ -138,10 +139,6 @@ def check_theorem1(ctx: Context) -> Verdict:
 # =============================================================================================
 # Theorem 2 — the Laplace method; Theorem 3 — the Fourier method
 # =============================================================================================
-
-def _random_cov(rng, B: int) -> np.ndarray:
-    A = rng.standard_normal((B, B + 2))
-    return A @ A.T / B
 
 
 def _theorem2_rows(ctx: Context, det_power: float = 0.5) -> list[Evidence]:

@@ -220,3 +220,26 @@ def beta_rows(acts) -> list[Evidence]:
                              note=f"intercept of ρ_(ℓ+1)/ρ_ℓ regressed on ρ_ℓ over {npts} layers (σ̄(ρ)/σ̄(1) = "
                                   "Σ c_k² ρ^k / Var σ): the linearisation that makes β_σ the rate of Theorem 4"))
     return rows
+
+
+def _mf_inputs(n: int, rng) -> dict[str, np.ndarray]:
+    return {"equicorrelated ρ₀ = 0.5": numerics.equicorrelated_gram(n, 0.5),
+            "equicorrelated ρ₀ = 0.99": numerics.equicorrelated_gram(n, 0.99),
+            "near-degenerate": random_correlation(rng, n, "near-degenerate"),
+            "wishart": random_correlation(rng, n, "wishart")}
+
+
+def _beta_mc(act, samples: int, seed: int):
+    """β_σ by Monte Carlo with a delta-method standard error (independent of quadrature)."""
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal(samples)
+    s = act.numpy(z)
+    m = float(np.mean(s))
+    c1 = float(np.mean(s * z))
+    var = float(np.var(s))
+    beta = 2 - c1 ** 2 / var
+    # delta method on (E σz, E σ, E σ²)
+    g = np.array([-2 * c1 / var, -2 * c1 ** 2 * m / var ** 2, c1 ** 2 / var ** 2])
+    S = np.cov(np.stack([s * z, s, s * s]))
+    se = float(np.sqrt(max(g @ S @ g, 0) / samples))
+    return beta, se

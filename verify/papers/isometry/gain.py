@@ -9,7 +9,7 @@ from theory.isometry import isometry_strength_mp
 
 from ...api import activation_name, Context, Evidence, memo, Panel, Series, Verdict, write_figure
 from ._common import _control, _mf_trajectory, _x, BETA, CONF, PAPER
-from .isometry_strength import _beta_mc
+from ._common import _beta_mc
 
 
 # =============================================================================================

@@ -13,6 +13,7 @@ from theory.isometry import isometry_strength_mp
 
 from ...api import Context, Erratum, Evidence, HOLDS, memo, status_from_rows, sympy_latex, Verdict
 from ._common import _control, _E, _x, BETA, CONF, isometry_strength, PAPER
+from ._common import _beta_mc
 
 
 # =============================================================================================
@@ -196,22 +197,6 @@ TABLE2 = [  # (column, activation, printed β_σ)
     ("1[x > 0]", "step", 2 - 2 / sp.pi),
     ("max(x, 0)", "relu", (3 * sp.pi - 4) / (2 * sp.pi - 2)),
 ]
-
-
-def _beta_mc(act, samples: int, seed: int):
-    """β_σ by Monte Carlo with a delta-method standard error (independent of quadrature)."""
-    rng = np.random.default_rng(seed)
-    z = rng.standard_normal(samples)
-    s = act.numpy(z)
-    m = float(np.mean(s))
-    c1 = float(np.mean(s * z))
-    var = float(np.var(s))
-    beta = 2 - c1 ** 2 / var
-    # delta method on (E σz, E σ, E σ²)
-    g = np.array([-2 * c1 / var, -2 * c1 ** 2 * m / var ** 2, c1 ** 2 / var ** 2])
-    S = np.cov(np.stack([s * z, s, s * s]))
-    se = float(np.sqrt(max(g @ S @ g, 0) / samples))
-    return beta, se
 
 
 #: the closed forms as the paper prints them (its Table 2), for the table's "printed" column — never sympy's

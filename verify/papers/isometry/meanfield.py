@@ -11,6 +11,7 @@ import theory
 from ...api import Context, Evidence, HOLDS, known_value_row, memo, replicate_seeds, status_from_rows, Verdict
 from ._common import (_control, _mf_trajectory, _rng, beta_rows, beta_value, CORR_KINDS, dual_normalised, PAPER,
                       random_correlation, TIGHT_ACTIVATION)
+from ._common import _mf_inputs
 
 
 # =============================================================================================
@@ -211,12 +212,6 @@ def check_theorem_a2(ctx: Context) -> Verdict:
 # =============================================================================================
 # Corollary A.3 (eq 23) — γ(G_*^ℓ) ≤ γ(G_*^0) β_σ^{−ℓ}
 # =============================================================================================
-
-def _mf_inputs(n: int, rng) -> dict[str, np.ndarray]:
-    return {"equicorrelated ρ₀ = 0.5": numerics.equicorrelated_gram(n, 0.5),
-            "equicorrelated ρ₀ = 0.99": numerics.equicorrelated_gram(n, 0.99),
-            "near-degenerate": random_correlation(rng, n, "near-degenerate"),
-            "wishart": random_correlation(rng, n, "wishart")}
 
 
 def _corollary_a3_rows(ctx: Context, acts, rate_fn, depth: int) -> list[Evidence]:

@@ -11,7 +11,7 @@ import theory
 from ...api import (Context, Erratum, Evidence, fit_log_rate, HOLDS, HypothesisCheck, HypothesisNotMet, kinds as P,
                     mean_ci, memo, Panel, Parameter, Series, shared, status_from_rows, Verdict, write_figure)
 from ._common import _acts_param, _control, _mf_trajectory, _rng, beta_rows, beta_value, CONF, invariant_row, PAPER
-from .meanfield import _mf_inputs
+from ._common import _mf_inputs
 
 
 # =============================================================================================
