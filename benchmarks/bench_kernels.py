@@ -1,7 +1,7 @@
 """NNGP and NTK kernels of a 64-input set at depth 100: cost of each route, cost at q ≈ 10⁶ against q ≈ 1, and
 (where neural-tangents is importable) the peer's analytic kernels on the same inputs in the same process.
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_kernels.py
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_kernels.py [--acts erf,relu,gelu,tanh]
     # with the peer (not a dependency): a venv holding neural-tangents 0.6.5, jax 0.4.30 and this package's
     # theory requirements (numpy, scipy, sympy, mpmath, python-flint):
     XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" PYTHONPATH=. \\
@@ -37,11 +37,11 @@ def _best(fn, repeat=3):
     return best, out
 
 
-def ours(X):
+def ours(X, acts=ACTS):
     print(f"theory.network_kernels: {N_INPUTS} inputs, d = {DIM}, depth {DEPTH}, σ_w² = {SW2} (best of 3, seconds)")
     print(f"{'φ':6s} {'route':58s} {'public call':>11s} {'recursion':>9s} {'q≈1e6/q≈1':>10s} {'max rel err':>11s}")
     results = {}
-    for name in ACTS:
+    for name in acts:
         act = tk.activation(name)
         route = tk._route_for(act)
         t_pub, k = _best(lambda: tk.network_kernels(act, X, DEPTH, SW2, 0.05))
@@ -55,7 +55,7 @@ def ours(X):
     return results
 
 
-def peer(X, results):
+def peer(X, results, acts=ACTS):
     try:
         import jax
         jax.config.update("jax_enable_x64", True)
@@ -68,6 +68,8 @@ def peer(X, results):
           "kernel_fn (seconds, best of 3; jitted excludes compilation) and max |ours − peer| / max |peer|")
     layers = {"erf": stax.Erf(), "relu": stax.Relu(), "gelu": stax.Gelu()}
     for name, layer in layers.items():
+        if name not in acts:
+            continue
         net = []
         for _ in range(DEPTH):
             net += [stax.Dense(512, W_std=SW2 ** 0.5, b_std=0.05 ** 0.5), layer]
@@ -82,6 +84,8 @@ def peer(X, results):
         d_nngp = float(np.max(np.abs(ours_k.nngp.value - np.asarray(kk.nngp))) / np.abs(np.asarray(kk.nngp)).max())
         d_ntk = float(np.max(np.abs(ours_k.ntk.value - np.asarray(kk.ntk))) / np.abs(np.asarray(kk.ntk)).max())
         print(f"{name:6s} eager {t_eager:8.3f}  jitted {t_jit:8.4f}  NNGP diff {d_nngp:.1e}  NTK diff {d_ntk:.1e}")
+    if "tanh" not in acts:
+        return
     # tanh has no analytic stax layer: the peer's numerical one (Gauss–Hermite, its default degree)
     net = []
     for _ in range(DEPTH):
@@ -96,10 +100,17 @@ def peer(X, results):
           f"(ours' own error estimate {ours_k.ntk.max_error / np.abs(ours_k.ntk.value).max():.1e})")
 
 
-def main():
+def main(argv=None):
+    import argparse
+    ap = argparse.ArgumentParser(description="NNGP/NTK kernels of 64 inputs at depth 100, ours and the peer's")
+    ap.add_argument("--acts", default=",".join(ACTS), help=f"comma-separated subset of {', '.join(ACTS)}")
+    acts = tuple(a for a in ap.parse_args(argv).acts.split(",") if a)
+    unknown = [a for a in acts if a not in ACTS]
+    if unknown:
+        ap.error(f"unknown activation {unknown[0]!r}: one of {', '.join(ACTS)}")
     X = np.random.default_rng(2017).standard_normal((N_INPUTS, DIM))
-    results = ours(X)
-    peer(X, results)
+    results = ours(X, acts)
+    peer(X, results, acts)
 
 
 if __name__ == "__main__":

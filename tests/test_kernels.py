@@ -203,6 +203,29 @@ def test_tanh_mixture_at_small_and_large_variances(scale):
     assert abs(k.nngp[0, 1] - F.value) <= k.nngp.error[0, 1] + F.error, (scale, k.nngp.error[0, 1])
 
 
+def test_tanh_at_depth_100_against_a_30_digit_reference():
+    """64 inputs through 100 tanh layers (the benchmark's network, σ_w² = 1.5, σ_b² = 0.05, and the critical line
+    σ_w² = 1, σ_b² = 0 where the variances decay to ≈ 0.005): sampled NNGP and NTK entries within 1e-12 of the
+    largest entry from the 30-digit recursion of benchmarks/tanh_kernel_reference.py (diagonals by 1-D mpmath
+    quadrature, pairs on a 32-node Gauss rule in log s built in mpmath, agreeing with 40 nodes to the stored error),
+    and within the reported error."""
+    data = json.loads((Path(__file__).parent / "data" / "tanh_kernels_depth100.json").read_text(encoding="utf-8"))
+    assert data["depth"] == 100 and data["dps"] >= 30
+    X = np.random.default_rng(2017).standard_normal((64, 16))
+    kernels = {}
+    for case in data["cases"]:
+        key = (case["sigma_w2"], case["sigma_b2"])
+        if key not in kernels:
+            kernels[key] = network_kernels("tanh", X, 100, *key)
+        k = kernels[key]
+        a, b = case["pair"]
+        for est, ref, ref_err in ((k.nngp, case["nngp"], case["nngp_error"]), (k.ntk, case["ntk"], case["ntk_error"])):
+            ref, scale = float(ref), float(np.abs(est.value).max())
+            assert float(ref_err) < 1e-20 * scale, case
+            assert abs(est[a, b] - ref) <= 1e-12 * scale, (case, est[a, b] - ref)
+            assert abs(est[a, b] - ref) <= est.error[a, b], (case, est[a, b] - ref, est.error[a, b])
+
+
 def test_nested_mpmath_route_at_a_large_variance():
     """The certificate route (nested tanh–sinh) splits where the argument is 0 once q > 1: erf at q = 400, where
     the unsplit route was off by 1e-7, against Williams' closed form (2/π) asin(2q₁₂/√((1 + 2q₁₁)(1 + 2q₂₂)))."""
