@@ -569,7 +569,7 @@ def _mp_centre(center, width) -> set:
     """The split point of the nested mpmath route where an activation's argument is 0, once the variance q > 1
     (width = 1/√q in z < 1): a smooth φ that changes over |u| ≲ 1 changes over |z| ≲ 1/√q, narrower than
     tanh–sinh resolves inside a piece [−4, 4] (erf at q = 400 was off by 1e-7, at q = 10⁴ by 2e-4); at a piece's
-    end the rule's nodes cluster and resolve it (both to 1e-16, and faster)."""
+    end the rule's nodes cluster and resolve it (both then within 2e-16 of the closed form)."""
     return {center} if width < 1 else set()
 
 
