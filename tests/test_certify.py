@@ -63,3 +63,19 @@ def test_property_lemma_a7_random_hermite_mixtures(weights, r):
     beta = 2 - w2[1] / var
     s = num / var
     assert s / (1 - s) <= r / (1 - r) / beta * (1 + 1e-12) + 1e-15
+
+
+def test_a_polynomial_whose_ratio_peaks_inside_the_interval_is_refused():
+    """σ = He₁ + (4/7)He₂ + (1/16)He₅: R(ρ) = N/D peaks at ρ ≈ 0.215 (0.47751) above its values at 0, ½ and 1
+    (0.47130, 0.46950, 0.45632), so with β = 2.1 (1/β = 0.47619) the lemma's inequality fails on a sub-interval
+    strictly inside (0, 1) that no end point or midpoint of [0, 1] meets: only the real roots of βN − D inside
+    [0, 1] show it. A certifier that kept the roots outside [0, 1] instead (a sampled mutant, seed 20261129) certified
+    it."""
+    import sympy as sp
+    from theory import activation
+    from theory.certify import _certify_polynomial
+    act = activation("x + 4/7*(x**2 - 1) + (x**5 - 10*x**3 + 15*x)/16")
+    cert = _certify_polynomial(act, sp.Rational(21, 10))
+    assert cert.certified is False and 0.2 < cert.counterexample < 0.24
+    assert abs(cert.max_ratio_sampled - 0.47751161) < 1e-7 and abs(cert.argmax_sampled - 0.2145) < 1e-9
+    assert _certify_polynomial(act, sp.Rational(2)).certified is True         # 1/β = 0.5 > max R
