@@ -2,10 +2,15 @@
 (where neural-tangents is importable) the peer's analytic kernels on the same inputs in the same process.
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_kernels.py [--acts erf,relu,gelu,tanh]
+    python benchmarks/bench_kernels.py --device cuda      # also the torch layers (numerics.network_kernels_on_device)
     # with the peer (not a dependency): a venv holding neural-tangents 0.6.5, jax 0.4.30 and this package's
     # theory requirements (numpy, scipy, sympy, mpmath, python-flint):
     XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" PYTHONPATH=. \\
         /tmp/ntv/bin/python benchmarks/bench_kernels.py
+
+With ``--device DEV``, a second table: ``numerics.network_kernels_on_device`` on DEV against the numpy route in the
+same process, at 64 inputs (depth 100) and 1024 inputs (depth 10), with the largest |torch − numpy| over the two
+stated errors (≤ 1 when both are within their errors of the true kernels).
 
 Rows: ``network_kernels`` (NNGP and NTK with its error runs: the public call), the recursion alone (one run of
 ``theory.kernels._run``, what the answer costs without its error estimate), and the ratio of the q ≈ 10⁶ run
@@ -100,17 +105,38 @@ def peer(X, results, acts=ACTS):
           f"(ours' own error estimate {ours_k.ntk.max_error / np.abs(ours_k.ntk.value).max():.1e})")
 
 
+def on_device(device, acts=ACTS):
+    from numerics import network_kernels_on_device
+    print(f"\nnumerics.network_kernels_on_device(device={device!r}) against the numpy route (public calls, NNGP and "
+          "NTK with their error runs; best of 3 at 64 inputs, one run at 1024; seconds)")
+    print(f"{'φ':6s} {'inputs':>6s} {'depth':>5s} {'numpy':>8s} {'torch':>8s} {'numpy/torch':>11s} {'|Δ|/(e₁+e₂)':>11s}")
+    for n, depth in ((N_INPUTS, DEPTH), (1024, 10)):
+        X = np.random.default_rng(2017).standard_normal((n, DIM))
+        repeat = 3 if n <= 64 else 1
+        for name in acts:
+            network_kernels_on_device(name, X[:4], 1, SW2, 0.05, device=device)        # warm-up (CUDA context)
+            t_np, ref = _best(lambda: tk.network_kernels(name, X, depth, SW2, 0.05), repeat)
+            t_dev, got = _best(lambda: network_kernels_on_device(name, X, depth, SW2, 0.05, device=device), repeat)
+            worst = max(float(np.max(np.abs(a.value - b.value) / (a.error + b.error)))
+                        for a, b in ((got.nngp, ref.nngp), (got.ntk, ref.ntk)))
+            print(f"{name:6s} {n:6d} {depth:5d} {t_np:8.3f} {t_dev:8.3f} {t_np / t_dev:11.2f} {worst:11.2f}", flush=True)
+
+
 def main(argv=None):
     import argparse
     ap = argparse.ArgumentParser(description="NNGP/NTK kernels of 64 inputs at depth 100, ours and the peer's")
     ap.add_argument("--acts", default=",".join(ACTS), help=f"comma-separated subset of {', '.join(ACTS)}")
-    acts = tuple(a for a in ap.parse_args(argv).acts.split(",") if a)
+    ap.add_argument("--device", help="also time numerics.network_kernels_on_device on this torch device (cpu, cuda)")
+    args = ap.parse_args(argv)
+    acts = tuple(a for a in args.acts.split(",") if a)
     unknown = [a for a in acts if a not in ACTS]
     if unknown:
         ap.error(f"unknown activation {unknown[0]!r}: one of {', '.join(ACTS)}")
     X = np.random.default_rng(2017).standard_normal((N_INPUTS, DIM))
     results = ours(X, acts)
     peer(X, results, acts)
+    if args.device:
+        on_device(args.device, acts)
 
 
 if __name__ == "__main__":

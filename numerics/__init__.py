@@ -18,8 +18,9 @@ Public surface:
   2017), dense or exact in law, batched over seeds: q^l, c^l, forward tangents and backpropagated gradients
   (:class:`MLPRun`); :func:`inputs_with_moments` — inputs with given q⁰, c⁰;
 * :func:`empirical_kernels` — finite-width NNGP and NTK by autograd, the route :func:`theory.network_kernels` is
-  compared with (:class:`EmpiricalKernels`); :func:`jacobian_moments_mc` — spectral moments of finite networks'
-  input–output Jacobians, Gaussian or orthogonal weights (:class:`JacobianMoments`);
+  compared with (:class:`EmpiricalKernels`); :func:`network_kernels_on_device` — the infinite-width kernels of
+  :func:`theory.network_kernels` with the layers run by torch on a GPU; :func:`jacobian_moments_mc` — spectral
+  moments of finite networks' input–output Jacobians, Gaussian or orthogonal weights (:class:`JacobianMoments`);
 * :func:`batch_norm`, :func:`bn_forward_map_mc`, :func:`bn_backward_map_mc`, :func:`bn_backward_operator_mc` — the
   BN kernel maps for any Σ (forward, backward V_back(Σ){Δ} = E[JᵀΔJ], cross-batch) with ε, γ, β (bn_layer: batch norm with its closed-form
   backward, one autograd node; bn_kernels: the maps).
@@ -43,11 +44,11 @@ _WHERE = {
     "bn_backward_operator_mc": "bn_kernels", "BackwardOperator": "bn_kernels",
     "MLPRun": "mlp", "simulate_mlp": "mlp", "inputs_with_moments": "mlp",
     "train_bn_mlp_ensemble": "ensembles", "train_isometry_mlp_ensemble": "ensembles",
-    "EmpiricalKernels": "ntk", "empirical_kernels": "ntk",
+    "EmpiricalKernels": "ntk", "empirical_kernels": "ntk", "network_kernels_on_device": "device_kernels",
     "JacobianMoments": "jacobian", "jacobian_moments_mc": "jacobian", "jacobian_eigenvalues_mc": "jacobian",
 }
 _SUBMODULES = ("isometry_mlp", "bn_chain", "bn_meanfield", "bn_layer", "bn_kernels", "meanfield", "covariance_sde",
-               "mlp", "ntk", "jacobian")
+               "mlp", "ntk", "jacobian", "device_kernels")
 
 
 def __getattr__(name):
@@ -72,4 +73,4 @@ __all__ = ["VARIANTS", "SimulationDiverged", "default_device", "equicorrelated_g
            "batch_norm", "bn_forward_map_mc", "bn_backward_map_mc", "bn_backward_operator_mc", "BackwardOperator",
            "MLPRun", "simulate_mlp", "inputs_with_moments",
            "train_bn_mlp_ensemble", "train_isometry_mlp_ensemble", "EmpiricalKernels", "empirical_kernels",
-           "JacobianMoments", "jacobian_moments_mc", "jacobian_eigenvalues_mc"]
+           "network_kernels_on_device", "JacobianMoments", "jacobian_moments_mc", "jacobian_eigenvalues_mc"]

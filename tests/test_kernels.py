@@ -19,7 +19,8 @@ import pytest
 from theory import activation
 from theory.errors import DeepinitError, UndefinedQuantityError
 from theory.gaussian import bivariate_expectation
-from theory.kernels import (_Erf, _Pairs, _TanhMixture, _confirmed, _mixture_rule, _route_for, kernel_entries_reference,
+from theory.kernels import (MIXTURE_NODES, MIXTURE_NODES_CHECK, _Erf, _Pairs, _TanhMixture, _confirmed, _mixture_rule,
+                            _mixture_rule_mp, _route_for, kernel_entries_reference,
                             kernel_route, kolmogorov_density, network_kernels, nngp_kernel, ntk_kernel)
 from theory.meanfield_mlp import covariance_map, length_map
 
@@ -224,6 +225,35 @@ def test_tanh_at_depth_100_against_a_30_digit_reference():
             assert float(ref_err) < 1e-20 * scale, case
             assert abs(est[a, b] - ref) <= 1e-12 * scale, (case, est[a, b] - ref)
             assert abs(est[a, b] - ref) <= est.error[a, b], (case, est[a, b] - ref, est.error[a, b])
+
+
+def test_the_stored_mixture_rules_are_the_mpmath_ones():
+    """The 16- and 12-node rules stored in theory.kernels are what _mixture_rule_mp computes, to the bit, and sum
+    to 1 within an ulp."""
+    for nodes in (MIXTURE_NODES, MIXTURE_NODES_CHECK):
+        s, w = _mixture_rule(nodes)
+        s_mp, w_mp = _mixture_rule_mp(nodes)
+        assert np.array_equal(s, s_mp) and np.array_equal(w, w_mp), nodes
+        assert abs(math.fsum(w) - 1) <= 2.3e-16
+
+
+def test_tanh_ntk_at_depth_60_is_within_its_stated_error():
+    """NTK entries deep in the chaotic phase (σ_w² = 1.5, σ_b² = 0.05, depth 60; Θ ≈ 6 where K ≈ 0.41, so a
+    relative bias δ of every E φ′φ′ grows to ≈ 80δ of Θ) against 30-digit recursions (benchmarks/
+    tanh_kernel_reference.py's ``entry`` at DEPTH = 60, its 32-node mpmath rule, dps 40; inputs
+    default_rng(7).standard_normal((40, 12))). A mixture rule built in float64 (F and Ḟ biased by −2e-15 through
+    its weights' sum, −3.5e-16 once normalised) was off by 6.0e-14 at (8, 18) while stating 1.35e-14."""
+    X = np.random.default_rng(7).standard_normal((40, 12))
+    k = network_kernels("tanh", X, 60, 1.5, 0.05)
+    reference = {(8, 18): ("0.41505001896280664777", "6.0932969163028635295"),
+                 (19, 35): ("0.41454706055265644519", "6.0093314713652182241"),
+                 (4, 14): ("0.41367468054270964197", "5.8718036721197543856"),
+                 (11, 31): ("0.41574761363671175978", "6.2157452722247574613")}
+    for (a, b), (K, T) in reference.items():
+        for est, ref in ((k.nngp, K), (k.ntk, T)):
+            err = abs(mpmath.mpf(est[a, b]) - mpmath.mpf(ref))
+            assert err <= est.error[a, b], ((a, b), float(err), est.error[a, b])
+            assert err <= 2e-14 * abs(mpmath.mpf(ref)), ((a, b), float(err))
 
 
 def test_nested_mpmath_route_at_a_large_variance():

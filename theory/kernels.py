@@ -23,12 +23,18 @@ The pair expectation F(q_aa, q_bb, q_ab) = E φ(u_a)φ(u_b) and its derivative k
   the density of the Kolmogorov distribution (the logistic law is a normal scale mixture, Andrews & Mallows 1974;
   Stefanski 1991), so E tanh(αu_a)tanh(αu_b) = (2/π) ∫∫ atan2(α²q_ab, R(s,t)) p(s)p(t) ds dt with
   R² = s²t² + α²(q_aa t² + q_bb s²) + α⁴ det — a smooth integrand on the support of p for every variance and
-  correlation, integrated by a Gauss rule for the weight p in log s (:data:`MIXTURE_NODES` nodes per variable);
+  correlation, integrated by a Gauss rule for the weight p in log s (:data:`MIXTURE_NODES` nodes per variable,
+  computed in mpmath and rounded once);
 * **quadrature** for every other φ: :func:`theory.gaussian.bivariate_expectation` pair by pair (nested
   Gauss–Legendre split at the kinks; seconds per layer for a few thousand pairs).
 
 Each closed form and the mixture are checked on first use against the bivariate quadrature at three covariances
 (an activation a pattern matched wrongly would fail there and fall back to quadrature).
+
+Arrays. The closed forms, the mixture and the recursion are written once for any array-API namespace
+(``array_api_compat``): numpy's by default, torch's on any device through :func:`network_kernels`' ``xp`` and
+``device`` (:func:`numerics.network_kernels_on_device` passes them; this module never imports torch). The
+pair-by-pair quadrature runs on the host either way.
 
 Errors. The recursion is run as asked and again with every layer's K and Θ moved by 4 ulps entrywise (random
 signs: a stochastic-rounding estimate) — three times for the closed forms, fresh signs every layer; once for the
@@ -48,6 +54,8 @@ import functools
 import math
 from dataclasses import dataclass
 
+import array_api_compat
+import array_api_compat.numpy as numpy_namespace
 import mpmath
 import numpy as np
 import sympy as sp
@@ -76,11 +84,16 @@ _EPS = np.finfo(float).eps
 
 @dataclass(frozen=True)
 class _Pairs:
-    """The pairs of one layer: variances, covariance and det = q_aa q_bb − q_ab² (≥ 0, exact 0 on the diagonal)."""
+    """The pairs of one layer: variances, covariance and det = q_aa q_bb − q_ab² (≥ 0, exact 0 on the diagonal),
+    as arrays of the array-API namespace ``xp`` (numpy's, or torch's on any device) on ``device``."""
     q1: np.ndarray
     q2: np.ndarray
     q12: np.ndarray
     det: np.ndarray
+    xp: object = numpy_namespace
+    device: object = "cpu"
+    #: elements per temporary of a chunked route: ~0.5 MB on a CPU (cache), ~128 MB on an accelerator
+    chunk: int = 1 << 16
 
 
 class _Route:
@@ -116,19 +129,19 @@ class _PiecewiseHomogeneous(_Route):
 
     @staticmethod
     def _theta(p):
-        return np.arctan2(np.sqrt(p.det), p.q12)
+        return p.xp.atan2(p.xp.sqrt(p.det), p.q12)
 
     def pair(self, p):
         th, a, b = self._theta(p), self.a, self.b
         if self.degree == 1:
-            root = np.sqrt(p.det)
+            root = p.xp.sqrt(p.det)
             return ((a * a + b * b) * (root + (math.pi - th) * p.q12) - 2 * a * b * (root - th * p.q12)) / (2 * math.pi)
         return a * b + (a - b) ** 2 * (math.pi - th) / (2 * math.pi)
 
     def pair_derivative(self, p):
         if self.degree == 0:
             if self.a == self.b:
-                return np.zeros_like(p.q12)
+                return p.xp.zeros_like(p.q12)
             raise UndefinedQuantityError("φ jumps at 0: φ′ carries a Dirac mass, so E φ′φ′ and the NTK are infinite")
         th, a, b = self._theta(p), self.a, self.b
         return ((a * a + b * b) * (math.pi - th) + 2 * a * b * th) / (2 * math.pi)
@@ -142,10 +155,10 @@ class _Erf(_Route):
         self.name = f"closed form (arcsine kernel of {k:g}·erf({alpha:g}x))"
 
     def _root(self, p):
-        return np.sqrt(1 + 2 * self.a2 * (p.q1 + p.q2) + 4 * self.a2 * self.a2 * p.det)
+        return p.xp.sqrt(1 + 2 * self.a2 * (p.q1 + p.q2) + 4 * self.a2 * self.a2 * p.det)
 
     def pair(self, p):
-        return self.k2 * (2 / math.pi) * np.arctan2(2 * self.a2 * p.q12, self._root(p))
+        return self.k2 * (2 / math.pi) * p.xp.atan2(2 * self.a2 * p.q12, self._root(p))
 
     def pair_derivative(self, p):
         return self.k2 * (4 * self.a2 / math.pi) / self._root(p)
@@ -159,11 +172,12 @@ class _Trig(_Route):
         self.name = f"closed form ({k:g}·{kind}({alpha:g}x), Gaussian characteristic function)"
 
     def _parts(self, p):
+        exp = p.xp.exp
         if self.kind == "exp":
-            return np.exp(self.a2 * (p.q1 + p.q2 + 2 * p.q12) / 2)
+            return exp(self.a2 * (p.q1 + p.q2 + 2 * p.q12) / 2)
         # e^{−α²(q_aa+q_bb)/2}·sinh(α²q_ab) and ·cosh as differences of exponentials: no 0·∞ at large variances
         half = self.a2 * (p.q1 + p.q2) / 2
-        up, down = np.exp(self.a2 * p.q12 - half), np.exp(-self.a2 * p.q12 - half)
+        up, down = exp(self.a2 * p.q12 - half), exp(-self.a2 * p.q12 - half)
         return (up - down) / 2, (up + down) / 2
 
     def pair(self, p):
@@ -188,12 +202,13 @@ class _Identity(_Route):
         return self.k2 * p.q12
 
     def pair_derivative(self, p):
-        return np.full_like(p.q12, self.k2)
+        return p.xp.full_like(p.q12, self.k2)
 
 
-@functools.lru_cache(maxsize=1)
-def _gelu_functions():
-    """E GELU(u_a)GELU(u_b) and its q_ab-derivative, lambdified from one sympy expression (module docstring)."""
+@functools.lru_cache(maxsize=4)
+def _gelu_functions(xp=numpy_namespace):
+    """E GELU(u_a)GELU(u_b) and its q_ab-derivative, lambdified from one sympy expression (module docstring) into
+    the array-API namespace ``xp`` (its ``sqrt``, ``asin`` and ``pi``)."""
     q1, q2, q12 = sp.symbols("q1 q2 q12", real=True)
     W11, W22 = 1 + q1, 1 + q2
     dW = W11 * W22 - q12 ** 2
@@ -207,18 +222,18 @@ def _gelu_functions():
     R12 = q12 - (A11 * q12 + A12 * q2)
     F = A11 * A21 * M11 + (A11 * A22 + A12 * A21) * M12 + A12 * A22 * M22 + R12 * P
     dF = sp.diff(F, q12)
-    return (sp.lambdify((q1, q2, q12), F, modules="numpy", cse=True),
-            sp.lambdify((q1, q2, q12), dF, modules="numpy", cse=True))
+    return (sp.lambdify((q1, q2, q12), F, modules=[xp], cse=True),
+            sp.lambdify((q1, q2, q12), dF, modules=[xp], cse=True))
 
 
 class _Gelu(_Route):
     name = "closed form (GELU: orthant moments of a bivariate normal)"
 
     def pair(self, p):
-        return _gelu_functions()[0](p.q1, p.q2, p.q12)
+        return _gelu_functions(p.xp)[0](p.q1, p.q2, p.q12)
 
     def pair_derivative(self, p):
-        return _gelu_functions()[1](p.q1, p.q2, p.q12)
+        return _gelu_functions(p.xp)[1](p.q1, p.q2, p.q12)
 
 
 # -- the logistic scale mixture ----------------------------------------------------------------
@@ -261,11 +276,16 @@ def kolmogorov_density(s) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=8)
-def _mixture_rule(nodes: int) -> tuple[np.ndarray, np.ndarray]:
+def _mixture_rule_mp(nodes: int, dps: int = 30) -> tuple[np.ndarray, np.ndarray]:
     """Gauss nodes s_i and weights w_i for the weight p(s) on (0, ∞), exact for polynomials in v = log s of degree
-    below 2·nodes: the Stieltjes procedure on a 40-point-per-piece Gauss–Legendre discretisation of the density of
-    v, p(e^v)e^v, over s ∈ [0.05, 6] (p < 1e-29 outside), then Golub–Welsch.
+    below 2·nodes, computed in mpmath at ``dps`` digits and rounded once to float64: the Stieltjes procedure on a
+    48-point-per-piece Gauss–Legendre discretisation of the density of v, p(e^v)e^v, over s ∈ [0.05, 6]
+    (p < 1e-29 outside), then Golub–Welsch (mpmath.eigsy), the weights normalised to sum to 1.
+
+    Why mpmath: the same procedure in float64 gives a rule whose F and Ḟ are biased by −3.5e-16 relative (the
+    recurrence and the eigenvectors' first components lose a few ulps, always the same way), a bias the NTK's sum
+    over layers amplifies by 1/(1 − σ_w² Ḟ) (1e-13 at depth 60, σ_w² = 1.5) and which a second float rule shares, so
+    that the error run cannot see it; this rule's bias is below 1e-16.
 
     Why log s: as a function of s_a the integrand atan2(α²q_ab, R_ab) is singular only on the imaginary axis
     (at s_a = ±iα√q_aa, and where R_ab = 0, nearer 0 as the correlation nears 1), within about α√q of the
@@ -273,21 +293,71 @@ def _mixture_rule(nodes: int) -> tuple[np.ndarray, np.ndarray]:
     at σ_w² = 1, depth 100, where q ≈ 0.005). In v = log s a point iy lies at log y ± iπ/2, a fixed distance π/2
     from the real axis for every variance and correlation, so the rule converges geometrically at one rate for
     q → 0 and q → ∞ (about 1e-14 at 14 nodes)."""
-    gx, gw = np.polynomial.legendre.leggauss(40)
-    cuts = np.log([0.05, 0.15, 0.25, 0.35, 0.5, 0.7, 0.9, 1.2, 1.6, 2.1, 2.8, 3.6, 4.6, 6.0])
-    V = np.concatenate([(a + b) / 2 + (b - a) / 2 * gx for a, b in zip(cuts[:-1], cuts[1:])])
-    W = np.concatenate([(b - a) / 2 * gw for a, b in zip(cuts[:-1], cuts[1:])])
-    W = W * kolmogorov_density(np.exp(V)) * np.exp(V)
-    alpha, beta = np.zeros(nodes), np.zeros(nodes)
-    prev, cur, norm_prev = np.zeros_like(V), np.ones_like(V), 1.0
-    for k in range(nodes):
-        norm = float(np.sum(W * cur * cur))
-        alpha[k] = float(np.sum(W * V * cur * cur)) / norm
-        beta[k] = norm / norm_prev if k else 0.0
-        prev, cur, norm_prev = cur, (V - alpha[k]) * cur - beta[k] * prev, norm
-    J = np.diag(alpha) + np.diag(np.sqrt(beta[1:]), 1) + np.diag(np.sqrt(beta[1:]), -1)
-    v, Q = np.linalg.eigh(J)
-    return np.exp(v), float(W.sum()) * Q[0] ** 2
+    with mpmath.workdps(dps):
+        base = mpmath.calculus.quadrature.GaussLegendre(mpmath.mp).calc_nodes(5, mpmath.mp.prec)   # 3·2⁴ points
+        cuts = [mpmath.log(mpmath.mpf(c)) for c in
+                ("0.05", "0.15", "0.25", "0.35", "0.5", "0.7", "0.9", "1.2", "1.6", "2.1", "2.8", "3.6", "4.6", "6")]
+        V, W = [], []
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            for t, wt in base:
+                v = (a + b) / 2 + (b - a) / 2 * t
+                V.append(v)
+                W.append((b - a) / 2 * wt * _kolmogorov_density_mp(mpmath.exp(v)) * mpmath.exp(v))
+        alpha, beta = [], []
+        prev, cur, norm_prev = [mpmath.mpf(0)] * len(V), [mpmath.mpf(1)] * len(V), mpmath.mpf(1)
+        for k in range(nodes):
+            norm = mpmath.fsum(w * c * c for w, c in zip(W, cur))
+            alpha.append(mpmath.fsum(w * v * c * c for w, v, c in zip(W, V, cur)) / norm)
+            beta.append(norm / norm_prev if k else mpmath.mpf(0))
+            prev, cur, norm_prev = cur, [(v - alpha[k]) * c - beta[k] * q for v, c, q in zip(V, cur, prev)], norm
+        J = mpmath.matrix(nodes, nodes)
+        for i in range(nodes):
+            J[i, i] = alpha[i]
+            if i + 1 < nodes:
+                J[i, i + 1] = J[i + 1, i] = mpmath.sqrt(beta[i + 1])
+        E, Q = mpmath.eigsy(J)
+        w = [Q[0, i] ** 2 for i in range(nodes)]
+        total = mpmath.fsum(w)
+        return (np.array([float(mpmath.exp(E[i])) for i in range(nodes)]),
+                np.array([float(wi / total) for wi in w]))
+
+
+def _kolmogorov_density_mp(s):
+    """:func:`kolmogorov_density` in mpmath (its two series, to the working precision for s in [0.05, 6])."""
+    if s < 1.2:
+        return mpmath.fsum(mpmath.sqrt(2 * mpmath.pi) * mpmath.exp(-a / s ** 2) * (2 * a / s ** 4 - 1 / s ** 2)
+                           for a in ((2 * j - 1) ** 2 * mpmath.pi ** 2 / 8 for j in range(1, 12)))
+    return mpmath.fsum(8 * s * (-1) ** (j - 1) * j * j * mpmath.exp(-2 * j * j * s * s) for j in range(1, 20))
+
+
+#: the rules of :data:`MIXTURE_NODES` and :data:`MIXTURE_NODES_CHECK` nodes, as :func:`_mixture_rule_mp` computes
+#: them (float.hex; tests/test_kernels.py recomputes them to the bit)
+_MIXTURE_RULES = {
+    16: (("0x1.f02c26fff4d30p-3 0x1.251bc150e1ab1p-2 0x1.573163667ceb8p-2 0x1.9235ac9b23fd4p-2 "
+          "0x1.d99dfebcb5067p-2 0x1.18a58feb3ecdfp-1 0x1.4ed5f78ec0ae5p-1 0x1.91c122c2c458ap-1 "
+          "0x1.e39b1bdcffc99p-1 0x1.22f71f83fd186p+0 0x1.5cc071bad7cfcp+0 0x1.9f7ebc6e5eb7bp+0 "
+          "0x1.ebe1cd0c12c01p+0 0x1.21b98faee46cep+1 0x1.54e693756aea8p+1 0x1.94b51ec398489p+1").split(),
+         ("0x1.e7335f913276ap-25 0x1.8a4b10814dd9ep-17 0x1.b74b960b3ab4cp-12 0x1.5312e0c5738fap-8 "
+          "0x1.e73c795b7e597p-6 0x1.818763a3487ddp-4 0x1.77d3ed63a9e5dp-3 0x1.e90793adb2860p-3 "
+          "0x1.bfa6804c4e386p-3 0x1.24ebd24e83669p-3 0x1.08f74a9dbaff8p-4 0x1.31ab4e93c58a4p-6 "
+          "0x1.8f11c4d2f2cc5p-9 0x1.ef0cd44be2297p-13 0x1.b01bd81f26699p-18 0x1.06c5feae8d540p-25").split()),
+    12: (("0x1.1c150300971eep-2 0x1.5b0201e1f67f3p-2 0x1.a54ad0c6456fap-2 0x1.010fcc9812127p-1 "
+          "0x1.3c7aa6c8fa2aap-1 0x1.891287f130355p-1 0x1.eadf868b26aa1p-1 0x1.324abbb9e1723p+0 "
+          "0x1.7bc3dc9989192p+0 0x1.d2f5d6572dc16p+0 0x1.1d8bb00b84b34p+1 0x1.5f44199aea629p+1").split(),
+         ("0x1.b542a3d669710p-18 0x1.4cc29bc2933b8p-11 0x1.6a3c5fa789867p-7 0x1.11a0a484e5cbep-4 "
+          "0x1.7da3143e86815p-3 0x1.215d5a86dfe1ep-2 0x1.06d23115f826dp-2 0x1.24feeb6892cb3p-3 "
+          "0x1.74b79d01d9d60p-5 0x1.c86099a737ec1p-8 0x1.8f722881ac1bbp-12 0x1.fe9f4fd8bf52ep-19").split()),
+}
+
+
+@functools.lru_cache(maxsize=8)
+def _mixture_rule(nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The Gauss rule of :func:`_mixture_rule_mp`: from the stored table for the kernels' two rules, else computed
+    (about 0.4 s)."""
+    if nodes in _MIXTURE_RULES:
+        s, w = _MIXTURE_RULES[nodes]
+        return np.array([float.fromhex(v) for v in s]), np.array([float.fromhex(v) for v in w])
+    return _mixture_rule_mp(nodes)
 
 
 class _TanhMixture(_Route):
@@ -313,23 +383,24 @@ class _TanhMixture(_Route):
         # s_a²s_b² + α²(q_aa s_b² + q_bb s_a²) + α⁴ det so that c → 1 loses no digits
         s, w = _mixture_rule(self.nodes)
         s2 = s * s
-        sa2, sb2 = np.repeat(s2, len(s)), np.tile(s2, len(s))
-        ss, ww = sa2 * sb2, np.outer(w, w).ravel()
+        xp = p.xp
+        sa2, sb2, ss, ww = (xp.asarray(v, device=p.device) for v in
+                            (np.repeat(s2, len(s)), np.tile(s2, len(s)), np.repeat(s2, len(s)) * np.tile(s2, len(s)),
+                             np.outer(w, w).ravel()))
         a2 = self.a2
-        F = np.empty_like(p.q12)
-        D = np.empty_like(p.q12) if derivative else None
-        chunk = max(1, 65536 // len(ww))      # temporaries of ~0.5 MB
-        for lo in range(0, len(F), chunk):
+        F = xp.empty_like(p.q12)
+        D = xp.empty_like(p.q12) if derivative else None
+        chunk = max(1, p.chunk // len(w) ** 2)
+        for lo in range(0, F.shape[0], chunk):
             sl = slice(lo, lo + chunk)
             R = (a2 * p.q1[sl])[:, None] * sb2
             R += (a2 * p.q2[sl])[:, None] * sa2
             R += ss
             R += (a2 * a2 * p.det[sl])[:, None]
-            np.sqrt(R, out=R)
+            R = xp.sqrt(R)
             if derivative:
-                D[sl] = np.reciprocal(R) @ ww
-            np.arctan2((a2 * p.q12[sl])[:, None], R, out=R)
-            F[sl] = R @ ww
+                D[sl] = (1 / R) @ ww
+            F[sl] = xp.atan2((a2 * p.q12[sl])[:, None], R) @ ww
         F = self.m2 + self.k2 * (2 / math.pi) * F
         return F, (self.k2 * (2 * a2 / math.pi) * D if derivative else None)
 
@@ -350,11 +421,12 @@ class _Quadrature(_Route):
         self.name = "quadrature (nested Gauss–Legendre per pair, kinks split)"
 
     def _each(self, f, p):
-        out = np.empty_like(p.q12)
+        q1, q2, q12s = (np.asarray(array_api_compat.to_device(a, "cpu")) for a in (p.q1, p.q2, p.q12))
+        out = np.empty_like(q12s)
         for i in range(len(out)):
-            q12 = min(max(p.q12[i], -math.sqrt(p.q1[i] * p.q2[i])), math.sqrt(p.q1[i] * p.q2[i]))
-            out[i] = bivariate_expectation(f, f, p.q1[i], p.q2[i], q12).value
-        return out
+            q12 = min(max(q12s[i], -math.sqrt(q1[i] * q2[i])), math.sqrt(q1[i] * q2[i]))
+            out[i] = bivariate_expectation(f, f, q1[i], q2[i], q12).value
+        return p.xp.asarray(out, device=p.device)
 
     def pair(self, p):
         return self._each(self.act, p)
@@ -520,17 +592,43 @@ def _first_layer(inputs, input_gram, sw, sb) -> np.ndarray:
     return sw * (G + G.T) / 2 + sb
 
 
-def _layer(route: _Route, K: np.ndarray, iu, sw, sb, rho, with_derivative: bool):
-    q = np.diag(K).copy()
-    q1, q2, q12 = q[iu[0]], q[iu[1]], K[iu]
-    on_diag = iu[0] == iu[1]
-    bound = np.sqrt(q1 * q2)
-    q12 = np.clip(q12, -bound, bound)
-    q12[on_diag] = q1[on_diag]
-    det = np.maximum(q1 * q2 - q12 * q12, 0.0)
-    det[on_diag] = 0.0
-    p = _Pairs(q1, q2, q12, det)
-    scale = np.where(on_diag, sw / rho, sw)
+@dataclass(frozen=True)
+class _Layout:
+    """Where a recursion runs: the array namespace, its device, the upper triangle's indices (i ≤ j) and its
+    diagonal's positions among them, and the chunk size of chunked routes."""
+    xp: object
+    device: object
+    iu: tuple
+    on_diag: object
+    chunk: int
+
+    @classmethod
+    def of(cls, n: int, xp=None, device=None) -> "_Layout":
+        xp = numpy_namespace if xp is None else xp
+        device = "cpu" if device is None else device
+        iu_np = np.triu_indices(n)
+        iu = tuple(xp.asarray(i, device=device) for i in iu_np)
+        on_diag = xp.asarray(iu_np[0] == iu_np[1], device=device)
+        accelerator = str(device).split(":")[0] not in ("cpu",)
+        return cls(xp, device, iu, on_diag, 1 << 24 if accelerator else 1 << 16)
+
+    def put(self, values):
+        """The symmetric n × n array whose upper triangle is ``values``."""
+        n = int(self.iu[0][-1]) + 1
+        A = self.xp.empty((n, n), dtype=values.dtype, device=self.device)
+        A[self.iu] = values
+        A[self.iu[1], self.iu[0]] = values
+        return A
+
+
+def _layer(route: _Route, K, at: _Layout, sw, sb, rho, with_derivative: bool):
+    xp, iu, on_diag = at.xp, at.iu, at.on_diag
+    q1, q2, q12 = K[iu[0], iu[0]], K[iu[1], iu[1]], K[iu]
+    bound = xp.sqrt(q1 * q2)
+    q12 = xp.where(on_diag, q1, xp.minimum(xp.maximum(q12, -bound), bound))
+    det = xp.where(on_diag, 0.0, xp.maximum(q1 * q2 - q12 * q12, 0.0))
+    p = _Pairs(q1, q2, q12, det, xp, at.device, at.chunk)
+    scale = xp.where(on_diag, sw / rho, sw)
     with np.errstate(over="ignore", invalid="ignore"):
         F, D = route.pairs(p, with_derivative)
     return scale * F + sb, (scale * D if with_derivative else None)
@@ -542,35 +640,33 @@ def _jitter_pattern(n: int, rng) -> np.ndarray:
     return np.triu(pattern) + np.triu(pattern, 1).T
 
 
-def _run(route, K0, depth, sw, sb, rho, ntk: bool, rng=None, coherent: bool = False):
+def _run(route, K0, depth, sw, sb, rho, ntk: bool, rng=None, coherent: bool = False, at: _Layout | None = None):
     """K^L (and Θ^L); with ``rng``, every layer's K and Θ are moved by 4 ulps entrywise before the next map, so that
     the difference from the plain run measures the rounding carried through the depth: with a fresh ±1 pattern each
     layer (stochastic rounding), or with ``coherent`` one pattern for every layer — each entry always moved the same
     way, as rounding that adds up with one sign where the map is neutral (tanh at σ_w² = 1, σ_b² = 0, depth 100:
-    the fresh signs' estimate covered 0.6 of the true error there, against a 30-digit reference)."""
+    the fresh signs' estimate covered 0.6 of the true error there, against a 30-digit reference).
+
+    ``K0`` is a numpy array; the layers run in ``at``'s namespace and device (numpy on the CPU by default), the
+    sign patterns drawn by numpy's ``rng`` either way, and K^L (Θ^L) come back in that namespace."""
     n = K0.shape[0]
-    iu = np.triu_indices(n)
+    at = _Layout.of(n) if at is None else at
+    xp = at.xp
     fixed = _jitter_pattern(n, rng) if rng is not None and coherent else None
 
     def moved(A):
         if rng is None:
             return A
-        return A * (1 + 4 * _EPS * (fixed if fixed is not None else _jitter_pattern(n, rng)))
-    K = moved(K0.copy())
-    T = K.copy()
+        pattern = fixed if fixed is not None else _jitter_pattern(n, rng)
+        return A * xp.asarray(1 + 4 * _EPS * pattern, device=at.device)
+    K = moved(xp.asarray(K0, copy=True, device=at.device))
+    T = K
     for _ in range(depth):
-        F, D = _layer(route, K, iu, sw, sb, rho, ntk)
-        Knew = np.empty_like(K)
-        Knew[iu] = F
-        Knew.T[iu] = F
+        F, D = _layer(route, K, at, sw, sb, rho, ntk)
         if ntk:
-            Tnew = np.empty_like(T)
-            vals = F + D * T[iu]
-            Tnew[iu] = vals
-            Tnew.T[iu] = vals
-            T = moved(Tnew)
-        K = moved(Knew)
-        if not np.all(np.isfinite(K)) or (ntk and not np.all(np.isfinite(T))):
+            T = moved(at.put(F + D * T[at.iu]))
+        K = moved(at.put(F))
+        if not bool(xp.all(xp.isfinite(K))) or (ntk and not bool(xp.all(xp.isfinite(T)))):
             raise DeepinitError("the kernel overflowed float64 (the variance grows without bound with depth at "
                                 "these σ_w², σ_b²)")
     return K, (T if ntk else None)
@@ -605,7 +701,7 @@ class NetworkKernels:
 
 
 def network_kernels(act, inputs=None, depth: int = 1, sigma_w2: float = 1.0, sigma_b2: float = 0.0,
-                    keep: float = 1.0, *, input_gram=None, ntk: bool = True) -> NetworkKernels:
+                    keep: float = 1.0, *, input_gram=None, ntk: bool = True, xp=None, device=None) -> NetworkKernels:
     """The NNGP kernel K^L and the NTK Θ^L of a set of inputs through L hidden layers (module docstring).
 
     Parameters
@@ -624,6 +720,11 @@ def network_kernels(act, inputs=None, depth: int = 1, sigma_w2: float = 1.0, sig
         X Xᵀ/d instead of the inputs.
     ntk : bool
         Also compute Θ^L (needs φ′ without Dirac masses).
+    xp, device : optional
+        Run the layers in another array-API namespace on its device, e.g. ``array_api_compat.torch`` and
+        ``"cuda"`` (what :func:`numerics.network_kernels_on_device` passes); default numpy on the CPU. The input
+        Gram matrix, the sign patterns of the error runs and the results stay numpy arrays on the host; the
+        pair-by-pair quadrature route always runs on the host.
 
     Returns
     -------
@@ -644,13 +745,17 @@ def network_kernels(act, inputs=None, depth: int = 1, sigma_w2: float = 1.0, sig
     depth = validate.integer(depth, "depth", 0, 100_000)
     K0 = _first_layer(inputs, input_gram, sw, sb)
     route = _route_for(act)
-    K, T = _run(route, K0, depth, sw, sb, rho, ntk)
+    at = _Layout.of(K0.shape[0], xp, device)
+
+    def run(r, **kw):
+        K, T = _run(r, K0, depth, sw, sb, rho, ntk, at=at, **kw)
+        return tuple(None if A is None else np.asarray(array_api_compat.to_device(A, "cpu")) for A in (K, T))
+    K, T = run(route)
     # second runs, every layer moved by 4 ulps (_Route.error_runs of them)
     alt = route.with_nodes(MIXTURE_NODES_CHECK)
     runs = route.error_runs
     rng = np.random.default_rng(20170101)
-    others = [_run(alt, K0, depth, sw, sb, rho, ntk, rng=rng, coherent=route.coherent_error_run)
-              for _ in range(runs)]
+    others = [run(alt, rng=rng, coherent=route.coherent_error_run) for _ in range(runs)]
     spread_K = np.max([np.abs(Kb - K) for Kb, _ in others], axis=0)
     spread_T = np.max([np.abs(Tb - T) for _, Tb in others], axis=0) if ntk else None
     method = (f"{route.name}; depth {depth}; error: 3 × the largest difference from {runs} run{'s' * (runs > 1)} "
