@@ -84,6 +84,12 @@ def _s6_series(S, nm: str, var: str, kind: str = "simulation", label: str | None
                    hi if kind == "simulation" else None)]
 
 
+def _diverged_in_title(S, nm: str, var: str) -> str:
+    """A panel title's note that a run of it diverged and is not drawn (empty when it did not)."""
+    layer = S["runs"][(nm, var)]["diverged"]
+    return "" if layer is None else f" ({_VARIANT_LABEL[var]}: diverged at layer {layer}, not drawn)"
+
+
 def _s6_plot(ctx: Context, name: str, panels: list, what: str) -> dict:
     S = _section6_runs(ctx)
     diverged = [f"{nm}/{var} at layer {r['diverged']}" for (nm, var), r in S["runs"].items() if r["diverged"] is not None]
@@ -258,7 +264,8 @@ def check_figure6(ctx: Context) -> Verdict:
                    "positively homogeneous activation drift like a multiplicative random walk, which LN removes and "
                    "(a − c_0)/sqrt(σ̄(1)) does not; Section 7 of the paper itself says ReLU requires layer normalisation",
                    rows, errata, artefacts=_s6_plot(ctx, "isometry_figure6", [
-                       Panel(f"Fig 6: {activation_label(nm)}", r"layer $\ell$", _GAP_LABEL,
+                       Panel(f"Fig 6: {activation_label(nm)}" + _diverged_in_title(S, nm, "meanfield-normalisation"),
+                             r"layer $\ell$", _GAP_LABEL,
                              _s6_series(S, nm, "meanfield-normalisation") + _s6_series(S, nm, "layernorm", "theory"),
                              logy=True) for nm in ("tanh", "sigmoid", "relu", "exp")],
                        "points: mean-field normalisation; lines: LN") if ctx.artefact_dir else {})
