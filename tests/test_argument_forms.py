@@ -14,6 +14,7 @@ import types
 
 import numpy as np
 import pytest
+import sympy as sp
 import torch
 
 from verify import expectations as E
@@ -89,6 +90,17 @@ def test_bind_converts_strings_passes_values_skips_unknown_names_and_checks_choi
         P.bind(claim, {"optimizer": "rmsprop"})
     with pytest.raises(UsageError, match=r"--param widths=.* for paper:claim"):
         P.bind(claim, {"widths": "1"})
+
+
+def test_formula_integers_up_to_exactly_1e300_and_no_further():
+    """An integer literal of 301 digits is 1e300 at the least: 10³⁰⁰ written out is accepted, 10³⁰¹ refused in one
+    line; the literal's digits count, not its underscores."""
+    from theory import activation
+    from theory.errors import ActivationError
+    assert activation("1" + "0" * 300 + "*x").expr == sp.Integer(10) ** 300 * sp.Symbol("x", real=True)
+    assert activation("1_" + "0" * 300 + "*x").expr == activation("1" + "0" * 300 + "*x").expr
+    with pytest.raises(ActivationError, match="larger than 1e300"):
+        activation("1" + "0" * 301 + "*x")
 
 
 # ------------------------------------------------------------------------------------------ the store

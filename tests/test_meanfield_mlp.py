@@ -332,7 +332,9 @@ def test_gradient_and_tangent_growth_is_chi1():
 
 
 def _autograd_reference(seed, sw, sb, N, L, X, keep):
-    """The same dense network written out with torch autograd (readout and dropout as in numerics.mlp)."""
+    """The same dense network written out with torch autograd (readout and dropout as in numerics.mlp): the squared
+    gradients by reverse mode and the forward tangents' squared norms per unit, |∂z^l/∂x · u|²/N_l with u the
+    simulator's default direction (layer 0: |u|²/N₀), by forward mode (torch.func.jvp)."""
     from numerics.bn_meanfield import derived_seed
     g, a = torch.Generator(), torch.Generator()
     g.manual_seed(seed)
@@ -340,19 +342,31 @@ def _autograd_reference(seed, sw, sb, N, L, X, keep):
     n, n0 = X.shape
     T = torch.empty(n0, n, dtype=torch.float64).normal_(generator=a)
     v = torch.empty(N, dtype=torch.float64).normal_(generator=a)
-    x0 = torch.tensor(X.T, requires_grad=True)
-    Y, zs = x0, []
+    layers, width = [], n0
     for ell in range(L):
-        W = torch.empty(N, Y.shape[0], dtype=torch.float64).normal_(generator=g) * math.sqrt(sw / Y.shape[0])
+        W = torch.empty(N, width, dtype=torch.float64).normal_(generator=g) * math.sqrt(sw / width)
         b = torch.empty(N, dtype=torch.float64).normal_(generator=g) * math.sqrt(sb)
-        z = W @ Y + b[:, None]
+        mask = (torch.bernoulli(torch.full((N, n), keep, dtype=torch.float64), generator=g) / keep
+                if keep < 1 and ell < L - 1 else None)
+        layers.append((W, b, mask))
+        width = N
+
+    def forward(x):
+        Y, zs = x, []
+        for W, b, mask in layers:
+            z = W @ Y + b[:, None]
+            zs.append(z)
+            Y = torch.tanh(z) if mask is None else torch.tanh(z) * mask
+        return zs
+    x0 = torch.tensor(X.T, requires_grad=True)
+    zs = forward(x0)
+    for z in zs:
         z.retain_grad()
-        zs.append(z)
-        Y = torch.tanh(z)
-        if keep < 1 and ell < L - 1:
-            Y = Y * torch.bernoulli(torch.full((N, n), keep, dtype=torch.float64), generator=g) / keep
     ((v[:, None] * zs[-1]).sum() / math.sqrt(N)).backward()
-    return np.array([(x0.grad ** 2).sum(0).numpy()] + [(z.grad ** 2).sum(0).numpy() for z in zs])
+    grads = np.array([(x0.grad ** 2).sum(0).numpy()] + [(z.grad ** 2).sum(0).numpy() for z in zs])
+    _, tangents = torch.func.jvp(lambda x: tuple(forward(x)), (x0.detach(),), (T,))
+    tans = np.array([(T * T).sum(0).numpy() / n0] + [(t * t).sum(0).numpy() / N for t in tangents])
+    return grads, tans
 
 
 def test_simulator_reproducibility_config_and_autograd():
@@ -371,8 +385,10 @@ def test_simulator_reproducibility_config_and_autograd():
         assert batched.config == dict(activation="tanh", sigma_w2=1.7, sigma_b2=SB, keep=0.9, width=40,
                                       widths=[30, 40, 40, 40, 40, 40], depth=5, n_inputs=3, method=method,
                                       dtype="float64", device="cpu", seeds=[3, 7, 11], tangent=True, backprop=True)
-    ref = _autograd_reference(7, 1.7, SB, 40, 5, X, 0.9)
+    ref, ref_tangents = _autograd_reference(7, 1.7, SB, 40, 5, X, 0.9)
     assert np.max(np.abs(ref - solos["dense"].grad_sq[0])) <= 1e-12 * np.max(ref)
+    # every layer's tangent, the input's included (a tangent norm off at layer 0 moves no ratio a claim reads)
+    assert np.max(np.abs(ref_tangents - solos["dense"].tangent_sq[0])) <= 1e-12 * np.max(ref_tangents)
     for method in ("dense", "exact"):  # asking for tangents/gradients leaves the forward pass alone
         fwd = simulate_mlp("tanh", 1.7, SB, 40, 5, X, seeds=[7], method=method, keep=0.9, device="cpu")
         assert np.max(np.abs(fwd.cov - solos[method].cov)) < 1e-13
