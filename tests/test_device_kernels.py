@@ -3,8 +3,8 @@
 The numpy route is held to independent references in tests/test_kernels.py (50-digit and 30-digit recursions,
 nested mpmath quadrature, neural-tangents' recorded kernels); here the torch layers — the same route objects given
 torch tensors, whose transcendental functions round differently — must agree with it within the two stated errors,
-entry by entry, for every closed form, the logistic mixture and the quadrature route, with and without dropout. On CUDA (marked ``gpu``) the same comparison
-at a larger set.
+entry by entry, for every closed form, the logistic mixture and the quadrature route, with and without dropout. On
+CUDA (marked ``gpu``) the same comparison at a larger set.
 """
 from __future__ import annotations
 

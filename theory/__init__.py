@@ -34,6 +34,8 @@ Public surface (each name below has Parameters, Returns and Examples):
 * :func:`jacobian_spectrum_moments` — mean and variance of the squared singular values of the input–output Jacobian,
   Gaussian or orthogonal weights (Pennington et al. 2017; :mod:`theory.jacobian`); :func:`jacobian_spectral_density`
   — their whole law by free probability when φ′² ∈ {0, c²} (:mod:`theory.jacobian_density`);
+  :func:`jacobian_spectral_density_smooth` — the law for any φ at the fixed point
+  (:mod:`theory.jacobian_density_smooth`);
 """
 from .activations import Activation, activation, gain_family, parse_formula, registered_names
 from .bn_meanfield import (BackwardMapQuadrature, BackwardOperatorQuadrature, BSB1FixedPoint, JacobianEigenvalues,
@@ -51,6 +53,7 @@ from .isometry import (IsometryStrength, gram_potential, isometry, isometry_gap,
 from .results import Estimate, MatrixEstimate
 from .jacobian import JacobianSpectrum, jacobian_spectrum_moments
 from .jacobian_density import JacobianDensity, fuss_catalan_density, jacobian_spectral_density
+from .jacobian_density_smooth import SmoothJacobianDensity, jacobian_spectral_density_smooth
 from .kernels import NetworkKernels, kernel_entries_reference, kernel_route, network_kernels, nngp_kernel, ntk_kernel
 from .gaussian import bivariate_expectation, gaussian_expectation
 from .fixed_points import FixedPoint, Stability, classify_slope, slope, solve_fixed_point, stability
@@ -78,5 +81,6 @@ __all__ = [
     "RateFit", "Trajectory", "asymptotic_rate", "correlation_trajectory", "length_trajectory",
     "MatrixEstimate", "NetworkKernels", "kernel_entries_reference", "kernel_route", "network_kernels", "nngp_kernel",
     "ntk_kernel", "JacobianSpectrum", "jacobian_spectrum_moments", "JacobianDensity", "jacobian_spectral_density",
+    "SmoothJacobianDensity", "jacobian_spectral_density_smooth",
     "fuss_catalan_density",
 ]

@@ -66,7 +66,8 @@ def bernoulli_fraction(act, q: float) -> tuple[float, float]:
         raise UndefinedQuantityError(f"{act.name} jumps: φ′ carries a Dirac mass, so the Jacobian is undefined")
     if act.derivative(2).expr != 0:
         raise DeepinitError(f"the free-probability density needs φ′ piecewise constant with φ′² ∈ {{0, c²}}; "
-                            f"{act.name} has φ″ = {act.derivative(2).expr} (use jacobian_spectrum_moments)")
+                            f"{act.name} has φ″ = {act.derivative(2).expr} (use jacobian_spectral_density_smooth at "
+                            "the fixed point, or jacobian_spectrum_moments)")
     cuts = sorted(set(float(b) for b in act.breakpoints))
     probes = ([cuts[0] - 1.0] + [(a + b) / 2 for a, b in zip(cuts, cuts[1:])] + [cuts[-1] + 1.0]) if cuts else [0.0]
     vals = np.asarray(d1.numpy(np.array(probes, dtype=float)), dtype=float) ** 2 * np.ones(len(probes))
