@@ -121,3 +121,18 @@ def test_the_growth_probe_takes_logs_of_huge_numbers_in_log_space():
     # a bounded function of such a sum: its limit is ±1 by the winning term, never by the first one the probe meets
     with pytest.raises(theory.ActivationError, match="cannot decide"):
         theory.activation("tanh(exp(x**3) - exp(x**3/2))")
+
+
+@pytest.mark.parametrize("kind, gains", [("sin", (0.5, 2)), ("exp", (0.5, 1.5)), ("relu", (0.5, 2, -1.5))])
+def test_gain_families_dual_kernels_at_gains_other_than_one(kind, gains):
+    """Each gain family's closed-form dual E σ(u)σ(v) (unit variances, correlation ρ) equals the nested quadrature
+    at gains ≠ 1, where a wrong power of α (α³ for α², say) shows: at α = 1 every power is 1."""
+    from theory import gain_family
+    from theory.activations import rho
+    from theory.gaussian import bivariate_expectation
+    for a in gains:
+        act = gain_family(kind, a)
+        for r in (-0.7, 0.2, 0.95):
+            closed = float(act.dual_closed_form.subs(rho, sp.Rational(r).limit_denominator(100)))
+            ref = bivariate_expectation(act, act, 1.0, 1.0, r)
+            assert abs(closed - ref.value) <= 1e-10 * max(1.0, abs(ref.value)) + 10 * ref.error, (kind, a, r)
