@@ -114,9 +114,10 @@ def test_theorem4_hypotheses_not_met():
 @pytest.mark.standard
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_standard_budget_verdicts(name):
-    """The default CLI budget gives the same verdicts (about 3 minutes for all claims)."""
+    """The default CLI budget gives the verdicts of the shipped expectations: those of the quick budget, except
+    figure-b7, which the standard networks decide (holds; expected.toml)."""
     v = run_claim(resolve(f"isometry:{name}"), Context(budget="standard", seed=0))
-    assert v.status == EXPECTED[name], v.summary
+    assert v.status == {**EXPECTED, "figure-b7": HOLDS}[name], v.summary
     assert_controls(v)
 
 
