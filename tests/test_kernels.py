@@ -301,6 +301,11 @@ def test_results_follow_the_estimate_convention():
     assert e.value == 0.5 and e.error <= 1e-14 and "NNGP" in e.method
     with pytest.raises(ValueError):
         k.nngp.value[0, 0] = 2.0          # read-only
+    # the method says how the error was estimated: three fresh runs for a closed form, one coherent run on a
+    # second rule for the mixture
+    assert "from 3 runs whose every layer" in k.ntk.method
+    t = network_kernels("tanh", input_gram=[[1.0, 0.5], [0.5, 1.0]], depth=2)
+    assert "from 1 run whose every layer" in t.ntk.method and "on 12×12 nodes" in t.ntk.method
 
 
 @pytest.mark.parametrize("name", ["relu", "tanh"])
