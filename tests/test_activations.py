@@ -136,3 +136,17 @@ def test_gain_families_dual_kernels_at_gains_other_than_one(kind, gains):
             closed = float(act.dual_closed_form.subs(rho, sp.Rational(r).limit_denominator(100)))
             ref = bivariate_expectation(act, act, 1.0, 1.0, r)
             assert abs(closed - ref.value) <= 1e-10 * max(1.0, abs(ref.value)) + 10 * ref.error, (kind, a, r)
+
+
+@pytest.mark.parametrize("name", [n for n in theory.registered_names()
+                                  if theory.activation(n).dual_closed_form is not None])
+def test_registry_dual_kernels_equal_the_quadrature(name):
+    """Every registered activation's closed-form dual E σ(u)σ(v) (unit variances, correlation ρ) against the nested
+    quadrature at ρ = −0.7, 0.2, 0.95: each term of a dual (leaky ReLU's two arc-cosine terms, say) matters at some ρ."""
+    from theory.activations import rho
+    from theory.gaussian import bivariate_expectation
+    act = theory.activation(name)
+    for r in (-0.7, 0.2, 0.95):
+        closed = float(act.dual_closed_form.subs(rho, sp.Rational(r).limit_denominator(100)))
+        ref = bivariate_expectation(act, act, 1.0, 1.0, r)
+        assert abs(closed - ref.value) <= 1e-10 * max(1.0, abs(ref.value)) + 10 * ref.error, (name, r)
