@@ -103,6 +103,22 @@ def test_formula_integers_up_to_exactly_1e300_and_no_further():
         activation("1" + "0" * 301 + "*x")
 
 
+def test_the_bn_chain_memory_estimate_and_the_whitening_matrix_check(monkeypatch):
+    """simulate_bn_chain's working set as its cost model states it — 8 bytes × 4 seeds × (4·1000·10 + 1000²) for the
+    dense method, 0.031 GiB — refused above DEEPINIT_MEMORY_GB with that number; bn_sphere_grams refuses a whitening
+    matrix of the wrong shape (finite) and a non-finite one of the right shape, each in one line."""
+    from numerics import bn_sphere_grams, simulate_bn_chain
+    from theory.errors import DeepinitError
+    monkeypatch.setenv("DEEPINIT_MEMORY_GB", "0.01")
+    with pytest.raises(DeepinitError, match=r"needs about 0\.031 GiB, above the limit of 0\.01 GiB"):
+        simulate_bn_chain("relu", 1000, 10, 2, 4, method="dense", device="cpu")
+    monkeypatch.delenv("DEEPINIT_MEMORY_GB")
+    with pytest.raises(DeepinitError, match="finite 4×4"):
+        bn_sphere_grams("relu", 4, 16, 3, whiten=np.eye(3))
+    with pytest.raises(DeepinitError, match="finite 4×4"):
+        bn_sphere_grams("relu", 4, 16, 3, whiten=np.full((4, 4), np.nan))
+
+
 # ------------------------------------------------------------------------------------------ the store
 def test_store_counts_its_seconds_and_evicts_least_recently_used_first():
     store = Store(max_entries=2)
