@@ -47,6 +47,15 @@ def _clog1p(w):
     return 0.5 * np.log1p(w.real * (2 + w.real) + w.imag ** 2) + 1j * np.arctan2(w.imag, 1 + w.real)
 
 
+def _derivative_without_atoms(act) -> tuple[Activation, Activation]:
+    """(φ, φ′) for a Jacobian's law; a φ that jumps (φ′ with a Dirac mass) is refused in one line."""
+    act = act if isinstance(act, Activation) else activation(act)
+    d1 = act.derivative(1)
+    if d1.dirac_atoms:
+        raise UndefinedQuantityError(f"{act.name} jumps: φ′ carries a Dirac mass, so the Jacobian is undefined")
+    return act, d1
+
+
 def bernoulli_fraction(act, q: float) -> tuple[float, float]:
     """(p, c²) for an activation whose φ′² takes only the values 0 and c²: p = P(φ′(√q z) ≠ 0), z ~ N(0, 1).
 
@@ -60,10 +69,7 @@ def bernoulli_fraction(act, q: float) -> tuple[float, float]:
     >>> p, c2 = bernoulli_fraction("min(max(x, -1), 1)", 1.0); round(p, 12), c2     # erf(1/√2)
     (0.682689492137, 1.0)
     """
-    act = act if isinstance(act, Activation) else activation(act)
-    d1 = act.derivative(1)
-    if d1.dirac_atoms:
-        raise UndefinedQuantityError(f"{act.name} jumps: φ′ carries a Dirac mass, so the Jacobian is undefined")
+    act, d1 = _derivative_without_atoms(act)
     if act.derivative(2).expr != 0:
         raise DeepinitError(f"the free-probability density needs φ′ piecewise constant with φ′² ∈ {{0, c²}}; "
                             f"{act.name} has φ″ = {act.derivative(2).expr} (use jacobian_spectral_density_smooth at "
