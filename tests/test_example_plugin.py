@@ -64,10 +64,10 @@ ONE_REPORT = pytest.mark.xdist_group("example-plugin-report")
 def test_its_claims_run_with_the_shipped_expectations_render_and_turn_red_when_perturbed(site, report):
     tmp, env = site
     r = _verify(env, "list", "schoenholz2017")
-    assert r.returncode == 0 and r.stdout.count("schoenholz2017:") >= 8, r.stdout
+    assert r.returncode == 0 and r.stdout.count("schoenholz2017:") >= 9, r.stdout
     r, path = report
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "8 of 8 claims as expected" in r.stdout
+    assert "9 of 9 claims as expected" in r.stdout
     doc = json.loads(path.read_text())
     by = {v["claim"]: v for v in doc["verdicts"]}
     assert by["schoenholz2017:edge-of-chaos"]["resolution"] == {"schoenholz2017:chi1": 0.05}

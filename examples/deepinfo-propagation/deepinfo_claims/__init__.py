@@ -31,6 +31,8 @@ _ITEMS = [
     api.Item("§ Depth scales: ξ_c and its divergence at χ₁ = 1", ("depth-scales", "critical-power-law")),
     api.Item("§ Dropout", ("dropout",)),
     api.Item("§ Backpropagation", ("backprop",)),
+    api.Item("§ Forward maps, § Dropout and § Backpropagation on every pair of a dataset: the kernel K^l and the "
+             "gradients' inner products Θ^l", ("dataset-kernels",)),
     api.Item("§ Trainability: depth ≲ 6ξ_c", ("trainability",)),
 ]
 
@@ -60,6 +62,13 @@ lslope = PAPER.quantity("length-slope", "L′(q*)", "slope of the length map at 
 rate_constant = PAPER.quantity("rate-constant", "A", "constant of the power law 1 − c^l ≈ A l^{−p} on the boundary "
                                "χ₁ = 1 (§ Depth scales)", "theory.meanfield_depth.asymptotic_rate")
 
-from . import forward, networks, stability  # noqa: E402,F401  (the claims register themselves on PAPER)
+kernel = PAPER.quantity("nngp", "K^l", "covariance of the pre-activations of a set of inputs, the maps applied pair by "
+                        "pair with unequal lengths (§ Forward maps)", "theory.kernels.network_kernels")
+gradient_kernel = PAPER.quantity("ntk", "Θ^l", "inner products of the gradients of the output at two inputs, "
+                                 "Θ^l = K^l + σ_w² E[φ′φ′] Θ^{l−1} (§ Backpropagation)",
+                                 "theory.kernels.network_kernels")
 
-__all__ = ["PAPER", "chi1", "xi_q", "xi_c", "cstar", "qmap", "cmap", "lslope", "rate_constant"]
+from . import dataset, forward, networks, stability  # noqa: E402,F401  (the claims register themselves on PAPER)
+
+__all__ = ["PAPER", "chi1", "xi_q", "xi_c", "cstar", "qmap", "cmap", "lslope", "rate_constant",
+           "kernel", "gradient_kernel"]

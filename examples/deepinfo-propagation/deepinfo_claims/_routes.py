@@ -295,3 +295,42 @@ def quadratic_coefficient(q: float, sw2: float, sb2: float) -> float:
         return (t - gap(t, q, sw2, sb2)) / (t * t)
     t = 5e-4
     return (8 * a(t) - 6 * a(2 * t) + a(4 * t)) / 3
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# every pair of a dataset: the maps for unequal lengths, and the backward factor of two inputs (the dataset claim)
+# ---------------------------------------------------------------------------------------------------------------
+
+def pair_moments(qa: float, qb: float, qab: float) -> tuple[float, float]:
+    """(E φ(u_a)φ(u_b), E φ′(u_a)φ′(u_b)) for φ = tanh and (u_a, u_b) ~ N(0, [[q_a, q_ab], [q_ab, q_b]]) by the
+    trapezoid rule of this module: u_a = √q_a z₁, u_b = √q_b (c z₁ + √(1 − c²) z₂), c = q_ab/√(q_a q_b) (§ Forward
+    maps, with the two lengths of Poole et al. 2016, eq 5); a = b (q_ab = q_a = q_b) on the 1-d rule."""
+    if qa == qb == qab:
+        t = np.tanh(math.sqrt(qa) * Z)
+        return float(W @ (t * t)), float(W @ (1.0 - t * t) ** 2)
+    c = qab / math.sqrt(qa * qb)
+    ta = np.tanh(math.sqrt(qa) * Z1)
+    tb = np.tanh(math.sqrt(qb) * (c * Z1 + math.sqrt(max(1.0 - c * c, 0.0)) * Z2))
+    return float(W12 @ (ta * tb)), float(W12 @ ((1.0 - ta * ta) * (1.0 - tb * tb)))
+
+
+def dataset_kernels(X: np.ndarray, depth: int, sw2: float, sb2: float, keep: float = 1.0):
+    """The kernels of the inputs X (rows) after ``depth`` hidden tanh layers, pair by pair with :func:`pair_moments`:
+    K⁰ = σ_w² X Xᵀ/d + σ_b², K^l_ab = (σ_w²/ρ_ab) E φφ + σ_b² (§ Forward maps; ρ_ab = ρ on the diagonal, where an input
+    meets its own dropout mask twice, else 1: § Dropout), and the gradients' inner products Θ⁰ = K⁰,
+    Θ^l_ab = K^l_ab + (σ_w²/ρ_ab) E φ′φ′ Θ^{l−1}_ab (§ Backpropagation for two inputs: the factor is the χ_c of § Depth
+    scales away from c*). Returns (K^depth, Θ^depth)."""
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    K = sw2 * X @ X.T / X.shape[1] + sb2
+    T = K.copy()
+    for _ in range(depth):
+        K2, T2 = np.empty_like(K), np.empty_like(T)
+        for a in range(n):
+            for b in range(a, n):
+                F, D = pair_moments(K[a, a], K[b, b], K[a, b] if a != b else K[a, a])
+                s = sw2 / (keep if a == b else 1.0)
+                K2[a, b] = K2[b, a] = s * F + sb2
+                T2[a, b] = T2[b, a] = K2[a, b] + s * D * T[a, b]
+        K, T = K2, T2
+    return K, T

@@ -18,7 +18,7 @@ from verify import api
 GOLDEN_CRIT = {0.01: 1.4242052904885957346, 0.05: 1.7609546396067391316, 0.1: 1.9860726411358642072,
                0.3: 2.5051271896797649738}
 CLAIMS = ("edge-of-chaos", "depth-scales", "dropout", "backprop", "finite-width-tracking", "trainability",
-          "q-star-stability", "critical-power-law")
+          "q-star-stability", "critical-power-law", "dataset-kernels")
 _VERDICTS: dict = {}
 
 
@@ -113,6 +113,58 @@ def test_finite_width_tracking():
     assert v.tables and len(v.tables[0][2]) == 24
     assert v.negative_control.status == "violated"
     assert set(v.resolution) == {"schoenholz2017:q-map", "schoenholz2017:c-map"}
+
+
+def test_dataset_kernels():
+    v = verdict("dataset-kernels")
+    assert v.status == "holds", v.summary
+    exact = rows(v, "engine vs the trapezoid-rule maps pair by pair")
+    assert len(exact) == 6 and all(r.passed for r in exact)
+    for r in exact:                      # the two routes agree to a few ulps of the kernel, far inside 5%
+        assert r.observed <= 1e-13 * abs(r.numeric) + 1e-13 and r.bound < 1e-11
+    (k,) = rows(v, "σ_w² = 1.2 (ordered), depth 8: K^L")
+    assert 0.1 < k.numeric < 3.0
+    nets = rows(v, "networks vs the engine")
+    assert len(nets) == 4 and all(r.passed and r.bound < 0.07 for r in nets)
+    assert v.negative_control.status == "violated"
+    assert v.resolution == {"schoenholz2017:nngp": 0.05, "schoenholz2017:ntk": 0.05}
+
+
+def test_pair_route_against_mpmath():
+    """The claim's independent route, _routes.pair_moments, against a 2-d mpmath integral at unequal lengths."""
+    import mpmath
+    from deepinfo_claims import _routes as R
+    qa, qb, qab = 0.7, 1.9, -0.5
+    F, D = R.pair_moments(qa, qb, qab)
+    mpmath.mp.dps = 20
+    try:
+        L = mpmath.cholesky(mpmath.matrix([[qa, qab], [qab, qb]]))
+        g = lambda z1, z2: mpmath.exp(-(z1 ** 2 + z2 ** 2) / 2) / (2 * mpmath.pi)  # noqa: E731
+
+        def expect(f):
+            return mpmath.quad(lambda z1, z2: f(L[0, 0] * z1, L[1, 0] * z1 + L[1, 1] * z2) * g(z1, z2),
+                               [-12, 0, 12], [-12, 0, 12])
+        F_ref = expect(lambda a, b: mpmath.tanh(a) * mpmath.tanh(b))
+        D_ref = expect(lambda a, b: mpmath.sech(a) ** 2 * mpmath.sech(b) ** 2)
+    finally:
+        mpmath.mp.dps = 15
+    assert abs(F - float(F_ref)) < 1e-13 and abs(D - float(D_ref)) < 1e-13
+    assert F < 0 < D
+
+
+@pytest.mark.parametrize("func,old,new", [
+    ("_first_layer", "G = X @ X.T / X.shape[1]", "G = X @ X.T / (X.shape[1] - 1)"),   # the Gram over d − 1
+    ("_layer", "scale = xp.where(on_diag, sw / rho, sw)", "scale = xp.where(on_diag, sw, sw)"),   # dropout's 1/ρ
+    ("_run", "T = moved(at.put(F + D * T[at.iu]))", "T = moved(at.put(F + D * D * T[at.iu]))"),   # Θ's factor squared
+])
+def test_dataset_kernels_catch_engine_bugs(monkeypatch, func, old, new):
+    """Bugs of theory.kernels fail the dataset claim's exact rows, also those no statistic at these sizes resolves
+    (d − 1 for d = 64 moves K by 1.6%)."""
+    from theory import kernels
+    monkeypatch.setattr(kernels, func, _mutant(getattr(kernels, func), old, new))
+    v = api.run("schoenholz2017:dataset-kernels", budget="quick", controls=False)
+    assert v.status != "holds", new
+    assert not all(r.passed for r in rows(v, "engine vs the trapezoid-rule maps pair by pair")), new
 
 
 def test_trainability():
