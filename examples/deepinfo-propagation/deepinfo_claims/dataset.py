@@ -7,8 +7,6 @@ tanh, every layer in one array operation); the independent routes are the trapez
 (:func:`numerics.empirical_kernels`)."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from numerics import datasets, empirical_kernels
@@ -116,5 +114,6 @@ def dataset_kernels(ctx: api.Context) -> api.Verdict:
         "the engine's kernels of the digits images equal the pair-by-pair maps to their stated error, and networks "
         "follow them",
         "the dataset's kernels leave the maps or the networks",
-        tables=[(f"digits images through σ_w² = 1.2 tanh networks of depth {DEPTH}: |x|²/d, K^L_aa, K^L_0a, Θ^L_aa",
+        tables=[(f"{INPUTS} digits images through tanh networks of depth L = {DEPTH} (σ_w² = 1.2, σ_b² = 0.05): "
+                 "each image's squared length per feature, its variance K^L_aa, its covariance K^L_0a with image 0 and Θ^L_aa",
                  ["a", "|x_a|²/d", "K^L_aa", "K^L_0a", "Θ^L_aa"], table)])
