@@ -31,6 +31,16 @@ def test_exact_coefficients_closed_forms():
     assert s[2] == 0
 
 
+def test_exact_coefficients_beyond_degree_40():
+    """kind="exact" is exact at every degree (the degree-40 switch is auto's alone): exp's c_k = √e/√(k!) as sympy
+    expressions up to k = 44, and an activation without closed forms refused, not answered by quadrature."""
+    c = theory.hermite_coefficients("exp", 44, kind="exact")
+    assert len(c) == 45 and all(isinstance(e, sp.Expr) for e in c)
+    assert sp.simplify(c[44] - sp.exp(sp.Rational(1, 2)) / sp.sqrt(sp.factorial(44))) == 0
+    with pytest.raises(theory.ActivationError, match="no closed-form Hermite coefficients"):
+        theory.hermite_coefficients("tanh", 44, kind="exact")
+
+
 @pytest.mark.parametrize("name", ["tanh", "gelu", "selu", "softplus", "elu"])
 def test_float_vs_mpmath_coefficients(name):
     fl = theory.hermite_coefficients(name, 12, kind="float")
