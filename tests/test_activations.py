@@ -1,5 +1,7 @@
 """Activations: registry, whitelist parser (never eval), numeric callables, facts."""
 
+import math
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -19,6 +21,28 @@ def test_numpy_torch_mpmath_agree(name):
     c = np.array([float(act.mpmath(v)) for v in z])
     assert np.allclose(a, b, rtol=1e-12, atol=1e-13)
     assert np.allclose(a, c, rtol=1e-12, atol=1e-13)
+
+
+def test_torch_of_piecewise_activations_and_their_derivatives():
+    """A Piecewise of three branches (hard tanh given as a sympy expression) in torch equals numpy and the closed
+    form on every branch; the derivative of |x| − |x − 1|, which sympy writes with a branch on the points
+    Eq(x, 0) | Eq(x, 1), drops that branch, so torch translates it (2 on (0, 1), 0 outside) and a network with
+    backpropagation runs on it."""
+    from theory.activations import x as X
+    hard = theory.activation(sp.Piecewise((-1, X < -1), (X, X < 1), (1, True)))
+    z = np.linspace(-3, 3, 61)
+    ref = np.clip(z, -1, 1)
+    assert np.array_equal(hard.numpy(z), ref)
+    assert np.array_equal(hard.torch(torch.tensor(z, dtype=torch.float64)).numpy(), ref)
+    d = theory.activation("abs(x) - abs(x-1)").derivative()
+    assert not d.expr.has(sp.Eq)
+    w = np.array([-2.0, -0.5, 0.25, 0.5, 0.75, 1.5, 3.0])
+    expect = np.where((w > 0) & (w < 1), 2.0, 0.0)
+    assert np.allclose(d.torch(torch.tensor(w, dtype=torch.float64)).numpy(), expect, rtol=0, atol=1e-15)
+    assert np.allclose(d.numpy(w), expect, rtol=0, atol=1e-15)
+    from numerics import simulate_mlp
+    run = simulate_mlp("abs(x) - abs(x-1)", 1.5, 0.1, 32, 3, np.eye(2, 16), seeds=[0, 1], device="cpu", backprop=True)
+    assert np.all(np.isfinite(run.grad_sq)) and np.all(run.grad_sq > 0)
 
 
 def test_breakpoints_and_facts():
@@ -121,6 +145,22 @@ def test_the_growth_probe_takes_logs_of_huge_numbers_in_log_space():
     # a bounded function of such a sum: its limit is ±1 by the winning term, never by the first one the probe meets
     with pytest.raises(theory.ActivationError, match="cannot decide"):
         theory.activation("tanh(exp(x**3) - exp(x**3/2))")
+
+
+def test_bounded_functions_of_huge_arguments_take_their_limits():
+    """The growth probe evaluates tanh, erf, erfc, atan, sign and Heaviside of an argument beyond e^EXP_GUARD by
+    their limits at ±∞; the value matters where the bounded function multiplies a growth rate: σ =
+    exp(x² atan(e^{x³})/8) grows like e^{πx²/16}, square-integrable (e^{πx²/8 − x²/2} decays), and is accepted."""
+    import mpmath
+    from theory.formula import growth_probe, parse_formula
+    with mpmath.workdps(30):
+        limits = {"tanh": (1, -1), "erf": (1, -1), "erfc": (0, 2), "atan": (mpmath.pi / 2, -mpmath.pi / 2),
+                  "sign": (1, -1), "heaviside": (1, 0)}
+        for f, (up, down) in limits.items():
+            assert growth_probe(parse_formula(f"{f}(exp(x**3))"), 40) == up, f
+            assert growth_probe(parse_formula(f"{f}(-exp(x**3))"), 40) == down, f
+    act = theory.activation("exp(x**2*atan(exp(x**3))/8)")
+    assert abs(float(act.numpy(np.array([2.0]))[0]) - math.exp(4 * math.atan(math.exp(8)) / 8)) < 1e-12
 
 
 @pytest.mark.parametrize("kind, gains", [("sin", (0.5, 2)), ("exp", (0.5, 1.5)), ("relu", (0.5, 2, -1.5))])

@@ -345,11 +345,17 @@ def _jumps(act: Activation) -> tuple:
     return tuple(out)
 
 
+def _on_points_only(c) -> bool:
+    """Whether a Piecewise condition holds on finitely many points: ``Eq(x, b)`` or a union of such."""
+    return isinstance(c, sp.Eq) or (isinstance(c, sp.Or) and all(_on_points_only(a) for a in c.args))
+
+
 def _drop_point_branches(expr: sp.Expr) -> sp.Expr:
     """Remove the branches of a Piecewise that hold on single points only (``Eq(x, b)``, which sympy's
-    differentiation of ``x*abs(x)`` produces): no Gaussian expectation sees them and torch cannot translate them."""
+    differentiation of ``x*abs(x)`` produces, or ``Eq(x, 0) | Eq(x, 1)`` from ``abs(x) - abs(x - 1)``): no Gaussian
+    expectation sees them and torch cannot translate them."""
     def fix(*args):
-        kept = [(v, c) for v, c in args if not isinstance(c, sp.Eq)]
+        kept = [(v, c) for v, c in args if not _on_points_only(c)]
         if len(kept) == 1 and kept[0][1] in (True, sp.true):
             return kept[0][0]
         return sp.Piecewise(*kept) if kept else sp.Piecewise(*args)
