@@ -38,6 +38,22 @@ def test_npz_files_and_arrays(tmp_path):
     assert load_dataset((x, y)).features == 12
 
 
+def test_a_training_check_names_the_digits_a_substitute_and_user_data_by_name(tmp_path):
+    """describe_dataset: the digits are named a substitute for the paper's data in the note and the caption (a failure
+    to reproduce there is not the paper's erratum); a user's .npz by its own name, classes, features and split."""
+    from numerics.datasets import describe_dataset
+    note, caption = describe_dataset("digits", "CIFAR10", "fewer features", caption_for="CIFAR10 (Fig. 4)")
+    assert note == ("data: scikit-learn digits (8×8, 10 classes, 1348 train / 449 test), a substitute for CIFAR10 — "
+                    "fewer features")
+    assert caption == "scikit-learn digits (a substitute for CIFAR10 (Fig. 4))"
+    rng = np.random.default_rng(0)
+    p = tmp_path / "mine.npz"
+    np.savez(p, x=rng.standard_normal((200, 3, 4)), y=rng.integers(0, 3, 200))
+    note, caption = describe_dataset(str(p), "CIFAR10", "fewer features")
+    assert note.startswith("data: mine.npz (3 classes, 12 features, 150 train / 50 test; user data from ")
+    assert "substitute" not in note and caption == "mine.npz (150 training images)"
+
+
 def test_the_npz_route_reproduces_the_registered_split_and_a_float_label_bug_is_caught(monkeypatch):
     """bn-mean-field figure3's data-route row: the digits exported as x with float labels y and read back by
     load_dataset give the arrays the run trained on bit for bit (1348 + 449, 10 classes); with float labels kept as
