@@ -119,6 +119,32 @@ def test_the_bn_chain_memory_estimate_and_the_whitening_matrix_check(monkeypatch
         bn_sphere_grams("relu", 4, 16, 3, whiten=np.full((4, 4), np.nan))
 
 
+def test_the_empirical_kernels_memory_estimate_counts_the_inputs_not_the_features(monkeypatch):
+    """empirical_kernels keeps one gradient per input: 8 bytes × (L·N² + d·N) × (2 + n) — for 40 inputs of 2 features
+    at N = 1000, L = 1 0.314 GiB, refused above DEEPINIT_MEMORY_GB = 0.1 with that number (with d for n: 0.030 GiB,
+    let through)."""
+    from numerics import empirical_kernels
+    from theory.errors import DeepinitError
+    monkeypatch.setenv("DEEPINIT_MEMORY_GB", "0.1")
+    with pytest.raises(DeepinitError, match=r"gradients needs about 0\.314 GiB, above the limit of 0\.1 GiB"):
+        empirical_kernels("relu", np.ones((40, 2)), width=1000, depth=1, sigma_w2=2.0, seeds=2)
+
+
+def test_available_cores_follows_the_affinity_of_this_process():
+    """available_cores() counts the cores this process may run on (os.sched_getaffinity of pid 0), not the
+    machine's: a child pinned to one core sees 1 (os.cpu_count() would say more)."""
+    import os
+    import subprocess
+    import sys
+    if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs sched_setaffinity and at least two cores")
+    code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+            "from numerics.threads import available_cores; print(available_cores(), os.cpu_count())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))).stdout.split()
+    assert out[0] == "1" and int(out[1]) >= 2, out
+
+
 # ------------------------------------------------------------------------------------------ the store
 def test_store_counts_its_seconds_and_evicts_least_recently_used_first():
     store = Store(max_entries=2)
