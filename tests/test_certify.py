@@ -26,6 +26,20 @@ def test_wrong_constant_rejected(name):
     assert not c.certified and c.counterexample is not None
 
 
+def test_a_bound_touched_inside_the_interval_is_certified_but_not_strict():
+    """σ = (√3/2)he₁ + (1/2)he₂ + (1/√17)he₄ (c² = 3/4, 1/4, 0, 1/17): its ratio N/D peaks at ρ = 1/2 with the
+    value 5/7 exactly, so at β = 7/5 the polynomial βN − D ≤ 0 touches 0 at ρ = 1/2: certified, not strict (a root
+    strictly inside); at 0.99β strict, at 1.01β refused with the counterexample ρ = 1/2."""
+    import sympy as sp
+    f = "sqrt(3)/2*x + (x**2-1)/(2*sqrt(2)) + (x**4 - 6*x**2 + 3)/sqrt(408)"
+    c = certify_lemma_a7(f, sp.Rational(7, 5))
+    assert c.certified and c.rigorous and not c.strict
+    assert c.max_ratio_sampled == pytest.approx(5 / 7, abs=1e-15) and c.argmax_sampled == 0.5
+    assert certify_lemma_a7(f, sp.Rational(7, 5) * sp.Rational(99, 100)).strict
+    over = certify_lemma_a7(f, sp.Rational(7, 5) * sp.Rational(101, 100))
+    assert not over.certified and over.counterexample == 0.5
+
+
 def test_arb_callable_encloses():
     import sympy as sp
     from flint import arb
