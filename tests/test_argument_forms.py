@@ -103,6 +103,17 @@ def test_formula_integers_up_to_exactly_1e300_and_no_further():
         activation("1" + "0" * 301 + "*x")
 
 
+def test_a_function_of_a_number_beyond_1e300_is_refused_in_one_line():
+    """cosh(700) ≈ 5e303 and exp(800) ≈ 1e347 as constants of a formula: refused with the magnitude message (not
+    accepted, not a TypeError); exp(690) ≈ 1e299 is accepted."""
+    from theory import activation
+    from theory.errors import ActivationError
+    for f in ("cosh(700)*x", "exp(800)*x", "x + exp(800)"):
+        with pytest.raises(ActivationError, match="larger than 1e300"):
+            activation(f)
+    assert activation("exp(690)*x").expr == sp.exp(690) * sp.Symbol("x", real=True)
+
+
 def test_the_bn_chain_memory_estimate_and_the_whitening_matrix_check(monkeypatch):
     """simulate_bn_chain's working set as its cost model states it — 8 bytes × 4 seeds × (4·1000·10 + 1000²) for the
     dense method, 0.031 GiB — refused above DEEPINIT_MEMORY_GB with that number; bn_sphere_grams refuses a whitening

@@ -18,6 +18,7 @@ def test_relu_slack_value():
     c = certify_lemma_a7("relu", theory.isometry_strength("relu").exact)
     # sup R ≈ 0.7434 at ρ ≈ 0.49 while 1/β = 0.7896: about 6% slack
     assert 0.743 < c.max_ratio_sampled < 0.744 and c.slack > 1.05
+    assert c.slack == c.inverse_beta / c.max_ratio_bound and c.slack < 1.07      # 0.7896/0.7452 = 1.0596
 
 
 @pytest.mark.parametrize("name", ["x + (x**2 - 1)/sqrt(2)", "tanh"])

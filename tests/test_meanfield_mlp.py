@@ -55,6 +55,12 @@ def test_estimate_convention():
     assert z.value == 0.0 and math.copysign(1.0, z.value) == 1.0
     with pytest.raises(ValueError):
         Estimate(1.0, -1.0, "negative error")
+    from theory.results import MatrixEstimate
+    m = MatrixEstimate([[1.0, -0.0]], [[0.0, 1e-16]], "m")
+    assert m.shape == (1, 2) and math.copysign(1.0, m.value[0, 1]) == 1.0
+    for bad in (-0.5, -1e-300):          # any negative error is refused, however small
+        with pytest.raises(ValueError, match="non-negative"):
+            MatrixEstimate([[1.0, 2.0]], [[0.0, bad]], "negative error")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,3 +433,18 @@ def test_gaussian_expectation_refuses_what_it_cannot_integrate():
         gaussian_expectation(lambda u: 1 / abs(u))                  # used to raise ZeroDivisionError
     assert float(gaussian_expectation(lambda u: mpmath.exp(u * u / 4)).value) == pytest.approx(math.sqrt(2), rel=1e-14)
     assert float(gaussian_expectation(lambda u: mpmath.exp(3 * u)).value) == pytest.approx(math.exp(4.5), rel=1e-14)
+
+
+def test_an_attracting_fixed_point_above_the_default_scan_range_is_found_from_above():
+    """σ(x) = x(1 + 1/(1 + x²/30000)) at σ_w² = 0.5, σ_b² = 0.05: L(q)/q falls through 1 at q* ≈ 22515, above the
+    default scan range 10⁴; from q⁰ = 3·10⁴ and 5·10⁴ the scan reaches 10q⁰ and finds it (scipy's adaptive quadrature
+    and Brent's method: 22515.41211324213)."""
+    phi = lambda u: u * (1 + 1 / (1 + u * u / 3e4))  # noqa: E731
+
+    def length(q):
+        g = lambda z: phi(math.sqrt(q) * z) ** 2 * math.exp(-z * z / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+        return 0.5 * integrate.quad(g, -np.inf, np.inf, epsabs=0, epsrel=1e-13, limit=200)[0] + 0.05
+    ref = optimize.brentq(lambda q: length(q) - q, 1e4, 1e5, xtol=1e-10, rtol=1e-14)
+    for q0 in (3e4, 5e4):
+        fp = fixed_point_q("x*(1 + 1/(1 + x**2/30000))", 0.5, 0.05, q0=q0)
+        assert abs(fp.value - ref) <= 1e-9 * ref and fp.error < 1e-9 * ref
