@@ -114,6 +114,17 @@ def test_a_function_of_a_number_beyond_1e300_is_refused_in_one_line():
     assert activation("exp(690)*x").expr == sp.exp(690) * sp.Symbol("x", real=True)
 
 
+def test_zero_to_a_power_in_a_formula():
+    """0 raised to a positive power is 0 (x + 0**2 is x); to the power 0 or a negative one it is refused in one line."""
+    from theory import activation
+    from theory.errors import ActivationError
+    assert activation("x + 0**2").expr == activation("x").expr
+    assert activation("x + 0**0.5").expr == activation("x").expr
+    for f in ("x + 0**0", "x + 0**(-1)"):
+        with pytest.raises(ActivationError, match="0 raised to a non-positive power"):
+            activation(f)
+
+
 def test_the_bn_chain_memory_estimate_and_the_whitening_matrix_check(monkeypatch):
     """simulate_bn_chain's working set as its cost model states it — 8 bytes × 4 seeds × (4·1000·10 + 1000²) for the
     dense method, 0.031 GiB — refused above DEEPINIT_MEMORY_GB with that number; bn_sphere_grams refuses a whitening
