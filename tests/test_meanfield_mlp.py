@@ -448,3 +448,11 @@ def test_an_attracting_fixed_point_above_the_default_scan_range_is_found_from_ab
     for q0 in (3e4, 5e4):
         fp = fixed_point_q("x*(1 + 1/(1 + x**2/30000))", 0.5, 0.05, q0=q0)
         assert abs(fp.value - ref) <= 1e-9 * ref and fp.error < 1e-9 * ref
+
+
+def test_an_exact_root_of_zero_slope_keeps_its_zero_error():
+    """T(x) = x − (x − 1)³ on [0, 2]: Illinois lands on the fixed point 1 exactly, where F = T − x has slope 0 and T
+    carries no error: the estimate is exact (0 error), not ∞ (nothing to propagate through the zero slope)."""
+    from theory import solve_fixed_point
+    e = solve_fixed_point(lambda t: t - (t - 1) ** 3, bracket=(0.0, 2.0))
+    assert e.value == 1.0 and e.error == 0.0
