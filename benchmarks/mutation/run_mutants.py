@@ -176,6 +176,11 @@ def verify_command(paper: str) -> list[str]:
             "--no-cache", "--jobs", "1", "-q"]
 
 
+class OracleEnvironmentError(RuntimeError):
+    """A verify run that failed for its environment, not its code (a plugin that could not be loaded: installed twice,
+    say, once from the ref behind PYTHONPATH and once editable from a working tree): no mutant's outcome."""
+
+
 def run_verify(tree: str, paper: str, baseline: dict | None, timeout: float | None, early_stop: bool = True) -> dict:
     """One ``verify all`` run in ``tree``. ``baseline``: the unmutated run's {claim: status}; with ``early_stop``
     the run is stopped at the first status that differs from it (the exit status is then 4 for a claim in
@@ -223,6 +228,9 @@ def run_verify(tree: str, paper: str, baseline: dict | None, timeout: float | No
     else:
         code = rc
         outcome = "survived" if rc == 0 else "killed"
+    if code == 2 and any("could not be loaded" in line for line in lines):
+        raise OracleEnvironmentError(f"verify all --paper {paper} could not load its plugin, which is no mutant's "
+                                     f"doing: {next(line for line in lines if 'could not be loaded' in line)}")
     selftest = any("self-test FAILED" in l for l in lines)
     return {"paper": paper, "outcome": outcome, "exit": code, "early_stop": stopped, "seconds": round(seconds, 1),
             "deviation": list(deviation) if deviation else None, "self_test_failed": selftest,
@@ -542,7 +550,12 @@ def main(argv=None) -> int:
         with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:  # each job is its own process tree
             futures = [pool.submit(run_mutant, m, base, baselines, args) for m in mutants]
             for fut in cf.as_completed(futures):
-                done(fut.result())
+                try:
+                    done(fut.result())
+                except OracleEnvironmentError as exc:   # the partial report keeps every mutant before this one
+                    for f in futures:
+                        f.cancel()
+                    raise SystemExit(f"stopped: {exc}")
         order = {m.id: i for i, m in enumerate(mutants)}
         records.sort(key=lambda r: order[r["id"]])
         summary = summarise(records, args.tests or args.tests_survivors)

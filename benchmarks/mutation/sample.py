@@ -329,7 +329,12 @@ def main(argv=None) -> int:
         with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             futures = {pool.submit(rm.run_mutant, m, base, baselines, opts): m for m in todo}
             for fut in cf.as_completed(futures):
-                rec = fut.result()
+                try:
+                    rec = fut.result()
+                except rm.OracleEnvironmentError as exc:   # the report keeps every mutant before this one
+                    for f in futures:
+                        f.cancel()
+                    raise SystemExit(f"stopped: {exc}")
                 rec["unreached"] = not futures[fut].papers
                 records.append(rec)
                 outcome = rec.get("verify_outcome", rec.get("status"))
