@@ -167,6 +167,23 @@ def test_dataset_kernels_catch_engine_bugs(monkeypatch, func, old, new):
     assert not all(r.passed for r in rows(v, "engine vs the trapezoid-rule maps pair by pair")), new
 
 
+def test_dataset_kernels_see_the_route_that_ran(monkeypatch):
+    """A broken tanh mixture (2 // π for 2/π) fails the engine's own check against quadrature and falls back to
+    quadrature pair by pair: the values stay right, so only the route row sees it."""
+    from theory import kernels
+    kernels._route_for.cache_clear()
+    monkeypatch.setattr(kernels._TanhMixture, "pairs", _mutant(kernels._TanhMixture.pairs,
+                                                               "self.k2 * (2 / math.pi) * F", "self.k2 * (2 // math.pi) * F"))
+    try:
+        v = api.run("schoenholz2017:dataset-kernels", budget="quick", controls=False)
+    finally:
+        monkeypatch.undo()
+        kernels._route_for.cache_clear()
+    assert v.status != "holds"
+    assert [r.passed for r in rows(v, "the route that ran")] == [False] * 3
+    assert all(r.passed for r in rows(v, "engine vs the trapezoid-rule maps pair by pair"))
+
+
 def test_trainability():
     v = verdict("trainability")
     assert v.status == "holds", v.summary
