@@ -152,6 +152,22 @@ def test_the_empirical_kernels_memory_estimate_counts_the_inputs_not_the_feature
         empirical_kernels("relu", np.ones((40, 2)), width=1000, depth=1, sigma_w2=2.0, seeds=2)
 
 
+def test_the_mlp_memory_estimate_counts_backward_buffers_only_with_backprop(monkeypatch):
+    """simulate_mlp's working set as its cost model states it: 8 bytes × (S·N² + 4·S·N·n) per layer for the dense
+    method, plus 8 bytes × L·4·S·N·n of backward buffers only when backprop is asked — at N = 200, n = 16 inputs,
+    L = 50, S = 2 seeds 0.000787 GiB without backprop (let through under DEEPINIT_MEMORY_GB = 0.005) and 0.0103 GiB
+    with it (refused with that number)."""
+    from numerics import simulate_mlp
+    from theory.errors import DeepinitError
+    monkeypatch.setenv("DEEPINIT_MEMORY_GB", "0.005")
+    X = np.eye(16, 8) + 0.5
+    with pytest.raises(DeepinitError, match=r"simulate_mlp \(width 200, 16 inputs, depth 50, 2 seeds, dense\) needs "
+                                            r"about 0\.0103 GiB, above the limit of 0\.005 GiB"):
+        simulate_mlp("tanh", 1.5, 0.05, 200, 50, X, seeds=2, backprop=True, device="cpu")
+    run = simulate_mlp("tanh", 1.5, 0.05, 200, 50, X, seeds=2, device="cpu")
+    assert run.cov.shape == (2, 51, 16, 16) and run.config["backprop"] is False
+
+
 def test_available_cores_follows_the_affinity_of_this_process():
     """available_cores() counts the cores this process may run on (os.sched_getaffinity of pid 0), not the
     machine's: a child pinned to one core sees 1 (os.cpu_count() would say more)."""

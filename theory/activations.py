@@ -265,7 +265,8 @@ def _breakpoints(expr: sp.Expr) -> tuple[float, ...]:
 
 
 def _cheap_simplify(e: sp.Expr) -> sp.Expr:
-    """sympy's simplify only for small expressions (it can take minutes on e.g. 2**x − sinh(64)); else cancel."""
+    """sympy's simplify for an expression of at most 12 operations without sinh, cosh or tanh (it can take minutes
+    on e.g. 2**x − sinh(64)); any other expression unchanged."""
     if sp.count_ops(e) <= 12 and not e.has(sp.sinh, sp.cosh, sp.tanh):
         return sp.simplify(e)
     return e
