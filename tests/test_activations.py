@@ -219,3 +219,13 @@ def test_small_breakpoint_expressions_are_simplified_and_large_ones_left_alone()
     larger = at_limit + sp.log(2 * sp.exp(x))
     assert sp.count_ops(larger) > 12 and _cheap_simplify(larger) is larger
     assert _cheap_simplify(sp.sinh(x) ** 2 - sp.cosh(x) ** 2) == sp.sinh(x) ** 2 - sp.cosh(x) ** 2
+
+
+def test_derivatives_name_their_order():
+    """φ.derivative(k) is named φ with k primes and described as the derivative of order k (the text a claim's
+    evidence and an error message show), for k = 1, 2, 3 and a kinked φ (whose Dirac masses are dropped)."""
+    relu = theory.activation("relu")
+    for k, primes in ((1, "′"), (2, "″"), (3, "‴")):
+        d = relu.derivative(k)
+        assert d.name == "relu" + primes
+        assert d.description == f"derivative of order {k} of relu (Dirac masses at kinks dropped)"

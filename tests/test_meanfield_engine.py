@@ -211,3 +211,19 @@ def test_bad_trajectory_inputs_are_one_line_errors():
         theory.correlation_trajectory("relu", 2.0, 0.0, 0.5, -1)
     with pytest.raises(UndefinedQuantityError, match="q\\* = 0"):
         theory.correlation_trajectory("tanh", 0.8, 0.0, 0.5, 10)
+
+
+def test_a_trajectory_refuses_negative_or_mismatched_relative_errors():
+    """A Trajectory holds one entry per layer and relative errors ≥ 0 (NaN refused): the exact input layer of
+    correlation_trajectory has error 0, and a negative error (or one too few entries) is a ValueError at construction,
+    so a claim reading it crashes instead of comparing with a bound of the wrong sign."""
+    import numpy as np
+    from theory.meanfield_depth import Trajectory, correlation_trajectory
+    tr = correlation_trajectory("tanh", 2.5, 0.05, 0.5, 20)
+    assert tr.relative_error[0] == 0.0 and np.all(np.diff(tr.relative_error) >= 0)
+    layers = np.arange(3)
+    for rel in (np.array([-1.0, 0.0, 0.0]), np.array([0.0, np.nan, 0.0]), np.zeros(2)):
+        with pytest.raises(ValueError, match="Trajectory"):
+            Trajectory(layers, np.ones(3), None, rel, "test")
+    with pytest.raises(ValueError, match="one entry per layer"):
+        Trajectory(layers, np.ones(3), np.ones(2), np.zeros(3), "test")

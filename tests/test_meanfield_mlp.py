@@ -456,3 +456,49 @@ def test_an_exact_root_of_zero_slope_keeps_its_zero_error():
     from theory import solve_fixed_point
     e = solve_fixed_point(lambda t: t - (t - 1) ** 3, bracket=(0.0, 2.0))
     assert e.value == 1.0 and e.error == 0.0
+
+
+def _mp_fixed_point_q(sw, sb, dps=30):
+    """q* = σ_w² E tanh(√q z)² + σ_b² by mpmath's quadrature and findroot (no engine code)."""
+    import mpmath
+    with mpmath.workdps(dps):
+        def m2(q):
+            return mpmath.quad(lambda z: mpmath.tanh(mpmath.sqrt(q) * z) ** 2 * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])
+        return mpmath.findroot(lambda q: sw * m2(q) + sb - q, 0.5)
+
+
+def test_gradient_growth_rate_equals_an_mpmath_route_within_a_tight_stated_error():
+    """(N_{l+1}/N_l)·χ₁/ρ (Schoenholz et al. eq 16) for tanh at σ_w² = 1.2, σ_b² = 0.05, N_{l+1}/N_l = 2: the
+    engine's value within its stated error (+1 ulp) of 2σ_w² E tanh′(√q* z)² computed with mpmath (q* by findroot),
+    and that error a float64 one (≤ 1e-14 relative) — a stated error of the order of the value would let a claim
+    that reads it pass anything."""
+    import mpmath
+    sw = 1.2
+    with mpmath.workdps(30):
+        q = _mp_fixed_point_q(sw, SB)
+        ref = float(2 * sw * mpmath.quad(lambda z: mpmath.sech(mpmath.sqrt(q) * z) ** 4 * mpmath.npdf(z),
+                                         [-mpmath.inf, 0, mpmath.inf]))
+    rate = gradient_growth_rate("tanh", sw, SB, width_ratio=2.0)
+    assert abs(rate.value - ref) <= rate.error + 2.3e-16 * ref, (rate, ref)
+    assert 0 < rate.error <= 1e-14 * ref, rate
+
+
+def test_chi_c_carries_the_error_of_the_correlation_fixed_point():
+    """χ_c = σ_w² E φ′(u₁)φ′(u₂) at c* < 1 (tanh, σ_w² = 2.5, σ_b² = 0.05): its value against a 240×240-node
+    Gauss–Hermite rule in numpy, and its stated error at least what c*'s stated error moves it by — the slope
+    dχ_c/dc = σ_w² q* E φ″(u₁)φ″(u₂) (Price's theorem) from the same numpy rule times c*'s error."""
+    sw = 2.5
+    cs, qs = fixed_point_c("tanh", sw, SB), fixed_point_q("tanh", sw, SB).value
+    z, w = np.polynomial.hermite_e.hermegauss(240)              # converged to 1e-16 here (120 nodes: 2e-12 off)
+    w = w / w.sum()
+    c = cs.value
+    u1 = math.sqrt(qs) * z[:, None] + 0 * z[None, :]
+    u2 = math.sqrt(qs) * (c * z[:, None] + math.sqrt(1 - c * c) * z[None, :])
+    W = w[:, None] * w[None, :]
+    d1 = lambda u: 1 / np.cosh(u) ** 2                                       # noqa: E731
+    d2 = lambda u: -2 * np.tanh(u) / np.cosh(u) ** 2                          # noqa: E731
+    value = sw * float(np.sum(W * d1(u1) * d1(u2)))
+    slope = sw * qs * float(np.sum(W * d2(u1) * d2(u2)))
+    xc = chi_c("tanh", sw, SB)
+    assert abs(xc.value - value) <= xc.error + 1e-14, (xc, value)
+    assert cs.error > 0 and xc.error >= 0.9 * abs(slope) * cs.error, (xc.error, slope, cs.error)

@@ -40,7 +40,7 @@ from . import validate
 from .activations import Activation, rho as _rho
 from .errors import DeepinitError, UndefinedQuantityError
 from .gaussian import bivariate_expectation
-from .meanfield_mlp import (_DPS, _act, _derivative, _float_moments, _homogeneous_marginal, _moment, _params, _q,
+from .meanfield_mlp import (_DPS, _act, _float_moments, _homogeneous_marginal, _moment, _params, _q,
                             fixed_point_q)
 from .results import Estimate
 
@@ -84,6 +84,14 @@ class Trajectory:
     deviation: np.ndarray | None
     relative_error: np.ndarray
     method: str
+
+    def __post_init__(self):
+        n = len(self.layers)
+        if not (len(self.values) == len(self.relative_error) == n
+                and (self.deviation is None or len(self.deviation) == n)):
+            raise ValueError("a Trajectory's layers, values, deviation and relative errors must have one entry per layer")
+        if not np.all(self.relative_error >= 0):                  # NaN fails too
+            raise ValueError("a Trajectory's relative errors must be non-negative")
 
 
 # ---------------------------------------------------------------------------------------------
