@@ -71,9 +71,9 @@ def jacobian_moments_mc(act, sigma_w2: float, sigma_b2: float, depth: int, *, wi
         σ_w² > 0, σ_b² ≥ 0.
     depth : int
         L ≥ 1.
-    width : int
+    width : int, default 512
         N.
-    seeds : int
+    seeds : int, default 8
         Networks drawn (≥ 2).
     q1 : float
         Target variance of the first layer's pre-activations (≥ σ_b²).
@@ -118,9 +118,9 @@ def jacobian_eigenvalues_mc(act, sigma_w2: float, sigma_b2: float, depth: int, *
         σ_w² > 0, σ_b² ≥ 0.
     depth : int
         L ≥ 1.
-    width : int
+    width : int, default 512
         N.
-    seeds : int
+    seeds : int, default 8
         Networks drawn (≥ 2).
     q1 : float
         Target variance of the first layer's pre-activations (≥ σ_b²).

@@ -52,3 +52,14 @@ def test_bad_inputs():
     with pytest.raises(DeepinitError, match="q1"):
         jacobian_moments_mc("tanh", 1.0, 0.5, 3, q1=0.1)
     assert np.isfinite(jacobian_spectrum_moments("tanh", 1.0, 0.0, 2).mean.value)   # q* = 0: φ′(0)² = 1
+
+
+def test_the_documented_defaults_run_eight_networks_of_width_512():
+    """jacobian_moments_mc and jacobian_eigenvalues_mc without ``width`` and ``seeds``: 8 networks of width 512, as
+    their docstrings state (8 rows of 512 eigenvalues), with m₁ near the free-probability value at depth 1 (ReLU at
+    σ_w² = 2, σ_b² = 0, q¹ = 1: m₁ = σ_w² E φ′² = 1) within 6 standard errors."""
+    from numerics.jacobian import jacobian_eigenvalues_mc
+    r = jacobian_moments_mc("relu", 2.0, 0.0, 1)
+    assert (r.seeds, r.width, r.depth) == (8, 512, 1)
+    assert abs(r.mean - 1.0) <= 6 * r.mean_se, r
+    assert jacobian_eigenvalues_mc("relu", 2.0, 0.0, 1).shape == (8, 512)
