@@ -450,6 +450,16 @@ def test_an_attracting_fixed_point_above_the_default_scan_range_is_found_from_ab
         assert abs(fp.value - ref) <= 1e-9 * ref and fp.error < 1e-9 * ref
 
 
+def test_a_basin_reaching_the_scan_end_ends_at_ten_times_q_star():
+    """ReLU at σ_w² = 1, σ_b² = 1000: L(q) = q/2 + 1000 attracts every q⁰ to q* = 2000 (exact); the basin reported is
+    the scanned range [0, max(10⁴, 10 q*)] = [0, 20000], as documented ("at least up to there"); with q⁰ = 3·10⁴ the
+    range is [0, 3·10⁵]."""
+    fp = fixed_point_q("relu", 1.0, 1000.0)
+    assert fp.value == pytest.approx(2000.0, rel=1e-14) and fp.stability == "attracting"
+    assert fp.basin == (0.0, 20000.0)
+    assert fixed_point_q("relu", 1.0, 1000.0, q0=3e4).basin == (0.0, 3e5)
+
+
 def test_an_exact_root_of_zero_slope_keeps_its_zero_error():
     """T(x) = x − (x − 1)³ on [0, 2]: Illinois lands on the fixed point 1 exactly, where F = T − x has slope 0 and T
     carries no error: the estimate is exact (0 error), not ∞ (nothing to propagate through the zero slope)."""
@@ -502,3 +512,18 @@ def test_chi_c_carries_the_error_of_the_correlation_fixed_point():
     xc = chi_c("tanh", sw, SB)
     assert abs(xc.value - value) <= xc.error + 1e-14, (xc, value)
     assert cs.error > 0 and xc.error >= 0.9 * abs(slope) * cs.error, (xc.error, slope, cs.error)
+
+
+@pytest.mark.parametrize("root", [0.1, 0.77, 1.9])
+@pytest.mark.parametrize("power", [3, 9, 15])
+def test_illinois_keeps_the_sign_change_through_its_bisection_steps(root, power):
+    """F(x) = ±sign(x − r)|x − r|^k on [0, 2], both orientations of the bracket: flat near its root, so the Illinois
+    iteration takes its bisection step every 8 iterations; the bracket returned still contains the exact root r and
+    x is within 1e-6 of it (a bisection step that keeps the wrong half loses the root: x = 1.99999…, 0.047…)."""
+    from theory.fixed_points import illinois
+    for sign in (1, -1):
+        def F(t):
+            return sign * math.copysign(abs(t - root) ** power, t - root)
+        for a, b in ((0.0, 2.0), (2.0, 0.0)):
+            x, lo, hi, n = illinois(F, a, b)
+            assert lo - 1e-12 <= root <= hi + 1e-12 and abs(x - root) <= 1e-6, (sign, a, b, x, lo, hi, n)

@@ -69,6 +69,10 @@ WEAKENINGS = [
     # the t-interval of a fitted rate twice as wide (ve-fitrate-wide): 0.3 ± 2 × 0.0972253405939676
     (lambda mp: mp.setattr(stats, "fit_log_rate", _rate_twice_as_wide), "fit_log_rate with residuals",
      "0.3 [0.105549318812065, 0.494450681187935]"),
+    # the normal interval's lower end at mean − z^se (the sampled cosmic-ray mutant Mul → Pow; equal to mean − z·se
+    # at se = 1, which the canary at (0, 1) used): 1 − 1.96² and 1 + 2 × 1.96
+    (lambda mp: mp.setattr(stats, "normal_ci", _normal_ci_power), "normal_ci(1, 2) at 95%",
+     "[-2.84145882069413, 4.91992796908011]"),
 ]
 _IDS = [f"{i}-{w[1]}" for i, w in enumerate(WEAKENINGS)]
 
@@ -173,6 +177,14 @@ def _ratio_wrong_mean(x, y):
 def _rate_without_width(layers, values, confidence=0.95):
     r, _ = _true_rate(layers, values, confidence)
     return r, (r, r)
+
+
+def _normal_ci_power(mean, se, confidence=0.95):
+    from conftest import source_mutant
+    return source_mutant(_real_normal_ci, "mean - z * se,", "mean - z ** se,")(mean, se, confidence)
+
+
+_real_normal_ci = stats.normal_ci
 
 
 def _rate_twice_as_wide(layers, values, confidence=0.95):

@@ -625,7 +625,8 @@ def fixed_point_q(act, sigma_w2, sigma_b2, keep=1.0, *, q0: float | None = None,
     FixedPoint
         An :class:`~theory.results.Estimate` of q* (``error``: the final bracket, the quadrature error over
         |1 − L′(q*)|, and the float rounding; ``text``: q* to 20 digits) with ``slope`` L′(q*), ``stability``
-        and ``basin``.
+        and ``basin`` — within the scanned range [0, max(10⁴, 10 q*)] (``q0=None``) or [0, max(10⁴, 10 q⁰)]: an
+        end at the range's end means "at least up to there".
 
     Examples
     --------

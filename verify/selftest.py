@@ -214,9 +214,10 @@ def _statistics() -> list[Canary]:
     half = t975_9 * math.sqrt(55.0 / 6.0) / math.sqrt(10.0)
     out.append(Canary("mean_ci of 1..10 at 95%", f"5.5 ± {half:.12g}", f"{m:.12g} [{lo:.12g}, {hi:.12g}]",
                       n == 10 and abs(m - 5.5) < 1e-14 and abs(hi - 5.5 - half) < 1e-12 and abs(5.5 - lo - half) < 1e-12))
-    lo, hi = stats.normal_ci(0.0, 1.0, 0.95)
-    out.append(Canary("normal_ci(0, 1) at 95%", "± 1.959963984540054", f"[{lo:.15g}, {hi:.15g}]",
-                      abs(hi - 1.959963984540054) < 1e-12 and abs(lo + 1.959963984540054) < 1e-12))
+    # mean ≠ 0 and se ≠ 1: at (0, 1) a rule with z**se or z/se for z·se, or without the mean, gives the same interval
+    lo, hi = stats.normal_ci(1.0, 2.0, 0.95)
+    out.append(Canary("normal_ci(1, 2) at 95%", "1 ± 2 × 1.959963984540054", f"[{lo:.15g}, {hi:.15g}]",
+                      abs(hi - 1 - 2 * 1.959963984540054) < 1e-12 and abs(1 - lo - 2 * 1.959963984540054) < 1e-12))
     r, se, n = stats.ratio_of_means([1.0, 2.0, 3.0], [1.0, 1.0, 1.0])
     out.append(Canary("ratio_of_means([1,2,3], [1,1,1])", "R = 2, se = 1/√3", f"R = {r:.15g}, se = {se:.15g}",
                       abs(r - 2) < 1e-15 and abs(se - 1 / math.sqrt(3)) < 1e-15))
