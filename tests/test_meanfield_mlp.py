@@ -527,3 +527,26 @@ def test_illinois_keeps_the_sign_change_through_its_bisection_steps(root, power)
         for a, b in ((0.0, 2.0), (2.0, 0.0)):
             x, lo, hi, n = illinois(F, a, b)
             assert lo - 1e-12 <= root <= hi + 1e-12 and abs(x - root) <= 1e-6, (sign, a, b, x, lo, hi, n)
+
+
+def test_an_estimates_text_keeps_its_error_when_the_value_rounds_up_to_a_power_of_ten():
+    """Estimate's text m(k)eX: the value rounded at the unit of the error's last digit, k units of it. Hand-worked
+    cases — 9.99996 ± 1e-4 rounds to 10.0000 = 1.00000(1)e1 (not 1.0000(1)e1, an error shown 10× too large) — and,
+    over 20 000 seeded random values and errors, the text's value within half a unit of v and its error between e and
+    2.5e (the unit is at most e; one digit of error at most)."""
+    cases = {(2.5, 0.01): "2.50(1)e0", (9.99996, 1e-4): "1.00000(1)e1", (-9.99996, 1e-4): "-1.00000(1)e1",
+             (99.9, 39.0): "1.0(4)e2", (0.0999996, 1e-6): "1.00000(1)e-1", (9.96, 0.1): "1.00(1)e1",
+             (-0.00123, 4e-6): "-1.230(4)e-3"}
+    for (v, e), text in cases.items():
+        assert str(Estimate(v, e, "")) == text, (v, e)
+    rng = np.random.default_rng(20261129)
+    for _ in range(20_000):
+        v = float(rng.choice([-1, 1]) * 10 ** rng.uniform(-20, 20))
+        e = float(abs(v) * 10 ** rng.uniform(-15, -0.01))
+        text = str(Estimate(v, e, ""))
+        mantissa, rest = text.split("(")
+        units, exp10 = rest.split(")e")
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        unit = 10.0 ** (int(exp10) - decimals)
+        assert abs(float(mantissa) * 10.0 ** int(exp10) - v) <= 0.5 * unit * (1 + 1e-9) + 1e-15 * abs(v), (v, e, text)
+        assert e * (1 - 1e-9) <= int(units) * unit <= 2.5 * e, (v, e, text)

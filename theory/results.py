@@ -92,9 +92,11 @@ class Estimate:
             unit *= 10
             err_units = math.ceil(e / unit - 1e-9)
         mantissa = f"{v / 10.0 ** exp10:.{digits}f}"
-        if abs(float(mantissa)) >= 10.0:  # 9.99996 rounded up to 10.0000
-            exp10 += 1
-            mantissa = f"{v / 10.0 ** exp10:.{digits}f}"
+        if abs(float(mantissa)) >= 10.0:
+            # rounded up to ±10.0…0 at the error's unit (9.99996 ± 1e-4 → 10.0000): that is ±1.0…0 at the next power
+            # of ten with one more decimal, so that the error keeps its unit (1.00000(1)e1, not 1.0000(1)e1)
+            exp10, digits = exp10 + 1, digits + 1
+            mantissa = ("-" if v < 0 else "") + "1." + "0" * digits
         return f"{mantissa}({err_units})e{exp10}"
 
     def __format__(self, spec: str) -> str:
