@@ -550,3 +550,12 @@ def test_an_estimates_text_keeps_its_error_when_the_value_rounds_up_to_a_power_o
         unit = 10.0 ** (int(exp10) - decimals)
         assert abs(float(mantissa) * 10.0 ** int(exp10) - v) <= 0.5 * unit * (1 + 1e-9) + 1e-15 * abs(v), (v, e, text)
         assert e * (1 - 1e-9) <= int(units) * unit <= 2.5 * e, (v, e, text)
+
+
+@pytest.mark.parametrize("formula, slope2", [("relu", 0.5), ("max(x, 0.2*x)", 0.52), ("abs(x)", 1.0)])
+def test_chi_1_of_a_degree_one_activation_without_bias_at_a_non_dyadic_weight_variance(formula, slope2):
+    """φ positively homogeneous of degree 1 and σ_b² = 0: χ₁ = σ_w² E φ′(z)² = σ_w² (φ′(0⁺)² + φ′(0⁻)²)/2 at every q
+    — ReLU 0.5, leaky ReLU with slope 0.2 (1 + 0.04)/2, |x| 1 — at σ_w² = 1.7 (not a short binary fraction, so a
+    product taken at too few digits shows): to 2 ulp, with a stated error below 1e-15."""
+    x1 = chi_1(formula, 1.7, 0.0)
+    assert x1.value == pytest.approx(1.7 * slope2, rel=5e-16, abs=0) and x1.error <= 1e-15, x1

@@ -54,6 +54,19 @@ def test_meanfield_map_monte_carlo_matches_dual():
     assert np.max(np.abs(est - pred) / np.maximum(se, 1e-12)) < 4.5
 
 
+def test_meanfield_map_monte_carlo_standard_errors_equal_the_gaussian_fourth_moments():
+    """For φ = identity (c₀ = 0, σ̄(1) = 1) the summand h_i h_j has mean G_ij and second moment
+    G_ii G_jj + 2 G_ij² (Isserlis), so n·se² is 1 + ρ² off the diagonal and 2 on it; 10⁶ draws at ρ = 0.5 recover
+    1.25 and 2 within 2 % (a variance with E[h_i h_j] in place of its square gives 1.0 off the diagonal)."""
+    from numerics.meanfield import meanfield_map_mc
+    rho = 0.5
+    G = np.array([[1.0, rho], [rho, 1.0]])
+    est, se, n = meanfield_map_mc("x", G, 1_000_000, seed=4)
+    assert n == 1_000_000 and abs(est[0, 1] - rho) <= 5 * se[0, 1]
+    assert n * se[0, 1] ** 2 == pytest.approx(1 + rho ** 2, rel=0.02)
+    assert n * se[0, 0] ** 2 == pytest.approx(2.0, rel=0.02) and n * se[1, 1] ** 2 == pytest.approx(2.0, rel=0.02)
+
+
 def test_reproducible_with_seed():
     G0 = numerics.equicorrelated_gram(4, 0.5)
     a = numerics.simulate_isometry_mlp("relu", 100, G0, 4, 3, seed=7)
