@@ -229,3 +229,14 @@ def test_derivatives_name_their_order():
         d = relu.derivative(k)
         assert d.name == "relu" + primes
         assert d.description == f"derivative of order {k} of relu (Dirac masses at kinks dropped)"
+
+
+def test_the_sign_of_a_huge_integer_power_of_a_negative_number():
+    """x^k at x = −10⁷⁰ with k = 60…63 is beyond e^EXP_GUARD (k·161 > 10⁴): the probe carries its sign, (−1)^k,
+    into the bounded function around it — tanh(x^k) → (−1)^k — and +1 at x = +10⁷⁰."""
+    import mpmath
+    from theory.formula import growth_probe, parse_formula
+    with mpmath.workdps(30):
+        for k in (60, 61, 62, 63):
+            assert growth_probe(parse_formula(f"tanh(x**{k})"), mpmath.mpf("-1e70")) == (-1) ** k, k
+            assert growth_probe(parse_formula(f"tanh(x**{k})"), mpmath.mpf("1e70")) == 1, k
