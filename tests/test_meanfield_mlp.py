@@ -559,3 +559,33 @@ def test_chi_1_of_a_degree_one_activation_without_bias_at_a_non_dyadic_weight_va
     product taken at too few digits shows): to 2 ulp, with a stated error below 1e-15."""
     x1 = chi_1(formula, 1.7, 0.0)
     assert x1.value == pytest.approx(1.7 * slope2, rel=5e-16, abs=0) and x1.error <= 1e-15, x1
+
+
+@pytest.mark.parametrize("q, c", [(1.0, 0.5), (2.3, -0.4)])
+def test_bivariate_expectation_splits_at_kinks_off_the_grid(q, c):
+    """E f(u₁)f(u₂) for f = |x − 0.77| (a kink off every grid point of the nested rule), u ~ N(0, q[[1, c], [c, 1]]):
+    the rule splits its outer and inner pieces at the kink, so its value agrees with scipy's adaptive quadrature
+    (nested, split at the kink in both variables) within 1e-10 and states an error below 1e-12 (without the outer
+    split the value moves by ~1e-6 and the stated error grows to ~1e-4)."""
+    a = 0.77
+    s = math.sqrt(1 - c * c)
+
+    def inner(z1):
+        u1 = math.sqrt(q) * z1
+        kink = (a / math.sqrt(q) - c * z1) / s                       # u₂ = a
+        g = lambda z2: abs(math.sqrt(q) * (c * z1 + s * z2) - a) * _PHI(z2)  # noqa: E731
+        return abs(u1 - a) * _PHI(z1) * sum(integrate.quad(g, lo, hi, epsabs=1e-14, epsrel=1e-13, limit=200)[0]
+                                             for lo, hi in ((-np.inf, kink), (kink, np.inf)))
+    k1 = a / math.sqrt(q)
+    ref = sum(integrate.quad(inner, lo, hi, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+              for lo, hi in ((-np.inf, k1), (k1, np.inf)))
+    act = activation("abs(x - 0.77)")
+    e = bivariate_expectation(act, act, q, q, c * q)
+    assert abs(e.value - ref) <= 1e-10 and e.error <= 1e-12, (e, ref)
+
+
+def test_a_negative_gaussian_expectation_keeps_its_digits_in_the_text():
+    """E[−Z² − 1] = −2: the estimate's text is −2.0, not "0" (the text is "0" only for a zero value, E Z³)."""
+    e = gaussian_expectation(lambda u: -u * u - 1)
+    assert e.value == -2.0 and e.text == "-2.0", e
+    assert gaussian_expectation(lambda u: u ** 3).text == "0"
