@@ -68,7 +68,8 @@ class Trajectory:
     deviation : numpy.ndarray or None
         1 − c^l with full relative precision (correlations only).
     relative_error : numpy.ndarray
-        A bound on the relative error of ``deviation`` (or of ``values`` for q) at each layer.
+        A bound on the relative error of ``deviation`` (or of ``values`` for q) at each layer: non-negative
+        (checked at construction, with one entry per layer in every array).
     method : str
         The routes used and where they switched.
 

@@ -65,7 +65,7 @@ class Canary:
     Examples
     --------
     >>> from verify.selftest import Canary, render
-    >>> print(render([Canary("normal_ci(0, 1) at 95%", "± 1.96", "[-1.96, 1.96]", True)]))
+    >>> print(render([Canary("normal_ci(1, 2) at 95%", "1 ± 3.92", "[-2.92, 4.92]", True)]))
     self-test: 1 of 1 canaries as known
     """
 
