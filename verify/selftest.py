@@ -24,7 +24,10 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
    ``violated``;
 8. a verdict none of whose rows is judged (all informational): ``inconclusive``, never ``holds``;
 9. statistics: Student-t and normal intervals, the delta-method ratio (and its refusal of unpaired samples), a fitted
-   log-rate, against tabulated values.
+   log-rate, against tabulated values;
+10. what a run reads and keeps (:mod:`verify.selftest_inputs`): the ``--param`` kinds at their limits and one past
+    them, the activation-formula guards at their edges (a 301-digit literal, ``0**0``, ``exp(1000)``), the
+    expectations file's refusals, the store's LRU, byte count and timing, and the text of an estimate.
 
 The statement is E z² = 1 for z ~ N(0, 1), checked by Monte Carlo (10⁵ samples, seed 0, 4 standard errors, a 5%
 error is 11 standard errors away). Any canary that does not come out as stated makes ``verify all`` exit 4
@@ -252,7 +255,8 @@ def run() -> list[Canary]:
     Returns
     -------
     list of Canary
-        The verdict canaries (1–8 of the module docstring), then the statistics canaries (9).
+        The verdict canaries (1–8 of the module docstring), the statistics canaries (9), then the input canaries
+        (10).
 
     Examples
     --------
@@ -261,12 +265,13 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 23 of 23 canaries as known
+    self-test: 53 of 53 canaries as known
     """
     from .runner import run_claim
     out = [_judge(claim, run_claim(claim, Context(budget="quick", seed=0)), expected, details)
            for claim, expected, details in _claims()]
-    return out + _statistics()
+    from .selftest_inputs import canaries
+    return out + _statistics() + canaries(Canary)
 
 
 def _judge(claim: Claim, v: Verdict, expected: str, details: dict) -> Canary:
