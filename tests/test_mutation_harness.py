@@ -215,3 +215,20 @@ def test_the_population_leaves_out_the_star_of_a_signature():
     lines = ["def f(x, *, y=2, **kw):", "    return x * 3 ** y", "def g(", "        a,", "        *rest):", "    pass"]
     assert S.is_star_marker(lines, 1, 9) and S.is_star_marker(lines, 1, 17) and S.is_star_marker(lines, 5, 8)
     assert not S.is_star_marker(lines, 2, 13) and not S.is_star_marker(lines, 2, 17)
+
+
+def test_a_replayed_mutant_is_located_by_its_line_and_fewest_neighbours():
+    """--replay: a recorded one-line change lands where its line now is (found with the fewest neighbours that make
+    it unique), and is stale when the line or its neighbourhood changed."""
+    S = _sampler()
+    old = ["a = 1", "b = 2", "    x = y + 1", "c = 3", "    x = y + 1", "d"]
+    new = "z\na = 1\nb = 2\n    x = y + 1\nc = 3\nQ\n    x = y + 1\nd\n"
+    # the line occurs twice: one neighbour on each side makes the first unique; it moved down one line
+    assert S.replay_block(old, new, 3, "    x = y + 1", "    x = y - 1") == (
+        "b = 2\n    x = y + 1\nc = 3\n", "b = 2\n    x = y - 1\nc = 3\n", 4)
+    # the second occurrence's neighbourhood changed (a line was inserted before it): stale
+    assert S.replay_block(old, new, 5, "    x = y + 1", "    x = y - 1") is None
+    # a record whose line does not say what the old source says there is refused
+    assert S.replay_block(old, new, 5, "    x = y + 2", "    x = y - 1") is None
+    # a line that occurs once stands alone
+    assert S.replay_block(old, new, 2, "b = 2", "b = 3") == ("b = 2\n", "b = 3\n", 3)

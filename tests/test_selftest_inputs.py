@@ -32,10 +32,6 @@ def test_the_canaries_state_the_limits_of_the_kinds():
     assert _expected_value("nbytes of a 3 × 8-byte tensor, of a dict of arrays").observed == "(24, 28)"   # 16 + 12
 
 
-def _method(owner, name):
-    return getattr(owner, name)
-
-
 # (module or class, attribute, old, new, the canary that must fail): the sampled survivors' one-line changes
 MUTANTS = [
     (store.Store, "get", "seconds = time.monotonic() - start", "seconds = time.monotonic() + start",

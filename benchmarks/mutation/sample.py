@@ -17,6 +17,11 @@ paper P whose quick run executes the mutated line — found from line coverage o
 *unreached* (not killed by verify). Survivors then run the unit tests that import the module (``--tests-survivors``,
 the default; their file names are recorded).
 
+Replay (``--replay REPORT``): the mutants of an earlier report rerun at ``--ref`` — each recorded one-line change
+located in the new tree by its line and the fewest neighbouring lines that make it unique (stale when the line or its
+neighbours changed), its papers found from the new ref's coverage, the same oracles; ``--survivors-only`` and
+``--modules`` select part of it. The same bugs, measured against the code and claims of a later commit.
+
 Resumable: ``--report`` is rewritten after every mutant, and a rerun with the same ref, seed and size skips the
 mutants already in it; ``--limit K`` runs at most K more (pieces of an hours-long run). ``--summary REPORT`` prints
 the score of what a report holds — killed by verify, by verify or the tests, each with a Wilson 95 % interval — per
@@ -193,6 +198,50 @@ def unit_tests(base: str, module: str) -> list[str]:
                   and pattern.search(open(os.path.join(tests, n), encoding="utf-8").read()))
 
 
+def replay_block(old_source: list[str], new_source: str, line: int, minus: str, plus: str) -> tuple | None:
+    """Where the one-line change ``minus`` → ``plus`` recorded at ``line`` (1-based) of the old source lands in the
+    new source: (old block, new block, 1-based line of the change in the new source), the block being the changed line
+    with the fewest neighbouring old lines (0 to 3 on each side) that occur exactly once in the new source; None when
+    the line or its neighbourhood changed (a stale replay)."""
+    i = line - 1
+    if not (0 <= i < len(old_source)) or old_source[i] != minus:
+        return None
+    for k in range(4):
+        lo, hi = max(0, i - k), min(len(old_source), i + k + 1)
+        block = "\n".join(old_source[lo:hi]) + "\n"
+        if new_source.count(block) == 1:
+            start = new_source.index(block)
+            if start and new_source[start - 1] != "\n":      # the block must begin a line
+                continue
+            changed = "\n".join(old_source[lo:i] + [plus] + old_source[i + 1:hi]) + "\n"
+            return block, changed, new_source[:start].count("\n") + (i - lo) + 1
+    return None
+
+
+def replayed(base: str, old_doc: dict, modules_wanted: set | None, survivors_only: bool) -> list[tuple]:
+    """The mutants of an earlier report, as exact-text mutants of the tree at ``base``: (record, block, changed
+    block, line) or (record, None, None, None) when stale. ``survivors_only``: only those verify did not kill."""
+    out = []
+    cache: dict = {}
+    for rec in old_doc["mutants"]:
+        if rec.get("status") != "run" or (survivors_only and rec.get("killed_by_verify")):
+            continue
+        if modules_wanted and rec["file"] not in modules_wanted:
+            continue
+        if rec["file"] not in cache:
+            old = subprocess.run(["git", "-C", rm.REPO, "show", f"{old_doc['commit']}:{rec['file']}"],
+                                 capture_output=True, text=True, check=True).stdout.splitlines()
+            path = os.path.join(base, rec["file"])
+            new = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+            cache[rec["file"]] = (old, new)
+        old, new = cache[rec["file"]]
+        minus, plus = (part[1:] for part in rec["diff"].split("\n"))
+        line = int(re.search(r"\(line (\d+)\)", rec["description"]).group(1))
+        got = replay_block(old, new, line, minus, plus)
+        out.append((rec, *(got or (None, None, None))))
+    return out
+
+
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     """The Wilson score interval of a proportion k/n (95 % by default)."""
     if n == 0:
@@ -250,6 +299,10 @@ def main(argv=None) -> int:
     ap.add_argument("--test-timeout", type=float, default=900.0)
     ap.add_argument("--list", action="store_true", help="print the sample and exit")
     ap.add_argument("--summary", metavar="REPORT", help="print the score of a report and exit")
+    ap.add_argument("--replay", metavar="REPORT", help="rerun the mutants of an earlier report at --ref (each recorded "
+                    "one-line change, located by its line and neighbours; stale when they changed)")
+    ap.add_argument("--survivors-only", action="store_true", help="with --replay: only the mutants verify did not kill")
+    ap.add_argument("--modules", help="with --replay: only these comma-separated modules (paths)")
     args = ap.parse_args(argv)
     if args.summary:
         with open(args.summary) as f:
@@ -257,6 +310,11 @@ def main(argv=None) -> int:
         return 0
 
     previous = None
+    old_doc = None
+    if args.replay:
+        with open(args.replay) as f:
+            old_doc = json.load(f)
+        args.seed, args.size = old_doc["seed"], old_doc["size"]
     if args.report and os.path.exists(args.report):
         with open(args.report) as f:
             previous = json.load(f)
@@ -264,6 +322,8 @@ def main(argv=None) -> int:
             args.seed = previous["seed"]
         if (previous["seed"], previous["size"]) != (args.seed, args.size):
             raise SystemExit(f"{args.report} holds seed {previous['seed']}, size {previous['size']}: another sample")
+        if previous.get("replay_of") != (old_doc or {}).get("commit"):
+            raise SystemExit(f"{args.report} is not a replay of the same report")
     if args.seed is None:
         args.seed = random.SystemRandom().randrange(10 ** 6)
     print(f"seed {args.seed}, size {args.size}", flush=True)
@@ -277,9 +337,12 @@ def main(argv=None) -> int:
         print(f"ref {args.ref} = {commit}", flush=True)
         mods = modules(base)
         parsed = {m: statements(base, m) for m in mods}
-        pools = {m: mutation_pool(base, m) for m in mods}
-        shares = allocate({m: parsed[m][0] for m in mods}, args.size, {m: len(pools[m]) for m in mods})
-        sample = draw(pools, shares, args.seed)
+        if old_doc is None:
+            pools = {m: mutation_pool(base, m) for m in mods}
+            shares = allocate({m: parsed[m][0] for m in mods}, args.size, {m: len(pools[m]) for m in mods})
+            sample = draw(pools, shares, args.seed)
+        else:   # the population and shares are the earlier report's
+            pools, shares, sample = {}, old_doc["shares"], []
         if args.list:
             for module, op, occ, where, line, col in sample:
                 print(f"{module}:{line}:{col} {op.split('/')[-1]} #{occ} in {where or 'module level'}")
@@ -287,6 +350,23 @@ def main(argv=None) -> int:
         rm.install_plugins(base, PAPERS, os.path.join(top, "plugins"))
         cov = paper_coverage(base, PAPERS, args.coverage)
         mutants = []
+        stale = []
+        diffs = {r["id"]: r.get("diff", "") for r in old_doc["mutants"]} if old_doc else {}
+        if old_doc is not None:
+            wanted = set(args.modules.split(",")) if args.modules else None
+            sample = []
+            for rec, block, changed, line in replayed(base, old_doc, wanted, args.survivors_only):
+                if block is None:
+                    stale.append({**{k: rec[k] for k in ("id", "file", "class", "description", "diff")},
+                                  "status": "stale", "note": f"the line or its neighbours changed since "
+                                                             f"{old_doc['commit'][:12]}"})
+                    continue
+                module = rec["file"]
+                first = parsed[module][1].first_line(line)
+                papers = [p for p in PAPERS if first in set(cov[p].get(module, ())) or line in set(cov[p].get(module, ()))]
+                mutants.append(rm.Mutant(id=rec["id"], file=module, papers=papers, tests=unit_tests(base, module),
+                                         cls=rec["class"], description=f"{rec['description']}; replayed at line {line}",
+                                         old=block, new=changed))
         for module, op, occ, where, line, col in sample:
             first = parsed[module][1].first_line(line)
             papers = [p for p in PAPERS if first in set(cov[p].get(module, ())) or line in set(cov[p].get(module, ()))]
@@ -297,6 +377,8 @@ def main(argv=None) -> int:
                                      operator=(op, occ, line, col)))
         records = list(previous["mutants"]) if previous else []
         done_ids = {r["id"] for r in records}
+        records += [r for r in stale if r["id"] not in done_ids]
+        done_ids |= {r["id"] for r in stale}
         # run in a seeded random order: the mutants of any piece (--limit) are a random part of the sample, so a
         # partial run's score estimates the whole's (the first 30 at 327a8ca ran in module order, before this)
         order = random.Random(f"{args.seed}:order").sample(range(len(mutants)), len(mutants))
@@ -317,10 +399,14 @@ def main(argv=None) -> int:
             if not args.report:
                 return
             doc = {"ref": args.ref, "commit": commit, "seed": args.seed, "size": args.size,
-                   "population": {m: len(pools[m]) for m in mods}, "statements": {m: parsed[m][0] for m in mods},
+                   "population": old_doc["population"] if old_doc else {m: len(pools[m]) for m in mods},
+                   "statements": {m: parsed[m][0] for m in mods},
                    "shares": shares, "started": previous["started"] if previous else started,
                    "command": " ".join([os.path.relpath(__file__, rm.REPO)] + sys.argv[1:]),
-                   "complete": len(records) >= len(mutants), "mutants": records}
+                   "complete": len(records) >= len(mutants) + len(stale), "mutants": records}
+            if old_doc is not None:
+                doc.update(replay_of=old_doc["commit"], survivors_only=args.survivors_only,
+                           modules=args.modules or "all")
             tmp = args.report + ".tmp"
             with open(tmp, "w") as f:
                 json.dump(doc, f, indent=1)
@@ -336,10 +422,12 @@ def main(argv=None) -> int:
                         f.cancel()
                     raise SystemExit(f"stopped: {exc}")
                 rec["unreached"] = not futures[fut].papers
+                if old_doc is not None:
+                    rec["diff"] = diffs[rec["id"]]
                 records.append(rec)
                 outcome = rec.get("verify_outcome", rec.get("status"))
                 tests = rec.get("test_run", {}).get("outcome", "-")
-                print(f"[{len(records)}/{len(mutants)}] {rec['id']}: verify {outcome}"
+                print(f"[{len(records)}/{len(mutants) + len(stale)}] {rec['id']}: verify {outcome}"
                       f"{' (unreached)' if rec['unreached'] else ''}; tests {tests}", flush=True)
                 write()
         write()

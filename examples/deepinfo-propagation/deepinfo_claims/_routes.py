@@ -301,21 +301,40 @@ def quadratic_coefficient(q: float, sw2: float, sb2: float) -> float:
 # every pair of a dataset: the maps for unequal lengths, and the backward factor of two inputs (the dataset claim)
 # ---------------------------------------------------------------------------------------------------------------
 
-def pair_moments(qa: float, qb: float, qab: float) -> tuple[float, float]:
-    """(E φ(u_a)φ(u_b), E φ′(u_a)φ′(u_b)) for φ = tanh and (u_a, u_b) ~ N(0, [[q_a, q_ab], [q_ab, q_b]]) by the
-    trapezoid rule of this module: u_a = √q_a z₁, u_b = √q_b (c z₁ + √(1 − c²) z₂), c = q_ab/√(q_a q_b) (§ Forward
-    maps, with the two lengths of Poole et al. 2016, eq 5); a = b (q_ab = q_a = q_b) on the 1-d rule."""
+def _phi_and_derivative(act: str):
+    """(φ, φ′) as numpy functions, written here from their definitions: tanh, and the smooth activations whose pair
+    expectations the engine takes by other routes (GELU u·Φ(u), sigmoid 1/(1 + e^(−u)), erf, sin)."""
+    from scipy.special import erf, expit, ndtr
+    pdf = lambda u: np.exp(-u * u / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    table = {
+        "tanh": (np.tanh, lambda u: 1.0 - np.tanh(u) ** 2),
+        "gelu": (lambda u: u * ndtr(u), lambda u: ndtr(u) + u * pdf(u)),
+        "sigmoid": (expit, lambda u: expit(u) * (1.0 - expit(u))),
+        "erf": (erf, lambda u: 2 / math.sqrt(math.pi) * np.exp(-u * u)),
+        "sin": (np.sin, np.cos),
+    }
+    return table[act]
+
+
+def pair_moments(qa: float, qb: float, qab: float, act: str = "tanh") -> tuple[float, float]:
+    """(E φ(u_a)φ(u_b), E φ′(u_a)φ′(u_b)) for (u_a, u_b) ~ N(0, [[q_a, q_ab], [q_ab, q_b]]) by the trapezoid rule of
+    this module: u_a = √q_a z₁, u_b = √q_b (c z₁ + √(1 − c²) z₂), c = q_ab/√(q_a q_b) (§ Forward maps, with the two
+    lengths of Poole et al. 2016, eq 5); a = b (q_ab = q_a = q_b) on the 1-d rule. φ = tanh by default, or one of
+    the smooth activations of :func:`_phi_and_derivative` (each analytic in a strip at least as wide as tanh's, so
+    the rule keeps its accuracy)."""
+    phi, dphi = _phi_and_derivative(act)
     if qa == qb == qab:
-        t = np.tanh(math.sqrt(qa) * Z)
-        return float(W @ (t * t)), float(W @ (1.0 - t * t) ** 2)
+        u = math.sqrt(qa) * Z
+        return float(W @ (phi(u) ** 2)), float(W @ dphi(u) ** 2)
     c = qab / math.sqrt(qa * qb)
-    ta = np.tanh(math.sqrt(qa) * Z1)
-    tb = np.tanh(math.sqrt(qb) * (c * Z1 + math.sqrt(max(1.0 - c * c, 0.0)) * Z2))
-    return float(W12 @ (ta * tb)), float(W12 @ ((1.0 - ta * ta) * (1.0 - tb * tb)))
+    ua = math.sqrt(qa) * Z1
+    ub = math.sqrt(qb) * (c * Z1 + math.sqrt(max(1.0 - c * c, 0.0)) * Z2)
+    return float(W12 @ (phi(ua) * phi(ub))), float(W12 @ (dphi(ua) * dphi(ub)))
 
 
-def dataset_kernels(X: np.ndarray, depth: int, sw2: float, sb2: float, keep: float = 1.0):
-    """The kernels of the inputs X (rows) after ``depth`` hidden tanh layers, pair by pair with :func:`pair_moments`:
+def dataset_kernels(X: np.ndarray, depth: int, sw2: float, sb2: float, keep: float = 1.0, act: str = "tanh"):
+    """The kernels of the inputs X (rows) after ``depth`` hidden layers of ``act`` (tanh by default), pair by pair
+    with :func:`pair_moments`:
     K⁰ = σ_w² X Xᵀ/d + σ_b², K^l_ab = (σ_w²/ρ_ab) E φφ + σ_b² (§ Forward maps; ρ_ab = ρ on the diagonal, where an input
     meets its own dropout mask twice, else 1: § Dropout), and the gradients' inner products Θ⁰ = K⁰,
     Θ^l_ab = K^l_ab + (σ_w²/ρ_ab) E φ′φ′ Θ^{l−1}_ab (§ Backpropagation for two inputs: the factor is the χ_c of § Depth
@@ -328,7 +347,7 @@ def dataset_kernels(X: np.ndarray, depth: int, sw2: float, sb2: float, keep: flo
         K2, T2 = np.empty_like(K), np.empty_like(T)
         for a in range(n):
             for b in range(a, n):
-                F, D = pair_moments(K[a, a], K[b, b], K[a, b] if a != b else K[a, a])
+                F, D = pair_moments(K[a, a], K[b, b], K[a, b] if a != b else K[a, a], act)
                 s = sw2 / (keep if a == b else 1.0)
                 K2[a, b] = K2[b, a] = s * F + sb2
                 T2[a, b] = T2[b, a] = K2[a, b] + s * D * T[a, b]

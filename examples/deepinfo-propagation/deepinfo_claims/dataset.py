@@ -2,7 +2,7 @@
 images (§ Forward maps with two lengths, § Dropout, § Backpropagation for two inputs).
 
 The theory side is :func:`theory.network_kernels` (the whole Gram matrix at once: the logistic scale mixture for
-tanh, every layer in one array operation); the independent routes are the trapezoid-rule maps applied pair by pair
+tanh and sigmoid, closed forms for GELU, erf and sin, every layer in one array operation); the independent routes are the trapezoid-rule maps applied pair by pair
 (:func:`deepinfo_claims._routes.dataset_kernels`) and finite-width networks whose gradients are taken by autograd
 (:func:`numerics.empirical_kernels`)."""
 from __future__ import annotations
@@ -28,17 +28,28 @@ def _inputs() -> np.ndarray:
     return np.asarray(datasets.load_dataset("digits").x_train[:INPUTS], dtype=float)
 
 
+#: the engine's other routes on the same images (σ_w² = 1.5): each activation's expected route, checked by name
+OTHER_ROUTES = (("gelu", "closed form (GELU"), ("sigmoid", "logistic scale mixture"), ("erf", "closed form (arcsine"),
+                ("sin", "closed form (1·sin"))
+OTHER_SW2 = 1.5
+
+
 def _exact_rows() -> list[api.Evidence]:
     """The engine's K^L and Θ^L (every entry) against the trapezoid-rule maps pair by pair: the difference within the
-    engine's stated error plus the route's 1e-14 of max |K| (entrywise; the worst entry is reported)."""
+    engine's stated error plus the route's 1e-14 of max |K| (entrywise; the worst entry is reported) — for tanh at
+    the three settings, and for every other route of the engine (GELU's orthant moments, the shifted and scaled
+    mixture of sigmoid, erf's arcsine kernel, sin's characteristic function) at σ_w² = 1.5."""
     X, rows = _inputs(), []
-    for sw2, keep, phase in SETTINGS:
-        eng = api.memo(("kernels", sw2, keep, DEPTH), lambda: network_kernels(ACT, X, DEPTH, sw2, SB2, keep))
-        ref = api.memo(("pairwise", sw2, keep, DEPTH), lambda: R.dataset_kernels(X, DEPTH, sw2, SB2, keep))
+    cases = [(ACT, sw2, keep, phase, "logistic scale mixture", "tanh's documented route") for sw2, keep, phase in SETTINGS]
+    cases += [(act, OTHER_SW2, 1.0, act, route, f"{act}'s documented route") for act, route in OTHER_ROUTES]
+    for act, sw2, keep, label, route_name, documented in cases:
+        eng = api.memo(("kernels", act, sw2, keep, DEPTH), lambda: network_kernels(act, X, DEPTH, sw2, SB2, keep))
+        ref = api.memo(("pairwise", act, sw2, keep, DEPTH), lambda: R.dataset_kernels(X, DEPTH, sw2, SB2, keep, act))
+        where = f"σ_w² = {sw2} ({label})"
         rows.append(api.Evidence(
-            f"σ_w² = {sw2} ({phase}): the route that ran is the logistic scale mixture, tanh's documented route",
-            theory="logistic scale mixture", numeric=eng.route, passed=eng.route.startswith("logistic scale mixture"),
-            note="a mixture that fails its check against the bivariate quadrature falls back to quadrature pair by "
+            f"{where}: the route that ran is {route_name}…, {documented}", theory=route_name, numeric=eng.route,
+            passed=eng.route.startswith(route_name),
+            note="a route that fails its check against the bivariate quadrature falls back to quadrature pair by "
                  "pair: the same values, hundreds of times slower"))
         for est, handle, route, what in ((eng.nngp, kernel, ref[0], "K^L (the maps)"),
                                          (eng.ntk, gradient_kernel, ref[1], "Θ^L (gradient inner products)")):
@@ -47,7 +58,7 @@ def _exact_rows() -> list[api.Evidence]:
             ratio = np.abs(value - route) / allow
             a, b = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
             rows.append(api.Evidence(
-                f"σ_w² = {sw2} ({phase}), depth {DEPTH}: {what}, engine vs the trapezoid-rule maps pair by pair, "
+                f"{where}, depth {DEPTH}: {what}, engine vs the trapezoid-rule maps pair by pair, "
                 f"all {INPUTS * (INPUTS + 1) // 2} pairs", theory=float(value[a, b]), numeric=float(route[a, b]),
                 bound=float(allow[a, b]), observed=float(abs(value[a, b] - route[a, b])),
                 passed=bool(ratio[a, b] <= 1.0),
@@ -68,7 +79,8 @@ def _network_rows(ctx: api.Context) -> list[api.Evidence]:
     N, batches = ctx.pick(256, 512, 1024), ctx.pick(8, 16, 32)
     X, rows = _inputs(), []
     for sw2, keep, phase in SETTINGS[:2]:
-        eng = api.memo(("kernels", sw2, keep, NET_DEPTH), lambda: network_kernels(ACT, X, NET_DEPTH, sw2, SB2, keep))
+        eng = api.memo(("kernels", ACT, sw2, keep, NET_DEPTH),
+                       lambda: network_kernels(ACT, X, NET_DEPTH, sw2, SB2, keep))
         nets = api.memo(("networks", sw2, N, batches, ctx.seed), lambda: [
             empirical_kernels(ACT, X, width=N, depth=NET_DEPTH, sigma_w2=sw2, sigma_b2=SB2, seeds=8, outputs=READOUT,
                               seed=ctx.seed * 1_000_003 + 7919 * k + int(10 * sw2)) for k in range(batches)])
@@ -93,10 +105,13 @@ def _network_rows(ctx: api.Context) -> list[api.Evidence]:
               "expectation divided by ρ under dropout, § Dropout), and the gradients' inner products "
               "Θ^l = ⟨∂f(x_a)/∂θ, ∂f(x_b)/∂θ⟩ backpropagate with the factor σ_w² E φ′(u_a)φ′(u_b), χ₁ on the "
               "diagonal at q* (§ Backpropagation): Θ^l = K^l + σ_w² E[φ′φ′] Θ^{l−1}.",
-    depends_on=(kernel, gradient_kernel), hypotheses="tanh; i.i.d. Gaussian weights and biases; N large",
+    depends_on=(kernel, gradient_kernel),
+    hypotheses="tanh (the maps also for GELU, sigmoid, erf and sin); i.i.d. Gaussian weights and biases; N large",
     how=f"The first {INPUTS} digits images (standardised pixels, 64 features): the engine's K^{DEPTH} and Θ^{DEPTH} "
         "(theory.network_kernels, σ_b² = 0.05, σ_w² = 1.2 and 3.0, and 1.76 with dropout ρ = 0.9) against the "
-        "trapezoid-rule maps applied pair by pair, every entry within the engine's stated error + 1e-14 of max |K|; "
+        "trapezoid-rule maps applied pair by pair, every entry within the engine's stated error + 1e-14 of max |K|, "
+        "and so for GELU, sigmoid, erf and sin at σ_w² = 1.5 (the engine's other routes: orthant moments, the "
+        "shifted and scaled mixture, the arcsine kernel, the characteristic function; each route checked by name); "
         f"networks of depth {NET_DEPTH} and width N = 256 (quick), 512, 1024 (numerics.empirical_kernels: the NNGP "
         "from 1024 readout units, the NTK by autograd over every weight and bias) against the engine, the relative "
         "deviation pooled over the entries within 4 standard errors (over batches of 8 networks) + 5/N.",
@@ -109,7 +124,7 @@ def dataset_kernels(ctx: api.Context) -> api.Verdict:
     ctx.progress("networks", 0.5)
     rows += _network_rows(ctx)
     X = _inputs()
-    eng = api.memo(("kernels", SETTINGS[0][0], 1.0, DEPTH),
+    eng = api.memo(("kernels", ACT, SETTINGS[0][0], 1.0, DEPTH),
                    lambda: network_kernels(ACT, X, DEPTH, SETTINGS[0][0], SB2, 1.0))
     diag = np.diag(eng.nngp.value)
     table = [[a, float(np.sum(X[a] ** 2) / X.shape[1]), float(diag[a]), float(eng.nngp.value[0, a]),

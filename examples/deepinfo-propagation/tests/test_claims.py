@@ -119,7 +119,10 @@ def test_dataset_kernels():
     v = verdict("dataset-kernels")
     assert v.status == "holds", v.summary
     exact = rows(v, "engine vs the trapezoid-rule maps pair by pair")
-    assert len(exact) == 6 and all(r.passed for r in exact)
+    assert len(exact) == 14 and all(r.passed for r in exact)      # tanh at 3 settings, GELU, sigmoid, erf, sin
+    routes = rows(v, "the route that ran")
+    assert [r.numeric.split(" (")[0] for r in routes] == ["logistic scale mixture of erf"] * 3 + [
+        "closed form", "logistic scale mixture of erf", "closed form", "closed form"]
     for r in exact:                      # the two routes agree to a few ulps of the kernel, far inside 5%
         assert r.observed <= 1e-13 * abs(r.numeric) + 1e-13 and r.bound < 1e-11
     (k,) = rows(v, "σ_w² = 1.2 (ordered), depth 8: K^L")
@@ -152,6 +155,36 @@ def test_pair_route_against_mpmath():
     assert F < 0 < D
 
 
+def test_pair_route_of_the_other_activations_against_closed_forms_and_scipy():
+    """_routes.pair_moments for the engine's other routes at unequal lengths and a negative covariance: erf and sin
+    against closed forms written here (E erf erf = (2/π) asin(2q_ab/√((1 + 2q_a)(1 + 2q_b))), E erf′erf′ =
+    (4/π)/√det(I + 2Σ), E sin sin = e^(−(q_a+q_b)/2) sinh q_ab, E cos cos = e^(−(q_a+q_b)/2) cosh q_ab), GELU and sigmoid
+    against scipy's adaptive 2-d quadrature of their definitions."""
+    import math
+    from scipy.integrate import dblquad
+    from scipy.special import expit, ndtr
+    from deepinfo_claims import _routes as R
+    qa, qb, qab = 0.7, 1.9, -0.5
+    det = (1 + 2 * qa) * (1 + 2 * qb) - 4 * qab * qab
+    exact = {"erf": (2 / math.pi * math.asin(2 * qab / math.sqrt((1 + 2 * qa) * (1 + 2 * qb))), 4 / math.pi / math.sqrt(det)),
+             "sin": (math.exp(-(qa + qb) / 2) * math.sinh(qab), math.exp(-(qa + qb) / 2) * math.cosh(qab))}
+    for act, (F_ref, D_ref) in exact.items():
+        F, D = R.pair_moments(qa, qb, qab, act)
+        assert abs(F - F_ref) < 1e-15 and abs(D - D_ref) < 1e-15, act
+    la, lb = math.sqrt(qa), qab / math.sqrt(qa)          # Cholesky: u_a = la z1, u_b = lb z1 + lc z2
+    lc = math.sqrt(qb - lb * lb)
+    pdf = lambda u: math.exp(-u * u / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    defs = {"gelu": (lambda u: u * ndtr(u), lambda u: ndtr(u) + u * pdf(u)),
+            "sigmoid": (expit, lambda u: expit(u) * (1 - expit(u)))}
+    for act, (f, d) in defs.items():
+        def expect(g):
+            return dblquad(lambda z2, z1: g(la * z1, lb * z1 + lc * z2) * pdf(z1) * pdf(z2), -12, 12, -12, 12,
+                           epsabs=1e-15, epsrel=1e-14)[0]
+        F, D = R.pair_moments(qa, qb, qab, act)
+        assert abs(F - expect(lambda a, b: f(a) * f(b))) < 1e-13, act
+        assert abs(D - expect(lambda a, b: d(a) * d(b))) < 1e-13, act
+
+
 @pytest.mark.parametrize("func,old,new", [
     ("_first_layer", "G = X @ X.T / X.shape[1]", "G = X @ X.T / (X.shape[1] - 1)"),   # the Gram over d − 1
     ("_layer", "scale = xp.where(on_diag, sw / rho, sw)", "scale = xp.where(on_diag, sw, sw)"),   # dropout's 1/ρ
@@ -180,7 +213,8 @@ def test_dataset_kernels_see_the_route_that_ran(monkeypatch):
         monkeypatch.undo()
         kernels._route_for.cache_clear()
     assert v.status != "holds"
-    assert [r.passed for r in rows(v, "the route that ran")] == [False] * 3
+    # the mixture's rows fail (tanh at three settings, sigmoid), the other routes' pass
+    assert [r.passed for r in rows(v, "the route that ran")] == [False] * 3 + [True, False, True, True]
     assert all(r.passed for r in rows(v, "engine vs the trapezoid-rule maps pair by pair"))
 
 
