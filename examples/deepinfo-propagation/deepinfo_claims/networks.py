@@ -14,6 +14,8 @@ from . import PAPER, _routes as R, chi1, cmap, qmap
 
 ACT, SB2 = "tanh", 0.05
 BIAS = 5.0   # the O(1/N) allowance of the finite-width comparisons: 5/N (relative for q, absolute for c)
+ROUTE_ERROR = 1e-14        # the trapezoid rule's relative error on χ₁ (module docstring of _routes)
+STATED_PRECISION = 1e-12   # the engine states χ₁-based rates to about 1e-15 relative; 1e-12 leaves a margin
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -32,6 +34,18 @@ def _width_rows(ctx: api.Context) -> list[api.Evidence]:
                     [ctx.seed * 100_003 + 7 + k for k in range(S)], method="exact", backprop=True)
     per_unit = run.grad_sq[:, 1:, 0] / np.array(run.config["widths"][1:], dtype=float)   # [seeds, layers 1..L]
     rows = []
+    chi1_route = R.chi1_of(lambda u: 1.0 - np.tanh(u) ** 2, R.q_star(sw2, SB2), sw2)
+    for r in (2.0, 0.5):
+        rate = mf.gradient_growth_rate(ACT, sw2, SB2, width_ratio=r)
+        want, obs = r * chi1_route, abs(rate.value - r * chi1_route)
+        rows.append(api.Evidence(
+            f"σ_w² = {sw2}, N_{{l+1}}/N_l = {r:g}: the engine's growth rate (eq 16) and its stated error vs "
+            f"{r:g}·χ₁ of the trapezoid rule at the route's q*", theory=rate.value, numeric=want,
+            bound=rate.error + ROUTE_ERROR * want, observed=obs,
+            passed=obs <= rate.error + ROUTE_ERROR * want and rate.error <= STATED_PRECISION * rate.value,
+            note=f"engine {rate} ({rate.method}); the difference within the stated error + the route's "
+                 f"{ROUTE_ERROR:g} relative, and the stated error at most {STATED_PRECISION:g} relative (an error "
+                 "that covers anything decides nothing)"))
     for r, kind, start in ((2.0, "wider", 0), (0.5, "narrower", 1)):
         pairs = range(start, L - 1, 2)                                     # layer pairs (l, l + 1) with N_{l+1}/N_l = r
 
@@ -106,7 +120,9 @@ def _xi_grad_rows() -> list[api.Evidence]:
         "random linear readout at σ_w² = 1.2 (ordered), σ_w²,crit and 3.0 (chaotic): the least-squares slope of "
         "log mean_seeds |δ^l|² over l = 1..25 (jackknife standard error over seeds) against −log χ₁, within "
         "4 standard errors + 2/N. The width factor: networks with widths alternating 300/600 (σ_w² = 1.2, depth 16), "
-        "the per-unit ratio E(δ^l)²/E(δ^{l+1})² against 2χ₁ and χ₁/2 (4 SE + 2/N). The two simulators in law: "
+        "the per-unit ratio E(δ^l)²/E(δ^{l+1})² against 2χ₁ and χ₁/2 (4 SE + 2/N), and the engine's rate "
+        "(gradient_growth_rate) against r·χ₁ of the trapezoid rule within its stated error + 1e-14, that error at "
+        "most 1e-12 relative. The two simulators in law: "
         "|δ^1|², |δ^0|² of dense-weight and exact networks (N = 100, depth 10), two-sample KS at 0.001. "
         "ξ_∇ = −1/log χ₁ of the engine "
         "against the trapezoid rule (1e-10 relative, its sign the phase).",

@@ -373,6 +373,21 @@ def test_ignored_width_ratio_is_caught(monkeypatch, fresh_engine):
     assert not w.passed and v.status != "holds"
 
 
+def test_the_growth_rate_and_its_stated_error_against_the_route(monkeypatch, fresh_engine):
+    """The engine's (N_{l+1}/N_l)·χ₁ against r·χ₁ of the trapezoid rule, its stated error honest and informative:
+    the sampled survivor that states an error of 100 % (1.0 for 1e-16 in the rounding term) fails the rows."""
+    v = verdict("backprop")
+    rates = rows(v, "the engine's growth rate (eq 16)")
+    assert len(rates) == 2 and all(r.passed and r.observed < 1e-15 and r.bound < 1e-13 for r in rates)
+    assert abs(rates[0].theory - 2 * 0.8451664278006502) < 1e-15
+    mf = fresh_engine
+    monkeypatch.setattr(mf, "gradient_growth_rate", _mutant(mf.gradient_growth_rate, "+ 1e-16 * f * x1.value",
+                                                            "+ 1.0 * f * x1.value"))
+    v = api.run("schoenholz2017:backprop", budget="quick", controls=False)
+    assert [r.passed for r in rows(v, "the engine's growth rate (eq 16)")] == [False, False]
+    assert v.status != "holds"
+
+
 def test_networks_ignoring_the_widths_are_caught(monkeypatch):
     from numerics import mlp
     monkeypatch.setattr(mlp, "_widths", _mutant(mlp._widths, "        return ws\n", "        return [ws[0]] * depth\n"))
