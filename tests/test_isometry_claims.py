@@ -531,3 +531,48 @@ def test_a_simulator_that_ignores_its_widths_fails_the_invariant_row(monkeypatch
     run.config["widths"] = [64, 64]      # what a loop that ignored ``widths`` would have recorded
     row = invariant_row("relu", run.invariants())
     assert row.passed is False and "widths as asked" in row.note
+
+
+def test_table_b1_reads_the_families_closed_form_duals_at_gains_other_than_one(monkeypatch):
+    """The gain families' closed-form duals against the 2-D quadrature (table-b1): true at every sampled gain, and
+    the sampled survivors e^(−α³) for e^(−α²) (sin; equal at α = 1) and e^(α²(1·ρ)) for e^(α²(1 + ρ)) (exp) fail."""
+    from conftest import source_mutant
+    from theory import activations
+    from verify.papers.isometry import isometry_strength as S
+    from theory import dual
+
+    def fresh():   # an Activation compares equal without its closed form: the dual's caches must not serve the real one
+        for f in vars(dual).values():
+            getattr(f, "cache_clear", lambda: None)()
+    row = S._family_dual_row(S.TABLE_B1, [0.5, 1.0, 2.0])
+    assert row.passed and row.observed < 1e-14
+    for old, new, at_one in (("sp.exp(-a ** 2) * sp.sinh(a ** 2 * rho))", "sp.exp(-a ** 3) * sp.sinh(a ** 2 * rho))",
+                              True), ("sp.exp(a ** 2 * (1 + rho)))", "sp.exp(a ** 2 * (1 * rho)))", False)):
+        monkeypatch.setattr(theory, "gain_family", source_mutant(activations.gain_family, old, new))
+        fresh()
+        assert not S._family_dual_row(S.TABLE_B1, [0.5, 1.0, 2.0]).passed, new
+        assert S._family_dual_row(S.TABLE_B1, [1.0]).passed == at_one, new     # α³ = α² at α = 1
+        monkeypatch.undo()
+        fresh()
+
+
+def test_lemma_a6_reads_every_registered_closed_form_dual(monkeypatch):
+    """lemma-a6's row over all 17 non-constant registered closed forms at every budget; the sampled survivor that
+    writes leaky ReLU's cross term 2a·k(−ρ) as (2/a)·k(−ρ) (a = 1/100; the registry's (1 + a²)·k(ρ) − 2a·k(−ρ))
+    fails it."""
+    import sympy as sp
+    from verify.papers.isometry import appendix_a_lemmas as A
+    row = A.closed_forms_row()
+    assert row.passed and "(17)" in row.name and row.observed < 1e-12
+    real = theory.dual_closed_form
+    rho = sp.Symbol("rho", real=True)
+    relu = real("relu")
+
+    def leaky_divided(act):
+        if theory.activation(act).name == "leaky_relu":
+            a = sp.Rational(1, 100)
+            return (1 + a ** 2) * relu - 2 / a * relu.subs(rho, -rho)
+        return real(act)
+    monkeypatch.setattr(theory, "dual_closed_form", leaky_divided)
+    bad = A.closed_forms_row()
+    assert not bad.passed and "leaky_relu" in bad.note
