@@ -15,7 +15,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 LAYERS = {
     "model": ("core", "quantities", "paper", "registry", "coverage", "params", "interrupts", "files", "environment",
               "lazy", "__init__"),
-    "engine": ("runner", "calibration", "selftest", "stats", "store", "parallel", "cache", "expectations",
+    "engine": ("runner", "calibration", "selftest", "selftest_inputs", "stats", "store", "parallel", "cache", "expectations",
                "integrity"),
     "outputs": ("report", "latex", "figures", "docs", "provenance", "junit"),
     "app": ("cli", "commands", "_start", "__main__", "pytest_plugin", "contract", "profile", "design"),
