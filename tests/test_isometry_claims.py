@@ -576,3 +576,17 @@ def test_lemma_a6_reads_every_registered_closed_form_dual(monkeypatch):
     monkeypatch.setattr(theory, "dual_closed_form", leaky_divided)
     bad = A.closed_forms_row()
     assert not bad.passed and "leaky_relu" in bad.note
+
+
+def test_the_tail_bracket_row_sees_a_bound_too_loose(monkeypatch):
+    """lemma-a6's attained-bracket row: ρ^{K+1} of He_{K+1} lies inside the bracket and on its edge; the sampled
+    survivor |ρ| % (K + 1) for |ρ|^{K+1} (a looser bound: every containment row still passes) leaves it off the edge."""
+    from conftest import source_mutant
+    from theory import dual
+    from verify.papers.isometry import appendix_a_lemmas as A
+    row = A.tail_bracket_extremal_row()
+    assert row.passed and row.observed < 1e-13
+    monkeypatch.setattr(dual.DualSeries, "tail_bound", source_mutant(dual.DualSeries.tail_bound, "** (self.k_max + 1)",
+                                                                     "% (self.k_max + 1)"))
+    bad = A.tail_bracket_extremal_row()
+    assert not bad.passed and bad.observed > 0.1
