@@ -319,6 +319,18 @@ def test_depth_scales_price_and_secant_rows():
     assert abs(m.numeric - 1.428871472) < 1e-8 and abs(m.observed - 0.8646) < 1e-3 and m.samples == 10 ** 6 and m.passed
 
 
+def test_a_slope_error_that_admits_anything_is_caught(monkeypatch, fresh_engine):
+    """The slope rows hold each route's stated error to 1e-6 of C′(c*): the sampled survivor of the finite-difference
+    slope whose error is 6 − … instead of 6·… (every difference then within it) fails them."""
+    from theory import fixed_points
+    monkeypatch.setattr(fixed_points, "slope", _mutant(fixed_points.slope, "err = abs(rich - d2) + 6 * max(errs)",
+                                                       "err = abs(rich - d2) + 6 - max(errs)"))
+    v = api.run("schoenholz2017:depth-scales", budget="quick", controls=False)
+    slopes = rows(v, "C′(c*) at σ_w²")
+    assert [r.passed for r in slopes] == [False, False] and all(r.bound > 1 for r in slopes)
+    assert v.status != "holds"
+
+
 def test_a_monte_carlo_standard_error_divided_by_n_is_caught(monkeypatch):
     """theory.gaussian.mc_expectation with its standard error √var/n instead of √(var/n): 1000 times too small, the
     length map's Monte Carlo row puts q* 865 standard errors away and depth-scales no longer holds."""
