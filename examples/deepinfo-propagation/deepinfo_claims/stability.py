@@ -68,6 +68,28 @@ def _tanh_rows() -> list[api.Evidence]:
     return rows
 
 
+def _reached_from_row(sw2: float, high: float, below: float, above: float) -> api.Evidence:
+    """What the network's variance reaches from a given q⁰ (:func:`theory.meanfield_mlp.fixed_point_q` with ``q0``):
+    from 0.95 q_rep the engine's answer must be the route's iterate limit (the attracting q*, to Q_TOL), from
+    1.05 q_rep a refusal (the iterates grow without a fixed point)."""
+    def compute():
+        got = mf.fixed_point_q("silu", sw2, SILU_SB2, q0=0.95 * high)
+        try:
+            mf.fixed_point_q("silu", sw2, SILU_SB2, q0=1.05 * high)
+            refusal = None
+        except UndefinedQuantityError as exc:
+            refusal = str(exc)
+        return got, refusal
+    got, refusal = api.memo(("silu-from-q0", sw2), compute)
+    ok = (_rel(got.value, below) <= Q_TOL and got.stability == "attracting" and math.isinf(above)
+          and refusal is not None)
+    return api.Evidence(
+        "SiLU: fixed_point_q from q⁰ = 0.95 q_rep is the route's iterate limit, from 1.05 q_rep a refusal",
+        theory=got.value, numeric=below, bound=Q_TOL, observed=_rel(got.value, below), passed=ok,
+        note=f"engine from 0.95 q_rep: {got} ({got.stability}; {got.method}); from 1.05 q_rep: "
+             f"{refusal or 'a fixed point returned'}; the route's iterates: {below:.12g} and {above}")
+
+
 def _silu_rows() -> list[api.Evidence]:
     """SiLU at σ_b² = 0.05 and the σ_w² where χ₁ = 1 at a fixed point: two fixed points, one attracting and one
     repelling; χ₁ = 1 at the repelling one only; the boundary refused."""
@@ -114,6 +136,7 @@ def _silu_rows() -> list[api.Evidence]:
             "SiLU: the engine's basin of the attracting q* ends at the repelling one (the route's iterates from "
             "0.95 and 1.05 times it)", theory=list(basin) if basin else None, numeric=[low, high],
             passed=ok, note=f"iterates from 0.95 q_rep → {below:.12g}; from 1.05 q_rep → {above}"))
+        rows.append(_reached_from_row(sw2, high, below, above))
         x_low, x_high = R.chi1_of(dphi, low, sw2), R.chi1_of(dphi, high, sw2)
         cp = cps[0]
         ok = (abs(x_high - 1) <= 1e-9 and abs(x_low - 1) > 0.05 and not cp.reached and refusal is not None
@@ -137,7 +160,8 @@ def _silu_rows() -> list[api.Evidence]:
         "attracting point at the iterated trapezoid-rule q* (1e-10 relative) with L′(q*) (Stein's lemma) equal to "
         "the route's Richardson finite difference (1e-7 relative). SiLU (unbounded) at σ_b² = 0.05 and the σ_w² of "
         "critical_points: every fixed point against the route's Brent roots, each slope and stability against the "
-        "route's, the basin against the route's iterates from either side of the repelling point, and χ₁ = 1 only "
+        "route's, the basin against the route's iterates from either side of the repelling point (and fixed_point_q "
+        "from those starting points: the attracting q*, then a refusal), and χ₁ = 1 only "
         "at the repelling point — so critical_sigma_w2 must refuse.",
     control_description="L′(q*) scaled by 1 ± 5% must leave the 1e-7 tolerance")
 def q_star_stability(ctx: api.Context) -> api.Verdict:

@@ -319,6 +319,19 @@ def test_depth_scales_price_and_secant_rows():
     assert abs(m.numeric - 1.428871472) < 1e-8 and abs(m.observed - 0.8646) < 1e-3 and m.samples == 10 ** 6 and m.passed
 
 
+def test_the_fixed_point_reached_from_a_starting_variance(monkeypatch, fresh_engine):
+    """q-star-stability's SiLU row on fixed_point_q(q0=…): the attracting q* from below the repelling point, a refusal
+    from above; the sampled survivor that writes the method text as a difference ("…" − how) crashes the claim."""
+    v = verdict("q-star-stability")
+    (r,) = rows(v, "fixed_point_q from q⁰")
+    assert r.passed and r.observed <= 1e-12 and abs(r.theory - 0.22786152567678) < 1e-12
+    assert "grow without a fixed point" in r.note
+    mf = fresh_engine
+    monkeypatch.setattr(mf, "fixed_point_q", _mutant(mf.fixed_point_q, 'how = f"reached from q⁰ = {q0:g}: " + how',
+                                                     'how = f"reached from q⁰ = {q0:g}: " - how'))
+    assert api.run("schoenholz2017:q-star-stability", budget="quick", controls=False).status == "error"
+
+
 def test_a_slope_error_that_admits_anything_is_caught(monkeypatch, fresh_engine):
     """The slope rows hold each route's stated error to 1e-6 of C′(c*): the sampled survivor of the finite-difference
     slope whose error is 6 − … instead of 6·… (every difference then within it) fails them."""
