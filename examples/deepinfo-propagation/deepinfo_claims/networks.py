@@ -22,6 +22,31 @@ STATED_PRECISION = 1e-12   # the engine states χ₁-based rates to about 1e-15 
 # backprop
 # ---------------------------------------------------------------------------------------------------------------
 
+def _dropout_backprop_row(ctx: api.Context) -> api.Evidence:
+    """Eq 16's dropout factor: with a mask of keep probability ρ = 0.9 on every hidden layer, E|δ^l|² grows backwards
+    by χ₁/ρ per layer (χ₁ at the dropout q*; E m²/ρ² = 1/ρ) — the backward pass through the masks, which the
+    equal-width rows never take (N = 300, depth 25, σ_w² = 1.2, exact networks, inputs at the dropout q*)."""
+    sw2, keep, N, L = 1.2, 0.9, 300, 25
+    S = ctx.pick(128, 256, 512)
+    qs = float(mf.fixed_point_q(ACT, sw2, SB2, keep=keep))
+    X = R.first_layer_inputs(qs, 0.0, sw2, SB2, n=1)
+    run = R.network(("bp-dropout", sw2, keep), sw2, SB2, N, L, X, [ctx.seed * 100_003 + 31 + k for k in range(S)],
+                    method="exact", backprop=True, keep=keep)
+    g = run.grad_sq[:, 1:, 0]
+    layers = np.arange(1, L + 1)
+    slope, se = R.jackknife(lambda a: np.polyfit(layers, np.log(a.mean(0)), 1)[0], g)
+    rate = mf.gradient_growth_rate(ACT, sw2, SB2, keep=keep)
+    theory = math.log(chi1.scaled(rate.value))                        # log(χ₁/ρ), χ₁ perturbed
+    bound = 4 * se + 2 / N
+    return api.Evidence(
+        f"σ_w² = {sw2}, dropout ρ = {keep}: log of the backward growth per layer of E|δ^l|² vs log(χ₁/ρ) (eq 16)",
+        theory=theory, numeric=-slope, bound=bound, observed=abs(-slope - theory), samples=S,
+        passed=abs(-slope - theory) <= bound and run.config.get("keep") == keep,
+        note=f"exact networks, N = {N}, depth {L}, {S} seeds, the masks of simulate_mlp (keep = "
+             f"{run.config.get('keep')} ran); jackknife standard error {se:.2g}; 4 SE + 2/N; engine rate {rate} "
+             f"(without 1/ρ: log χ₁ = {math.log(rate.value * keep):.4f})")
+
+
 def _width_rows(ctx: api.Context) -> list[api.Evidence]:
     """The width factor of eq 16: networks whose widths alternate N = 300, 600 (σ_w² = 1.2, depth 16, inputs at q*).
     Per unit, E(δ^l)²/E(δ^{l+1})² = (N_{l+1}/N_l) χ₁ — 2χ₁ into a wider layer, χ₁/2 into a narrower one — while the
@@ -114,13 +139,14 @@ def _xi_grad_rows() -> list[api.Evidence]:
               "equal widths gradients scale like e^{−l/ξ_∇}, ξ_∇⁻¹ = −log χ₁: vanishing in the ordered phase, "
               "exploding in the chaotic one, stable at the edge of chaos (§ Backpropagation).",
     depends_on=(chi1,),
-    hypotheses="no dropout, inputs at q* (z¹ has E q¹ = q*); equal widths but for the width-factor rows",
+    hypotheses="inputs at q* (z¹ has E q¹ = q*); no dropout and equal widths but for the dropout and width-factor rows",
     how="Finite-width tanh networks (σ_b² = 0.05, N = 300, depth 25, tied forward and backward weights; "
         "simulate_mlp's 'exact' method — exact in law — at quick and standard, explicit dense weights at full) with a "
         "random linear readout at σ_w² = 1.2 (ordered), σ_w²,crit and 3.0 (chaotic): the least-squares slope of "
         "log mean_seeds |δ^l|² over l = 1..25 (jackknife standard error over seeds) against −log χ₁, within "
         "4 standard errors + 2/N. The width factor: networks with widths alternating 300/600 (σ_w² = 1.2, depth 16), "
-        "the per-unit ratio E(δ^l)²/E(δ^{l+1})² against 2χ₁ and χ₁/2 (4 SE + 2/N), and the engine's rate "
+        "the per-unit ratio E(δ^l)²/E(δ^{l+1})² against 2χ₁ and χ₁/2 (4 SE + 2/N), the growth with dropout "
+        "ρ = 0.9 (σ_w² = 1.2) against χ₁/ρ, and the engine's rate "
         "(gradient_growth_rate) against r·χ₁ of the trapezoid rule within its stated error + 1e-14, that error at "
         "most 1e-12 relative. The two simulators in law: "
         "|δ^1|², |δ^0|² of dense-weight and exact networks (N = 100, depth 10), two-sample KS at 0.001. "
@@ -149,7 +175,7 @@ def backprop(ctx: api.Context) -> api.Verdict:
             numeric=-slope, bound=bound, observed=abs(-slope - theory), samples=S, passed=abs(-slope - theory) <= bound,
             note=f"{method} networks, N = {N}, depth {L}, {S} seeds; jackknife standard error {se:.2g}; "
                  f"|δ^1|²/|δ^{L}|² = {g[:, 0].mean() / g[:, -1].mean():.3g}"))
-    rows += _width_rows(ctx) + [_dense_row(ctx)] + _xi_grad_rows()
+    rows += [_dropout_backprop_row(ctx)] + _width_rows(ctx) + [_dense_row(ctx)] + _xi_grad_rows()
     return api.judged(ctx.claim_id, rows,
                       "E|δ^l|² grows backwards by χ₁ per layer in all three phases (within 4 standard errors + 2/N)",
                       "the measured gradient growth per layer disagrees with χ₁")

@@ -398,6 +398,20 @@ def test_ignored_width_ratio_is_caught(monkeypatch, fresh_engine):
     assert not w.passed and v.status != "holds"
 
 
+def test_backprop_with_dropout_grows_by_chi1_over_rho(monkeypatch):
+    """The dropout row of backprop: log(χ₁/ρ) at ρ = 0.9 (−0.1156, against log χ₁ = −0.2209 without the 1/ρ), and the
+    sampled survivor that adds the mask instead of multiplying by it in the backward pass fails it."""
+    from numerics import mlp
+    v = verdict("backprop")
+    (r,) = rows(v, "dropout ρ = 0.9")
+    assert r.passed and abs(r.theory - (-0.11556061946703043)) < 1e-9 and r.bound < 0.03
+    assert abs(r.theory - (-0.2209)) > 3 * r.bound            # the 1/ρ is resolved
+    monkeypatch.setattr(mlp, "_backward", _mutant(mlp._backward, "dphi(zp) * g_up * mp_", "dphi(zp) * g_up + mp_"))
+    v = api.run("schoenholz2017:backprop", budget="quick", controls=False)
+    (r,) = rows(v, "dropout ρ = 0.9")
+    assert not r.passed and v.status != "holds"
+
+
 def test_the_growth_rate_and_its_stated_error_against_the_route(monkeypatch, fresh_engine):
     """The engine's (N_{l+1}/N_l)·χ₁ against r·χ₁ of the trapezoid rule, its stated error honest and informative:
     the sampled survivor that states an error of 100 % (1.0 for 1e-16 in the rounding term) fails the rows."""
