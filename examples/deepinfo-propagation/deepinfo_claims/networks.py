@@ -144,7 +144,7 @@ def _xi_grad_rows() -> list[api.Evidence]:
         "simulate_mlp's 'exact' method — exact in law — at quick and standard, explicit dense weights at full) with a "
         "random linear readout at σ_w² = 1.2 (ordered), σ_w²,crit and 3.0 (chaotic): the least-squares slope of "
         "log mean_seeds |δ^l|² over l = 1..25 (jackknife standard error over seeds) against −log χ₁, within "
-        "4 standard errors + 2/N. The width factor: networks with widths alternating 300/600 (σ_w² = 1.2, depth 16), "
+        "4 standard errors + 2/N, and the run's own ratios |δ^l|²/|δ^{l+1}|² (MLPRun.gradient_ratios) against χ₁. The width factor: networks with widths alternating 300/600 (σ_w² = 1.2, depth 16), "
         "the per-unit ratio E(δ^l)²/E(δ^{l+1})² against 2χ₁ and χ₁/2 (4 SE + 2/N), the growth with dropout "
         "ρ = 0.9 (σ_w² = 1.2) against χ₁/ρ, and the engine's rate "
         "(gradient_growth_rate) against r·χ₁ of the trapezoid rule within its stated error + 1e-14, that error at "
@@ -175,6 +175,14 @@ def backprop(ctx: api.Context) -> api.Verdict:
             numeric=-slope, bound=bound, observed=abs(-slope - theory), samples=S, passed=abs(-slope - theory) <= bound,
             note=f"{method} networks, N = {N}, depth {L}, {S} seeds; jackknife standard error {se:.2g}; "
                  f"|δ^1|²/|δ^{L}|² = {g[:, 0].mean() / g[:, -1].mean():.3g}"))
+        # the run's own per-layer ratios (MLPRun.gradient_ratios, what a user reads): their mean against χ₁
+        m, se_r = R.mean_and_se(run.gradient_ratios()[:, :, 0].mean(1))
+        chi = chi1.scaled(float(mf.chi_1(ACT, sw2, SB2)))
+        rows.append(api.Evidence(
+            f"σ_w² = {sw2:.6g} ({phase}): MLPRun.gradient_ratios() |δ^l|²/|δ^{{l+1}}|², mean over layers and seeds, "
+            "vs χ₁", theory=chi, numeric=m, bound=4 * se_r + 2 / N, observed=abs(m - chi), samples=S,
+            passed=abs(m - chi) <= 4 * se_r + 2 / N,
+            note=f"layers 1..{L - 1}; standard error over seeds {se_r:.2g}; 4 SE + 2/N"))
     rows += [_dropout_backprop_row(ctx)] + _width_rows(ctx) + [_dense_row(ctx)] + _xi_grad_rows()
     return api.judged(ctx.claim_id, rows,
                       "E|δ^l|² grows backwards by χ₁ per layer in all three phases (within 4 standard errors + 2/N)",

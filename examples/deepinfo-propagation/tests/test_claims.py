@@ -398,6 +398,20 @@ def test_ignored_width_ratio_is_caught(monkeypatch, fresh_engine):
     assert not w.passed and v.status != "holds"
 
 
+def test_backprop_reads_the_runs_own_gradient_ratios(monkeypatch):
+    """MLPRun.gradient_ratios() against χ₁ in every phase (measured at quick: 0.8443 vs 0.8452 ordered); the sampled
+    survivor that multiplies the two layers' sums instead of dividing them fails the rows."""
+    from numerics import mlp
+    v = verdict("backprop")
+    ratios = rows(v, "MLPRun.gradient_ratios()")
+    assert len(ratios) == 3 and all(r.passed and r.bound < 0.03 for r in ratios)
+    monkeypatch.setattr(mlp.MLPRun, "gradient_ratios", _mutant(mlp.MLPRun.gradient_ratios,
+                                                               "self.grad_sq[:, 1:-1] / self.grad_sq[:, 2:]",
+                                                               "self.grad_sq[:, 1:-1] * self.grad_sq[:, 2:]"))
+    v = api.run("schoenholz2017:backprop", budget="quick", controls=False)
+    assert not all(r.passed for r in rows(v, "MLPRun.gradient_ratios()")) and v.status != "holds"
+
+
 def test_backprop_with_dropout_grows_by_chi1_over_rho(monkeypatch):
     """The dropout row of backprop: log(χ₁/ρ) at ρ = 0.9 (−0.1156, against log χ₁ = −0.2209 without the 1/ρ), and the
     sampled survivor that adds the mask instead of multiplying by it in the backward pass fails it."""
