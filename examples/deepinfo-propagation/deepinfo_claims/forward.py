@@ -89,7 +89,8 @@ def _zero_bias_rows() -> list[api.Evidence]:
     how="σ_w²,crit(σ_b²) for σ_b² ∈ {0.01, 0.05, 0.1, 0.3} from the engine against an independent root of χ₁ = 1 "
         "(trapezoid rule, Brent's method) to 1e-10; χ₁ at the engine's boundary (the statement's 1) against Monte "
         "Carlo (q* solved on the sample, delta-method standard error; 4 standard errors) and against the per-layer "
-        "growth of forward perturbations in finite-width networks at σ_b² = 0.05 (N = 1000, 4 SE + 5/N); χ₁ − 1 by "
+        "growth of forward perturbations in finite-width networks at σ_b² = 0.05 (N = 1000, 4 SE + 5/N; the run's "
+        "layer 0 checked against its inputs: K⁰ to rounding, |t⁰|²/n₀ of mean 1); χ₁ − 1 by "
         "Monte Carlo changes sign across σ_w²,crit(1 ± 2%); at σ_b² = 0 the closed form σ_w²,crit = 1 and q* on "
         "either side of it (σ_w² = 1 ± 1e-3: 0 exactly, and the trapezoid-rule root of L(q) = q to 1e-10); "
         "monotonicity in σ_b².",
@@ -125,6 +126,17 @@ def edge_of_chaos(ctx: api.Context) -> api.Verdict:
     X = R.first_layer_inputs(float(mf.fixed_point_q(ACT, crit[SB2], SB2)), 0.0, crit[SB2], SB2, n=1)
     run = R.network(("tangent",), crit[SB2], SB2, N, L, X, [ctx.seed * 100_003 + k for k in range(S)],
                     method="exact", tangent=True)
+    # the run's layer 0 is its inputs': K⁰ = x·x/n₀ to rounding, and |t⁰|²/n₀ of the standard normal tangent has mean 1
+    X_np = np.asarray(X, dtype=float)
+    k0 = float(X_np[0] @ X_np[0] / X_np.shape[1])
+    k0_err = float(np.max(np.abs(run.cov[:, 0, 0, 0] - k0))) / k0
+    t0, t0_se = R.mean_and_se(run.tangent_sq[:, 0, 0])
+    rows.append(api.Evidence(
+        "the tangent run's layer 0: K⁰ = x·x/n₀ to rounding and the drawn tangent's |t⁰|²/n₀ of mean 1",
+        theory=1.0, numeric=t0, bound=4 * t0_se, observed=abs(t0 - 1.0), samples=S,
+        passed=k0_err <= 1e-14 and abs(t0 - 1.0) <= 4 * t0_se,
+        note=f"K⁰ relative error {k0_err:.1e} (≤ 1e-14); |t⁰|²/n₀ over {S} seeds: {t0:.4f} ± {t0_se:.2g} "
+             "(4 SE): what the ratios below start from"))
     m, se = R.mean_and_se(run.tangent_ratios()[:, :, 0].mean(1))
     theory = chi1.scaled(float(mf.chi_1(ACT, crit[SB2], SB2)))
     bound = 4 * se + 5 / N

@@ -398,6 +398,19 @@ def test_ignored_width_ratio_is_caught(monkeypatch, fresh_engine):
     assert not w.passed and v.status != "holds"
 
 
+def test_the_tangent_runs_layer_zero_is_its_inputs(monkeypatch):
+    """edge-of-chaos's run-integrity row: K⁰ = x·x/n₀ to rounding and |t⁰|²/n₀ of mean 1; the sampled survivor that
+    records layer 0's tangent as (t + t) summed over units (mean 0) instead of t·t fails it."""
+    from numerics import mlp
+    v = verdict("edge-of-chaos")
+    (r,) = rows(v, "the tangent run's layer 0")
+    assert r.passed and abs(r.numeric - 1.0) < 0.1 and "K⁰ relative error" in r.note
+    monkeypatch.setattr(mlp, "_run", _mutant(mlp._run, "tans = [(T * T).sum(1) / n0]", "tans = [(T + T).sum(1) / n0]"))
+    v = api.run("schoenholz2017:edge-of-chaos", budget="quick", controls=False)
+    (r,) = rows(v, "the tangent run's layer 0")
+    assert not r.passed and v.status != "holds"
+
+
 def test_backprop_reads_the_runs_own_gradient_ratios(monkeypatch):
     """MLPRun.gradient_ratios() against χ₁ in every phase (measured at quick: 0.8443 vs 0.8452 ordered); the sampled
     survivor that multiplies the two layers' sums instead of dividing them fails the rows."""
