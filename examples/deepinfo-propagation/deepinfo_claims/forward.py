@@ -188,6 +188,29 @@ def _fd_xi_c(sw2: float, sb2: float, keep: float = 1.0) -> tuple[float, float]:
 SLOPE_ERROR_CAP = 1e-6
 
 
+def _chi_c_error_row(sw2: float = 2.5) -> api.Evidence:
+    """χ_c = σ_w² E φ′(u₁)φ′(u₂) at c* < 1 (eq 9) against the trapezoid rule at the engine's c* and q*, and its stated
+    error against what c*'s stated error moves it by: at least 0.9·|dχ_c/dc|·err(c*), the slope σ_w² q* E φ″φ″ by
+    Price's theorem on the same rule — an error that forgets its input's error claims more than it knows — and at
+    most 1e-12 relative."""
+    cs, qs = mf.fixed_point_c(ACT, sw2, SB2), mf.fixed_point_q(ACT, sw2, SB2).value
+    xc = mf.chi_c(ACT, sw2, SB2)
+    c = cs.value
+    u1 = math.sqrt(qs) * R.Z1
+    u2 = math.sqrt(qs) * (c * R.Z1 + math.sqrt(1 - c * c) * R.Z2)
+    d1 = lambda u: 1 / np.cosh(u) ** 2                                   # noqa: E731
+    d2 = lambda u: -2 * np.tanh(u) / np.cosh(u) ** 2                      # noqa: E731
+    route = sw2 * float(R.W12 @ (d1(u1) * d1(u2)))
+    carried = abs(sw2 * qs * float(R.W12 @ (d2(u1) * d2(u2)))) * cs.error
+    obs = abs(xc.value - route)
+    ok = obs <= xc.error + 1e-14 * route and 0.9 * carried <= xc.error <= 1e-12 * route
+    return api.Evidence(
+        f"χ_c at σ_w² = {sw2} (c* < 1): the engine vs the trapezoid rule, its stated error carrying c*'s",
+        theory=xc.value, numeric=route, bound=xc.error + 1e-14 * route, observed=obs, passed=ok,
+        note=f"engine {xc}; c* = {cs} (error {cs.error:.2g}); |dχ_c/dc|·err(c*) = {carried:.2g}: the stated error "
+             f"{xc.error:.2g} must be at least 0.9 times it and at most 1e-12 relative")
+
+
 def _slope_rows() -> list[api.Evidence]:
     """The engine's own two routes to the slopes behind ξ_c and to q*: C′(c*) by Price's theorem (χ_c, eq 9: the
     bivariate expectation of φ′φ′) against finite differences of the correlation map (the bivariate expectation of
@@ -211,6 +234,7 @@ def _slope_rows() -> list[api.Evidence]:
             note=f"Price: {st.slope}; {st.slope_fd.method}: {st.slope_fd}; c* = {st.fixed_point}; the bound is the sum "
                  f"of the two stated errors, each at most {SLOPE_ERROR_CAP:g} relative (a bound that admits anything "
                  "decides nothing; measured: 3e-8 for the finite differences); |C′(c*)| < 1 required (c* attracting)"))
+    rows.append(api.memo(("chi-c-error",), _chi_c_error_row))
     ds = _ds(3.0)
     ill = ds.q_star
     # the float64 floor of a root of the float-valued F(q) = L(q) − q: a few ulps of F over |F′| = 1 − L′(q*), with
@@ -249,7 +273,8 @@ def _slope_rows() -> list[api.Evidence]:
         "log–log slope of ξ_c against |σ_w² − σ_w²,crit| (−1 within 0.01), with ξ_q finite at the boundary. The "
         "slope C′(c*) = χ_c by Price's theorem against finite differences of the engine's correlation map (σ_w² = "
         "1.5, 3.0) and q* by a second root finder (secant) at σ_w² = 3.0, each within the two stated errors (for the "
-        "slope, each stated error at most 1e-6 relative); that q* "
+        "slope, each stated error at most 1e-6 relative); χ_c at σ_w² = 2.5 against the trapezoid rule with its "
+        "stated error at least what c*'s error moves it by; that q* "
         "against the length map by Monte Carlo (10⁶ draws, within 4 standard errors).",
     control_description="ξ_q or ξ_c scaled by 1 ± 5% must leave the 2e-3 tolerance")
 def depth_scales(ctx: api.Context) -> api.Verdict:

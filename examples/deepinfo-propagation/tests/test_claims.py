@@ -332,6 +332,20 @@ def test_the_fixed_point_reached_from_a_starting_variance(monkeypatch, fresh_eng
     assert api.run("schoenholz2017:q-star-stability", budget="quick", controls=False).status == "error"
 
 
+def test_chi_c_error_carries_the_fixed_points(monkeypatch, fresh_engine):
+    """depth-scales' χ_c row at σ_w² = 2.5: the value against the trapezoid rule, the stated error at least what c*'s
+    error moves it by; the sampled survivor that floor-divides the two error terms (leaving ~1e-16) fails it."""
+    v = verdict("depth-scales")
+    (r,) = rows(v, "χ_c at σ_w² = 2.5")
+    assert r.passed and abs(r.theory - 0.91871677491377) < 1e-12 and r.observed < 1e-14
+    mf = fresh_engine
+    monkeypatch.setattr(mf, "chi_c", _mutant(mf.chi_c, "sw * (e.error + abs(near.value - e.value))",
+                                             "sw * (e.error // abs(near.value - e.value))"))
+    v = api.run("schoenholz2017:depth-scales", budget="quick", controls=False)
+    (r,) = rows(v, "χ_c at σ_w² = 2.5")
+    assert not r.passed and v.status != "holds"
+
+
 def test_a_slope_error_that_admits_anything_is_caught(monkeypatch, fresh_engine):
     """The slope rows hold each route's stated error to 1e-6 of C′(c*): the sampled survivor of the finite-difference
     slope whose error is 6 − … instead of 6·… (every difference then within it) fails them."""
