@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -19,8 +20,12 @@ def _installed(tmp, *plugins):
     """``plugins`` installed with pip (non-editable) into ``tmp/site``, and the environment that finds them."""
     target = tmp / "site"
     for path in plugins:
+        # built from a private copy: setuptools builds in the source tree's build/, which two pytest-xdist workers
+        # installing the same plugin at once would share (a collision in build/bdist…, seen as a failed install)
+        src = tmp / "src" / os.path.basename(os.path.normpath(path))
+        shutil.copytree(path, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"), dirs_exist_ok=True)
         r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                            "--disable-pip-version-check", "--target", str(target), path],
+                            "--disable-pip-version-check", "--target", str(target), str(src)],
                            capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr[-2000:]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), ROOT]), "OMP_NUM_THREADS": "1",
