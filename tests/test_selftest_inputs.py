@@ -19,17 +19,17 @@ def test_every_input_canary_is_as_known():
     assert sum(c.passed for c in selftest.run()) == 53
 
 
-def _expected_value(name):
+def _canary(name):
     return next(c for c in canaries(selftest.Canary) if c.name == name)
 
 
 def test_the_canaries_state_the_limits_of_the_kinds():
     """The expected texts are the documented limits, not the code's own output copied: batch sizes in [4, 256],
     32 activations, widths in [2, 100000] with the memory 8·d·10·30 bytes, seeds below 2³²."""
-    assert _expected_value("batch_size(allow 0) of 0, 4, 256").observed == "(0, 4, 256)"
+    assert _canary("batch_size(allow 0) of 0, 4, 256").observed == "(0, 4, 256)"
     assert 8 * 100001 * 10 * 30 / 1e9 == pytest.approx(0.24, abs=0.005)
-    assert "(0.24 GB at d = 100001" in _expected_value("width_list of 100001").expected
-    assert _expected_value("nbytes of a 3 × 8-byte tensor, of a dict of arrays").observed == "(24, 28)"   # 16 + 12
+    assert "(0.24 GB at d = 100001" in _canary("width_list of 100001").expected
+    assert _canary("nbytes of a 3 × 8-byte tensor, of a dict of arrays").observed == "(24, 28)"   # 16 + 12
 
 
 # (module or class, attribute, old, new, the canary that must fail): the sampled survivors' one-line changes

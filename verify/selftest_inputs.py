@@ -196,6 +196,14 @@ def canaries(canary) -> list:
     -------
     list
         The parameter, formula, expectations, store and estimate canaries, in that order.
+
+    Examples
+    --------
+    >>> from verify.selftest import Canary
+    >>> from verify.selftest_inputs import canaries
+    >>> got = canaries(Canary)
+    >>> len(got), all(c.passed for c in got)
+    (30, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),
