@@ -3,11 +3,14 @@ with pip (non-editable, into a temporary directory), then found through its entr
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -21,13 +24,17 @@ def _installed(tmp, *plugins):
     target = tmp / "site"
     for path in plugins:
         # built from a private copy: setuptools builds in the source tree's build/, which two pytest-xdist workers
-        # installing the same plugin at once would share (a collision in build/bdist…, seen as a failed install)
-        src = tmp / "src" / os.path.basename(os.path.normpath(path))
-        shutil.copytree(path, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"), dirs_exist_ok=True)
-        r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                            "--disable-pip-version-check", "--target", str(target), str(src)],
-                           capture_output=True, text=True, timeout=300)
+        # installing the same plugin at once would share (a collision in build/bdist…, seen as a failed install).
+        # The copy lives outside ``tmp`` and is removed after the build: the pytest runs below start in ``tmp`` and
+        # would otherwise collect the copy's own test files.
+        with tempfile.TemporaryDirectory(prefix="plugin-src-") as scratch:
+            src = os.path.join(scratch, os.path.basename(os.path.normpath(path)))
+            shutil.copytree(path, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+            r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                                "--disable-pip-version-check", "--target", str(target), src],
+                               capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr[-2000:]
+    assert not any(tmp.rglob("test_*.py")), "a test file under the directory the pytest runs start in"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), ROOT]), "OMP_NUM_THREADS": "1",
            "DEEPINIT_NO_CACHE": "1"}
     return tmp, env
@@ -43,11 +50,58 @@ def _verify(env, *args, cwd=ROOT):
                           timeout=900)
 
 
-def test_the_example_plugins_own_tests_pass_against_the_installed_plugin(site):
+#: plugin tests that the installed-plugin tests here assert otherwise (a test of this file that does it)
+ASSERTED_BY_REPORT = {"test_expected_statuses_match"}
+
+
+def _plugin_test_shards(n: int) -> list[list[str]]:
+    """The example plugin's test functions as ``n`` lists of pytest node ids, read from its test files with ``ast``
+    (nothing imported here). Tests that read the same quick verdict (``verdict("name")``, computed once per process)
+    stay in one shard; the groups are dealt out in file order. ``test_expected_statuses_match`` (every quick verdict
+    against the shipped expectations) is left out: the report below runs ``verify all --paper schoenholz2017 --expect
+    shipped`` once and its test asserts "9 of 9 claims as expected" — the same comparison, computed once."""
+    groups: dict[str, list[str]] = {}
+    tests = os.path.join(EXAMPLE, "tests")
+    for name in sorted(os.listdir(tests)):
+        if not (name.startswith("test_") and name.endswith(".py")):
+            continue
+        path = os.path.join(tests, name)
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_") and node.name not in ASSERTED_BY_REPORT:
+                reads = [c.args[0].value for c in ast.walk(node) if isinstance(c, ast.Call)
+                         and getattr(c.func, "id", None) == "verdict" and c.args and isinstance(c.args[0], ast.Constant)]
+                groups.setdefault(reads[0] if reads else node.name, []).append(f"{path}::{node.name}")
+    shards: list[list[str]] = [[] for _ in range(n)]
+    for k, ids in enumerate(groups.values()):
+        shards[k % n] += ids
+    return shards
+
+
+PLUGIN_SHARDS = 2
+
+
+def test_the_plugins_test_shards_hold_every_test_once():
+    shards = _plugin_test_shards(PLUGIN_SHARDS)
+    ids = [i for s in shards for i in s]
+    assert len(ids) == len(set(ids)) >= 35 and all(len(s) >= 15 for s in shards)
+    # a test reading a verdict sits with every other reader of it
+    assert {i.split("::")[1] for s in shards if any(i.endswith("::test_edge_of_chaos") for i in s) for i in s} >= {
+        "test_edge_of_chaos", "test_edge_of_chaos_at_zero_bias", "test_the_tangent_runs_layer_zero_is_its_inputs"}
+    assert not any(i.endswith("::test_expected_statuses_match") for i in ids)
+
+
+@pytest.mark.parametrize("shard", range(PLUGIN_SHARDS))
+def test_the_example_plugins_own_tests_pass_against_the_installed_plugin(site, shard):
+    """The plugin's own test files against the installed plugin, in two shards (one per pytest-xdist worker)."""
     tmp, env = site
-    r = subprocess.run([sys.executable, "-m", "pytest", os.path.join(EXAMPLE, "tests"), "-p", "no:cacheprovider",
-                        "-o", "addopts=", "-q"], cwd=tmp, env=env, capture_output=True, text=True, timeout=900)
+    ids = _plugin_test_shards(PLUGIN_SHARDS)[shard]
+    r = subprocess.run([sys.executable, "-m", "pytest", *ids, "-p", "no:cacheprovider", "-o", "addopts=", "-q"],
+                       cwd=tmp, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    passed = re.search(r"(?<![0-9])([0-9]+) passed", r.stdout)
+    assert passed and int(passed.group(1)) >= len(ids), r.stdout[-2000:]
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +155,7 @@ def test_its_claims_are_junit_cases_of_the_pytest_plugin(site):
                         "--verify-claims=" + ",".join(FAST), "--verify-budget=quick", f"--junitxml={junit}"],
                        cwd=tmp, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-2000:]
-    assert "2 passed" in r.stdout
+    assert re.search(r"(?<![0-9])2 passed", r.stdout), r.stdout[-2000:]   # the two claims, and no test file
     assert junit.read_text().count('classname="deepinit-verify.schoenholz2017"') == 2
 
 
