@@ -35,9 +35,16 @@ def test_torch_layers_equal_the_numpy_route_within_its_error(name, keep):
     got = network_kernels_on_device(name, X, 60, 1.5, 0.05, keep, device="cpu")
     assert got.route == ref.route and isinstance(got.ntk.value, np.ndarray)
     assert _agree(got, ref) <= 1.0
-    # the torch run's own error estimate is of the numpy one's size (same rules and sign patterns)
+    # the torch run's own error estimate is of the numpy one's size (same rules and sign patterns): the largest and the
+    # median error of each matrix within a factor 2 (measured: 0.81–1.25 over these 16 cases), and entry by entry
+    # within a factor 10 above a floor of a tenth of the matrix's largest error — each estimate is 3 × the change of
+    # one jittered run, so where that change happens to be tiny two estimates differ by more (measured: 33× at one
+    # NTK entry of tanh with numpy 2.4), while an inflated or lost error moves the whole matrix
     for mg, mr in ((got.nngp, ref.nngp), (got.ntk, ref.ntk)):
-        assert np.all(mg.error <= 10 * mr.error) and np.all(mr.error <= 10 * mg.error)
+        for stat in (np.max, np.median):
+            assert 0.5 <= stat(mg.error) / stat(mr.error) <= 2.0, (stat.__name__, stat(mg.error), stat(mr.error))
+        assert np.all(mg.error <= 10 * np.maximum(mr.error, 0.1 * mr.error.max()))
+        assert np.all(mr.error <= 10 * np.maximum(mg.error, 0.1 * mg.error.max()))
 
 
 def test_the_quadrature_route_runs_on_the_host():

@@ -590,3 +590,32 @@ def test_the_tail_bracket_row_sees_a_bound_too_loose(monkeypatch):
                                                                      "% (self.k_max + 1)"))
     bad = A.tail_bracket_extremal_row()
     assert not bad.passed and bad.observed > 0.1
+
+
+def test_lemma_a7_reads_its_certificates_slack_and_arb_balls(monkeypatch):
+    """lemma-a7's rows on what each certificate states beside its decision: every slack within [1, (1/β)/sampled max
+    R], and the Arb balls of ReLU's and the step's σ̄ containing the float value of the same closed form. The sampled
+    survivors that make the slack infinite whenever the bound is positive (``if not bound > 0``) and that evaluate a
+    rational constant p/q in Arb as p + q each fail them; the claim then does not hold."""
+    from conftest import source_mutant
+    from theory import certify
+    from verify.papers.isometry import appendix_a_lemmas as A
+    certificates: list = []
+    A._lemma_a7_rows(Context(budget="quick", seed=0), certificates=certificates)
+    slack, balls = A._certificate_rows(certificates)
+    assert slack.passed and balls.passed and balls.observed < 1e-12 and "relu, step" in balls.note
+    assert all(1.0 <= c.slack < float("inf") for c in certificates)
+    for owner, attr, old, new, failing in (
+            (certify.RatioCertificate, "slack", 'if self.max_ratio_bound > 0 else float("inf")',
+             'if not self.max_ratio_bound > 0 else float("inf")', 0),
+            (certify, "arb_callable", "return lambda t: arb(p) / q", "return lambda t: arb(p) + q", 1)):
+        original = getattr(owner, attr)
+        fn = original.fget if isinstance(original, property) else original
+        mutant = source_mutant(fn, old, new)
+        monkeypatch.setattr(owner, attr, mutant)   # a property's source carries its decorator: the mutant is one too
+        certify._enclosure.cache_clear()
+        v = run_claim(resolve("isometry:lemma-a7"), Context(budget="quick", seed=0), with_control=False)
+        rows = [r for r in v.evidence if "each certificate's slack" in r.name or "the Arb balls of σ̄" in r.name]
+        assert v.status != "holds" and rows[failing].passed is False, (new, [r.note for r in rows])
+        monkeypatch.undo()
+        certify._enclosure.cache_clear()

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+import numerics
 from conftest import source_mutant
-from theory import formula, results, validate
+from numerics import (bn_chain, bn_kernels, bn_meanfield, covariance_sde, datasets, isometry_mlp, jacobian, mlp,
+                      ntk, threads)
+from theory import _torch_lambdify, formula, gaussian, results, validate
 from verify import expectations, params, selftest, store
 from verify.cli import main
 from verify.selftest_inputs import canaries
@@ -15,8 +18,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 30
-    assert sum(c.passed for c in selftest.run()) == 53
+    assert len(got) == 47
+    assert sum(c.passed for c in selftest.run()) == 70
 
 
 def _canary(name):
@@ -69,6 +72,46 @@ MUTANTS = [
      "Estimate text of 1 ± 2, 9.99996 ± 1e-4, 0.012345 ± 4e-4"),
     (results.MatrixEstimate, "__post_init__", "if not np.all(e >= 0.0):", "if not np.all(e >= -1.0):",
      "MatrixEstimate with an error −0.5"),
+]
+# the sampled survivors of the simulators, quadratures and torch translation (docs/mutation.md): the engine contracts
+MUTANTS += [
+    (bn_chain, "simulate_bn_chain", "validate.memory(itemsize * seeds *", "validate.memory(itemsize + seeds *",
+     "simulate_bn_chain's working set, width 16, n 4, 2 seeds"),
+    (bn_chain, "bn_sphere_grams", "(W.shape != (n, n) or not np.all", "(W.shape != (n, n) and not np.all",
+     "bn_sphere_grams whitened by a finite 5×5 matrix for n = 4"),
+    (mlp, "simulate_mlp", "if backprop else 0)", "if not backprop else 0)",
+     "simulate_mlp's working set without backprop, width 8, 2 inputs, 2 seeds"),
+    (ntk, "empirical_kernels", "(2 + X.shape[0]), \"the networks' gradients\")",
+     "(2 + X.shape[-1]), \"the networks' gradients\")", "empirical_kernels' working set, width 8, depth 2, 2 inputs of 4"),
+    (isometry_mlp, "run_isometry_mlp", "if len(widths) != depth:", "if len(widths) > depth:",
+     "run_isometry_mlp with 2 widths for depth 3"),
+    (covariance_sde, "simulate_correlation_sde", "if not (dt > 0 and T >= 0):", "if not (dt > 0 and T > 0):",
+     "simulate_correlation_sde to T = 0"),
+    (datasets, "_split", "if not 0.05 <= test_fraction <= 0.5:", "if not 0.05 <= test_fraction <= 1.5:",
+     "load_dataset of arrays with test_fraction 0.6"),
+    (datasets, "describe_dataset", 'if ds.name == "digits":', 'if not ds.name == "digits":',
+     "describe_dataset of the digits"),
+    (numerics, "__getattr__", "if name in _SUBMODULES:", "if not name in _SUBMODULES:",
+     "numerics' lazy submodule bn_layer"),
+    (threads, "available_cores", "os.sched_getaffinity(0)", "os.sched_getaffinity(-1)",
+     "the cores this process may use, pinned to one"),
+    (_torch_lambdify, "_native", "x * (sp.erf(sp.sqrt(2) * x / 2) + 1) / 2: F.gelu",
+     "x - (sp.erf(sp.sqrt(2) * x / 2) + 1) / 2: F.gelu", "native torch functions of GELU and SiLU"),
+    (_torch_lambdify, "_native", "x * (sp.erf(sp.sqrt(2) * x / 2) + 1) / 2: F.gelu",
+     "x * (sp.erf(sp.sqrt(2) * x - 2) + 1) / 2: F.gelu", "native torch functions of GELU and SiLU"),
+    (_torch_lambdify, "torch_callable", "for val, cond in reversed(branches[:-1]):",
+     "for val, cond in reversed(branches[:+1]):", "a three-piece Piecewise in torch at −2, 0, 0.5, 2"),
+    (bn_meanfield, "classify_covariance", "if labels.min() == labels.max():", "if not labels.min() == labels.max():",
+     "classify_covariance of a BSB2 matrix, and of it ×100 moved by 1e-7 of its norm"),
+    (bn_meanfield, "classify_covariance", "_block_projection(S, labels))) / nrm", "_block_projection(S, labels))) * nrm",
+     "classify_covariance of a BSB2 matrix, and of it ×100 moved by 1e-7 of its norm"),
+    (bn_meanfield, "_check_sigma", "np.allclose(S, S.T, rtol=1e-10,", "np.allclose(S, S.T, rtol=1.0000000001,",
+     "the BN mean-field map of a Σ asymmetric by 0.05"),
+    (bn_kernels, "_degenerate_check", "c = p - p.mean(dim=-1, keepdim=True)", "c = p ** p.mean(dim=-1, keepdim=True)",
+     "bn_forward_map_mc at Σ = 11ᵀ (every draw constant over the batch)"),
+    (jacobian, "jacobian_moments_mc", "width: int = 512, seeds: int = 8,", "width: int = 512, seeds: int = 7,",
+     "jacobian_moments_mc's default seeds (documented: 8)"),
+    (gaussian, "_estimate_from_mp", 'if f != 0.0 else "0")', 'if f > 0.0 else "0")', "E[Z − 1] by mpmath: value and text"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

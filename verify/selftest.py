@@ -27,7 +27,10 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
    log-rate, against tabulated values;
 10. what a run reads and keeps (:mod:`verify.selftest_inputs`): the ``--param`` kinds at their limits and one past
     them, the activation-formula guards at their edges (a 301-digit literal, ``0**0``, ``exp(1000)``), the
-    expectations file's refusals, the store's LRU, byte count and timing, and the text of an estimate.
+    expectations file's refusals, the store's LRU, byte count and timing, and the text of an estimate; and what the
+    simulators and quadratures promise beyond their values: the working sets of their cost models, their refusals
+    of malformed arguments, the BN covariance classifier at a near-BSB2 matrix, the native torch functions and a
+    three-piece ``Piecewise`` in torch, the cores a process pinned to one may use.
 
 The statement is E z² = 1 for z ~ N(0, 1), checked by Monte Carlo (10⁵ samples, seed 0, 4 standard errors, a 5%
 error is 11 standard errors away). Any canary that does not come out as stated makes ``verify all`` exit 4

@@ -1,5 +1,7 @@
 """Known-answer canaries of what a run reads and keeps: the parameter kinds, the activation-formula guards, the
-expectations file, the shared store and the text of an estimate (part 10 of :mod:`verify.selftest`).
+expectations file, the shared store and the text of an estimate (part 10 of :mod:`verify.selftest`); and the
+contracts of the engines beyond their values — cost models, argument refusals, a classifier at the edge of its
+tolerance, the torch translation of activations, the cores a process may use.
 
 A claim's verdict cannot show a bug in these: a ``--param`` kind that admits a value outside its limits, a formula
 guard that lets ``0**0`` through, an expectations file whose misspelt key is no longer named, a store that evicts the
@@ -184,6 +186,126 @@ def _estimates(canary) -> list:
     ])
 
 
+class _MemoryLimit:
+    """``DEEPINIT_MEMORY_GB`` set for a block (restored after): with a limit of 1e-12 GiB every simulation is refused
+    before it allocates anything, and its refusal states the working set its cost model estimated."""
+
+    def __init__(self, gb: str):
+        self.gb, self.old = gb, None
+
+    def __enter__(self):
+        self.old = os.environ.get("DEEPINIT_MEMORY_GB")
+        os.environ["DEEPINIT_MEMORY_GB"] = self.gb
+
+    def __exit__(self, *exc):
+        if self.old is None:
+            os.environ.pop("DEEPINIT_MEMORY_GB", None)
+        else:
+            os.environ["DEEPINIT_MEMORY_GB"] = self.old
+
+
+def _estimated_gib(fn, *args, **kwargs) -> str:
+    """The working set (GiB, 3 digits) in ``fn``'s refusal under a limit of 1e-12 GiB, or what happened instead."""
+    with _MemoryLimit("1e-12"):
+        got = _outcome(fn, *args, **kwargs)
+    return got.split("needs about ")[1].split(" GiB")[0] if "needs about " in got else got
+
+
+def _one_core(available_cores) -> str:
+    """``available_cores()`` while this process is pinned to one core (its affinity restored after): 1, not the
+    machine's count. Where affinity cannot be set, the machine's count."""
+    if not hasattr(os, "sched_setaffinity"):
+        return repr(available_cores() == max(1, os.cpu_count() or 1))
+    old = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {min(old)})
+        return repr(available_cores() == 1)
+    finally:
+        os.sched_setaffinity(0, old)
+
+
+def _engine_contracts(canary) -> list:
+    """What the simulators and quadratures promise beyond their values, each at an input where a wrong comparison,
+    default or formula changes it: the cost models' working sets (counted here by hand from the documented models),
+    the refusals of malformed arguments, the native torch functions and a
+    three-piece ``Piecewise``, the mpmath route's text, the cores a process may use."""
+    import sympy as sp
+    import torch
+
+    import numerics
+    from numerics.bn_chain import bn_sphere_grams, simulate_bn_chain
+    from numerics.covariance_sde import simulate_correlation_sde
+    from numerics.datasets import describe_dataset, load_dataset
+    from numerics.bn_kernels import bn_forward_map_mc
+    from numerics.bn_meanfield import bn_meanfield_map_laplace, classify_covariance
+    from numerics.isometry_mlp import run_isometry_mlp
+    from numerics.jacobian import jacobian_moments_mc
+    from numerics.mlp import simulate_mlp
+    from numerics.ntk import empirical_kernels
+    from numerics.threads import available_cores
+    from theory import activation
+    from theory._torch_lambdify import torch_callable
+    from theory.gaussian import gaussian_expectation
+
+    def native(name):
+        expr = activation(name).expr
+        return torch_callable(expr, *expr.free_symbols)
+    x = sp.Symbol("x")
+    three = sp.Piecewise((-1, x < -1), (x, x < 1), (1, True))   # hard tanh: three pieces
+    t = torch.tensor([-2.0, 0.0, 0.5, 2.0], dtype=torch.float64)
+    sde = lambda: simulate_correlation_sde(0.5, 0.5, 0.3, 0.0, 0.01, 4).values  # noqa: E731 - T = 0: ρ₀ only
+    xy = (np.arange(40.0).reshape(20, 2), np.arange(20) % 2)
+    X2 = np.array([[1.0, 0.0, 0.0, 0.0], [0.6, 0.8, 0.0, 0.0]])
+    # a BSB2 matrix (groups {0, 1}, {2, 3}) scaled by 100, with a symmetric perturbation 1e-7 of its norm
+    bsb2 = 100 * (np.kron(np.array([[1.0, -0.5], [-0.5, 1.0]]), np.ones((2, 2))) + np.eye(4))
+    bump = np.zeros((4, 4))
+    bump[0, 2] = bump[2, 0] = 1e-7 * np.linalg.norm(bsb2) / np.sqrt(2)   # not block-constant
+    lopsided = np.eye(4) + 0.1
+    lopsided[0, 1] += 0.05
+    return _table(canary, [
+        # 8 B · 2 seeds · 4·16·4 (exact: a few [seeds, width, n] tensors) = 4096 B
+        ("simulate_bn_chain's working set, width 16, n 4, 2 seeds", "3.81e-06",
+         lambda: _estimated_gib(simulate_bn_chain, "relu", 16, 4, 3, seeds=2, device="cpu")),
+        # 8 B · (2·8 + 4·2·8·2) without backprop = 1152 B
+        ("simulate_mlp's working set without backprop, width 8, 2 inputs, 2 seeds", "1.07e-06",
+         lambda: _estimated_gib(simulate_mlp, "tanh", 1.5, 0.0, 8, 3, X2, seeds=2, method="exact", device="cpu")),
+        # 8 B · (depth·w² + d·w) · (2 + n) = 8 · (2·64 + 4·8) · 4 = 5120 B
+        ("empirical_kernels' working set, width 8, depth 2, 2 inputs of 4", "4.77e-06",
+         lambda: _estimated_gib(empirical_kernels, "tanh", X2, width=8, depth=2, sigma_w2=1.5, seeds=2)),
+        ("run_isometry_mlp with 2 widths for depth 3", "DeepinitError: widths: one width per layer 1..3, got 2",
+         lambda: _outcome(run_isometry_mlp, "relu", 8, np.eye(2), 3, widths=[8, 8])),
+        ("bn_sphere_grams whitened by a finite 5×5 matrix for n = 4",
+         "DeepinitError: whiten: a finite 4×4 matrix is needed",
+         lambda: _outcome(bn_sphere_grams, "relu", 4, 16, 3, whiten=np.eye(5))),
+        ("simulate_correlation_sde to T = 0", "[0.3, 0.3, 0.3, 0.3]",
+         lambda: repr(np.asarray(sde()).ravel().tolist())),
+        ("load_dataset of arrays with test_fraction 0.6",
+         "DeepinitError: test_fraction = 0.6 must be in [0.05, 0.5]",
+         lambda: _outcome(load_dataset, xy, test_fraction=0.6)),
+        ("describe_dataset of the digits", ("data: scikit-learn digits (8×8, 10 classes, ", "a substitute for MNIST"),
+         lambda: describe_dataset("digits", "MNIST", "smaller")[0]),
+        ("numerics' lazy submodule bn_layer", "numerics.bn_layer",
+         lambda: numerics.__getattr__("bn_layer").__name__),
+        ("classify_covariance of a BSB2 matrix, and of it ×100 moved by 1e-7 of its norm",
+         "('BSB2 (groups of 2 and 2)', 'BSB2 (groups of 2 and 2)')",
+         lambda: repr((str(classify_covariance(bsb2 / 100)), str(classify_covariance(bsb2 + bump))))),
+        ("the BN mean-field map of a Σ asymmetric by 0.05", "DeepinitError: Σ must be symmetric",
+         lambda: _outcome(bn_meanfield_map_laplace, lopsided)),
+        ("bn_forward_map_mc at Σ = 11ᵀ (every draw constant over the batch)",
+         ("DegenerateBatchError: Gh = 0 for a draw",),
+         lambda: _outcome(bn_forward_map_mc, "relu", np.ones((4, 4)), samples=2)),
+        ("jacobian_moments_mc's default seeds (documented: 8)", "8",
+         lambda: repr(jacobian_moments_mc("identity", 1.0, 0.0, 1, width=4).seeds)),
+        ("native torch functions of GELU and SiLU", "(True, True)",
+         lambda: repr((native("gelu") is torch.nn.functional.gelu, native("silu") is torch.nn.functional.silu))),
+        ("a three-piece Piecewise in torch at −2, 0, 0.5, 2", "[-1.0, 0.0, 0.5, 1.0]",
+         lambda: repr(torch_callable(three, x)(t).tolist())),
+        ("E[Z − 1] by mpmath: value and text", "(-1.0, '-1.0')",
+         lambda: repr((lambda e: (e.value, e.text))(gaussian_expectation(lambda u: u - 1, 1.0, dps=15)))),
+        ("the cores this process may use, pinned to one", "True", lambda: _one_core(available_cores)),
+    ])
+
+
 def canaries(canary) -> list:
     """Every input canary, built with ``canary(name, expected, observed, passed)`` (:class:`verify.selftest.Canary`).
 
@@ -195,7 +317,7 @@ def canaries(canary) -> list:
     Returns
     -------
     list
-        The parameter, formula, expectations, store and estimate canaries, in that order.
+        The parameter, formula, expectations, store, estimate and engine-contract canaries, in that order.
 
     Examples
     --------
@@ -203,11 +325,12 @@ def canaries(canary) -> list:
     >>> from verify.selftest_inputs import canaries
     >>> got = canaries(Canary)
     >>> len(got), all(c.passed for c in got)
-    (30, True)
+    (47, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),
-                         ("expectations file", _expectations), ("store", _store), ("estimate text", _estimates)):
+                         ("expectations file", _expectations), ("store", _store), ("estimate text", _estimates),
+                         ("engine contracts", _engine_contracts)):
         try:
             out += group(canary)
         except Exception as exc:  # noqa: BLE001 - a group that crashes is a failed canary, never a traceback

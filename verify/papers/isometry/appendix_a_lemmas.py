@@ -7,7 +7,7 @@ import numpy as np
 import sympy as sp
 
 import theory
-from theory.certify import certify_lemma_a7
+from theory.certify import certify_lemma_a7, sigma_bar_enclosure
 from theory.hermite import hermite_polynomial, hermite_values
 
 from ...api import Context, Erratum, Evidence, HOLDS, memo, status_from_rows, Verdict
@@ -259,12 +259,14 @@ def _lemma_a7_acts(ctx: Context) -> list[str]:
                     names + [TIGHT_ACTIVATION], names + [TIGHT_ACTIVATION, "x*erf(x)", "abs(x)"])
 
 
-def _lemma_a7_rows(ctx: Context, beta_factor: float = 1.0, acts=None) -> list[Evidence]:
+def _lemma_a7_rows(ctx: Context, beta_factor: float = 1.0, acts=None, certificates=None) -> list[Evidence]:
     rows = []
     for nm in acts or _lemma_a7_acts(ctx):
         b = isometry_strength(nm)
         beta = (b.exact if b.exact is not None else b.value) * beta_factor
         cert = certify_lemma_a7(nm, beta)
+        if certificates is not None:
+            certificates.append(cert)
         # eq (52): |σ̄(ρ)| ≤ σ̄(|ρ|) on negative ρ (the step that extends the lemma to ρ < 0)
         dual = theory.numeric_dual(nm)
         neg = -np.linspace(0.001, 0.999, 200)
@@ -281,6 +283,44 @@ def _lemma_a7_rows(ctx: Context, beta_factor: float = 1.0, acts=None) -> list[Ev
                  + "; observed: the certified upper bound on sup R (measured: the sampled maximum, a lower bound)"
                  + (f"; counterexample at ρ = {cert.counterexample:.6g}" if cert.counterexample is not None else "")
                  + f"; max(|σ̄(−ρ)| − σ̄(ρ)) = {jensen:.1e}"))
+    return rows
+
+
+def _certificate_rows(certificates) -> list[Evidence]:
+    """What each certificate states beside its decision: its upper bound on sup R is at least the sampled maximum
+    (a lower bound, from a grid), so its slack (1/β)/bound lies in [1, (1/β)/sampled max] when it certifies; and
+    the Arb balls it was built on contain the float evaluation of the same closed form (numpy, itself checked
+    against 2-D quadrature by Lemma A.6) at ρ = 0.1, 0.5, 0.9, with widths below 1e-9."""
+    worst, where = 0.0, "none"
+    for c in certificates:
+        top = c.inverse_beta / c.max_ratio_sampled
+        bad = (c.max_ratio_bound < c.max_ratio_sampled * (1 - 1e-12)
+               or (c.certified and not 1 - 1e-12 <= c.slack <= top * (1 + 1e-12)))
+        if bad:
+            worst, where = math.inf, f"{c.activation}: slack {c.slack:.6g}, (1/β)/sampled max {top:.6g}"
+    rows = [Evidence(f"each certificate's slack in [1, (1/β)/sampled max R] ({len(certificates)} certificates)",
+                     bound=0.0, observed=worst, passed=worst == 0.0,
+                     note=f"the first inconsistent one: {where}" if worst else
+                          "every bound on sup R is at least the grid's maximum, every slack within it")]
+    arb, outside, widest = [], [], 0.0
+    for c in certificates:
+        act = theory.activation(c.activation)
+        enc = sigma_bar_enclosure(act)
+        if act.polynomial_degree is not None or not enc.rigorous:
+            continue
+        arb.append(c.activation)
+        dual = theory.numeric_dual(act)
+        for r in (0.1, 0.5, 0.9):
+            lo, hi = enc.at(r)
+            v, e = float(dual.bar(np.array([r]))[0]), max(float(dual.error), 1e-13) * (1 + abs(float(dual.bar(np.array([r]))[0])))
+            widest = max(widest, hi - lo)
+            if not (lo - e <= v <= hi + e):
+                outside.append(f"{c.activation} at ρ = {r}: [{lo:.12g}, {hi:.12g}] vs {v:.12g}")
+    rows.append(Evidence(f"the Arb balls of σ̄ ({len(arb)} closed forms) vs their float evaluation at ρ = 0.1, 0.5, 0.9",
+                         bound=1e-9, observed=widest if not outside else math.inf,
+                         passed=not outside and widest <= 1e-9 and bool(arb),
+                         note=("; ".join(outside[:3]) if outside else
+                               f"each ball contains the float value; widest ball {widest:.1e}") + f"; {', '.join(arb)}"))
     return rows
 
 
@@ -302,7 +342,9 @@ def control_lemma_a7(ctx: Context) -> Verdict:
     uses=("theory.certify.certify_lemma_a7", "theory.numeric_dual", "theory.isometry_strength"),
     depends_on=('beta',))
 def check_lemma_a7(ctx: Context) -> Verdict:
-    rows = _lemma_a7_rows(ctx)
+    certificates: list = []
+    rows = _lemma_a7_rows(ctx, certificates=certificates)
+    rows += _certificate_rows(certificates)
     rows += beta_rows([a for a in _lemma_a7_acts(ctx) if not theory.activation(a).is_affine])
     st = status_from_rows(rows)
     loose = [r for r in rows if r.slack is not None and r.slack > 1.01]
