@@ -268,7 +268,7 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 53 of 53 canaries as known
+    self-test: 70 of 70 canaries as known
     """
     from .runner import run_claim
     out = [_judge(claim, run_claim(claim, Context(budget="quick", seed=0)), expected, details)
