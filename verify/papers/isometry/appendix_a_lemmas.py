@@ -312,7 +312,8 @@ def _certificate_rows(certificates) -> list[Evidence]:
         dual = theory.numeric_dual(act)
         for r in (0.1, 0.5, 0.9):
             lo, hi = enc.at(r)
-            v, e = float(dual.bar(np.array([r]))[0]), max(float(dual.error), 1e-13) * (1 + abs(float(dual.bar(np.array([r]))[0])))
+            v = float(dual.bar(np.array([r]))[0])
+            e = max(float(dual.error), 1e-13) * (1 + abs(v))
             widest = max(widest, hi - lo)
             if not (lo - e <= v <= hi + e):
                 outside.append(f"{c.activation} at ρ = {r}: [{lo:.12g}, {hi:.12g}] vs {v:.12g}")
