@@ -89,6 +89,17 @@ def test_malformed_expectations_are_a_usage_error(tmp_path, text, fragment, caps
     assert fragment in capsys.readouterr().err
 
 
+def test_an_unchecked_claim_under_expectations_is_a_usage_error_unless_a_file_lists_it(tmp_path, capsys):
+    """isometry:figure-b5 (offline) has no shipped expectation: not a 'REGRESSION: expected holds'."""
+    assert main(["isometry:figure-b5", "--budget", "quick", "-q", "--expect", "shipped"]) == 2
+    err = capsys.readouterr().err
+    assert "isometry:figure-b5 is not checked by this package (offline)" in err and len(err.strip().splitlines()) == 1
+    f = tmp_path / "e.toml"
+    f.write_text('["isometry:figure-b5"]\nstatus = "inconclusive"\nkind = "undecided"\nreason = "offline"\n')
+    assert main(["isometry:figure-b5", "--budget", "quick", "-q", "--expect", str(f)]) == 0
+    assert "1 of 1 claims as expected" in capsys.readouterr().out
+
+
 def test_expect_passes_on_the_known_erratum_and_fails_on_a_perturbed_constant(tmp_path, capsys):
     path = tmp_path / "r.json"
     code = main(["isometry:theorem1", "isometry:figure6", "isometry:definition3", "--budget", "quick", "-q",

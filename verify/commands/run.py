@@ -98,6 +98,13 @@ def validate(args) -> Validated | int:
     if args.expect_replace and not args.expect:
         raise UsageError("--expect-replace needs --expect FILE (the files that replace the shipped ones)")
     expectations = expect.load_many(args.expect, replace=args.expect_replace) if args.expect else None
+    # an unchecked claim has no shipped expectation: comparing its inconclusive verdict with "holds" would report a
+    # regression that never happened
+    for c in claims if expectations is not None else ():
+        if not c.checked and c.id not in expectations:
+            raise UsageError(f"--expect: {c.id} is not checked by this package ({c.pending_kind}), so no expectation "
+                             f"applies to it; leave it out of the run, or list it with status = \"inconclusive\" in "
+                             f"your expectation file")
     perturbation = parse_perturbation(args.perturb)
     json_path = args.json if args.json is not None else args.resume
     previous = read_report(args.resume) if args.resume else []
