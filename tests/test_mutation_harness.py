@@ -3,6 +3,7 @@ code, and its classification of a verify run is right on a tiny fake oracle. Che
 runs outside CI (docs/mutation.md)."""
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import os
 import subprocess
@@ -232,3 +233,60 @@ def test_a_replayed_mutant_is_located_by_its_line_and_fewest_neighbours():
     assert S.replay_block(old, new, 5, "    x = y + 2", "    x = y - 1") is None
     # a line that occurs once stands alone
     assert S.replay_block(old, new, 2, "b = 2", "b = 3") == ("b = 2\n", "b = 3\n", 3)
+
+
+def test_a_mutant_runs_only_the_claims_that_execute_its_line():
+    S = _sampler()
+    cov = {"p": {"p:a": {"lines": {"theory/x.py": [3, 4, 9]}}, "p:b": {"lines": {"theory/x.py": [3, 5]}},
+                 "p:c": {"lines": {"theory/y.py": [9]}}},
+           "q": {"q:a": {"lines": {"theory/y.py": [9]}}}}
+    assert S.claims_reaching(cov, "theory/x.py", {3}) == {"p": ["p:a", "p:b"]}
+    assert S.claims_reaching(cov, "theory/x.py", {9, 12}) == {"p": ["p:a"]}     # the statement's first line or its own
+    assert S.claims_reaching(cov, "theory/y.py", {9}) == {"p": ["p:c"], "q": ["q:a"]}
+    assert S.claims_reaching(cov, "theory/x.py", {7}) == {}                       # unreached: no claim runs it
+    named = R.verify_command("p", ["p:a", "p:b"])
+    assert named[named.index("verify") + 1:named.index("--budget")] == ["p:a", "p:b"]
+    whole = R.verify_command("p")
+    assert whole[whole.index("verify") + 1:whole.index("--budget")] == ["all", "--paper", "p"]
+    assert named[named.index("--budget"):] == whole[whole.index("--budget"):]      # same budget, expectations, cache
+
+
+def test_a_claim_selected_run_is_judged_against_those_claims_own_baselines(fake_tree, monkeypatch):
+    """The statuses and time limit of a claim-selected run are the selected claims' own unmutated runs'."""
+    seen = {}
+
+    def fake_run_verify(tree, paper, baseline, timeout, early_stop=True, claims=None):
+        seen.update(paper=paper, baseline=baseline, timeout=timeout, claims=claims)
+        return {"paper": paper, "claims": claims, "outcome": "survived", "exit": 0, "early_stop": False,
+                "seconds": 0.1, "deviation": None, "self_test_failed": False, "statuses": {}, "tail": []}
+    monkeypatch.setattr(R, "run_verify", fake_run_verify)
+    m = R.Mutant(id="m", file="theory/x.py", papers=["p"], tests=[], cls="c", description="d", old="a = 1",
+                 new="a = 2", claims={"p": ["p:b"]})
+    base = fake_tree("base")
+    monkeypatch.setattr(R, "copy_tree", lambda b, dest: (os.makedirs(os.path.join(dest, "theory")),
+                                                          open(os.path.join(dest, "theory", "x.py"), "w").write("a = 1\n")))
+    baselines = {"p:a": {"status": "holds", "seconds": 100.0}, "p:b": {"status": "violated", "seconds": 10.0}}
+    opts = argparse.Namespace(tests_only=False, all_papers=False, no_early_stop=False, tests=False,
+                              tests_survivors=False, test_timeout=1)
+    rec = R.run_mutant(m, base, baselines, opts)
+    assert rec["status"] == "run" and rec["killed_by_verify"] is False
+    assert seen == {"paper": "p", "baseline": {"p:b": "violated"}, "timeout": 3 * 10.0 + 60, "claims": ["p:b"]}
+
+
+def test_a_claim_selected_mutant_the_self_test_reaches_runs_it_first(fake_tree, monkeypatch):
+    """``verify all`` runs the self-test before any claim; a claim-selected run does not, so the harness runs it when
+    the self-test executes the mutated line — and a failed canary kills the mutant without any claim."""
+    ran = []
+    monkeypatch.setattr(R, "run_selftest", lambda tree, timeout: ran.append(("self-test", timeout)) or
+                        {"paper": "self-test", "outcome": "killed", "exit": 4, "self_test_failed": True})
+    monkeypatch.setattr(R, "run_verify", lambda *a, **k: ran.append("claims"))
+    monkeypatch.setattr(R, "copy_tree", lambda b, dest: (os.makedirs(os.path.join(dest, "theory")),
+                                                          open(os.path.join(dest, "theory", "x.py"), "w").write("a = 1\n")))
+    m = R.Mutant(id="m", file="theory/x.py", papers=["p"], tests=[], cls="c", description="d", old="a = 1",
+                 new="a = 2", claims={"p": ["p:b"]}, selftest=True)
+    opts = argparse.Namespace(tests_only=False, all_papers=False, no_early_stop=False, tests=False,
+                              tests_survivors=False, test_timeout=1)
+    rec = R.run_mutant(m, fake_tree("base"), {"self-test": {"seconds": 5.0}}, opts)
+    assert rec["killed_by_verify"] is True and rec["verify_outcome"] == "killed"
+    assert ran == [("self-test", 3 * 5.0 + 60)]          # the claims need not run
+    assert "sys.exit(0 if all(c.passed for c in canaries) else 4)" in R.SELFTEST_CODE

@@ -93,6 +93,11 @@ class Mutant:
     new: str = ""
     reason: str = ""
     operator: tuple | None = None   # (operator_name, occurrence) for a cosmic-ray mutant
+    #: {paper: [claim, ...]}: the claims of each paper whose own run executes the mutated line (sampled mutants,
+    #: from per-claim coverage); a paper absent from it runs whole (``verify all --paper P``)
+    claims: dict = dataclasses.field(default_factory=dict)
+    #: with ``claims``: whether the self-test (which ``verify all`` runs first) executes the mutated line
+    selftest: bool = False
 
     @property
     def module(self) -> str:
@@ -171,9 +176,37 @@ def _kill(proc: subprocess.Popen) -> None:
         pass
 
 
-def verify_command(paper: str) -> list[str]:
-    return [sys.executable, "-m", "verify", "all", "--paper", paper, "--budget", "quick", "--expect", "shipped",
+def verify_command(paper: str, claims: list[str] | None = None) -> list[str]:
+    """``verify all --paper P`` — or, given ``claims``, ``verify C1 C2 ...`` (the same budget, expectations and
+    options: only those claims run, in the paper's order)."""
+    which = list(claims) if claims else ["all", "--paper", paper]
+    return [sys.executable, "-m", "verify", *which, "--budget", "quick", "--expect", "shipped",
             "--no-cache", "--jobs", "1", "-q"]
+
+
+#: the self-test ``verify all`` runs before any claim (exit 4 when a canary is not as known); a run of named claims
+#: does not run it, so a claim-selected mutant runs it on its own
+SELFTEST_CODE = ("import sys\nfrom verify import selftest\ncanaries = selftest.run()\n"
+                 "sys.stderr.write(selftest.render(canaries) + '\\n')\n"
+                 "sys.exit(0 if all(c.passed for c in canaries) else 4)\n")
+
+
+def run_selftest(tree: str, timeout: float) -> dict:
+    """The self-test of ``verify all`` alone in ``tree``: killed when it exits non-zero (a failed canary: 4)."""
+    cache_dir = tempfile.mkdtemp(prefix="deepinit-cache-")
+    start = time.monotonic()
+    try:
+        p = subprocess.run([sys.executable, "-c", SELFTEST_CODE], cwd=tree, env=environment(tree, cache_dir),
+                           capture_output=True, text=True, timeout=timeout)
+        code, out = p.returncode, (p.stdout + p.stderr).splitlines()
+        outcome = "survived" if code == 0 else "killed"
+    except subprocess.TimeoutExpired as exc:
+        code, out, outcome = None, str(exc.output or "").splitlines(), "timeout"
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+    return {"paper": "self-test", "claims": [], "outcome": outcome, "exit": code, "early_stop": False,
+            "seconds": round(time.monotonic() - start, 1), "deviation": None,
+            "self_test_failed": outcome == "killed", "tail": out[-8:] if outcome != "survived" else []}
 
 
 class OracleEnvironmentError(RuntimeError):
@@ -181,13 +214,14 @@ class OracleEnvironmentError(RuntimeError):
     say, once from the ref behind PYTHONPATH and once editable from a working tree): no mutant's outcome."""
 
 
-def run_verify(tree: str, paper: str, baseline: dict | None, timeout: float | None, early_stop: bool = True) -> dict:
+def run_verify(tree: str, paper: str, baseline: dict | None, timeout: float | None, early_stop: bool = True,
+               claims: list[str] | None = None) -> dict:
     """One ``verify all`` run in ``tree``. ``baseline``: the unmutated run's {claim: status}; with ``early_stop``
     the run is stopped at the first status that differs from it (the exit status is then 4 for a claim in
     'error', else 1, as ``--expect`` would give)."""
     cache_dir = tempfile.mkdtemp(prefix="deepinit-cache-")
     start = time.monotonic()
-    proc = subprocess.Popen(verify_command(paper), cwd=tree, env=environment(tree, cache_dir), stdout=subprocess.PIPE,
+    proc = subprocess.Popen(verify_command(paper, claims), cwd=tree, env=environment(tree, cache_dir), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     lines, statuses, deviation, timed_out = [], {}, None, False
     deadline = start + timeout if timeout else None
@@ -232,7 +266,8 @@ def run_verify(tree: str, paper: str, baseline: dict | None, timeout: float | No
         raise OracleEnvironmentError(f"verify all --paper {paper} could not load its plugin, which is no mutant's "
                                      f"doing: {next(line for line in lines if 'could not be loaded' in line)}")
     selftest = any("self-test FAILED" in l for l in lines)
-    return {"paper": paper, "outcome": outcome, "exit": code, "early_stop": stopped, "seconds": round(seconds, 1),
+    return {"paper": paper, "claims": list(claims) if claims else "all", "outcome": outcome, "exit": code,
+            "early_stop": stopped, "seconds": round(seconds, 1),
             "deviation": list(deviation) if deviation else None, "self_test_failed": selftest,
             "statuses": statuses, "tail": lines[-8:] if outcome != "survived" else []}
 
@@ -366,9 +401,19 @@ def run_mutant(mutant: Mutant, base: str, baselines: dict, args) -> dict:
                 return rec
         rec["verify"] = []
         killed = False
-        for paper in ([] if args.tests_only else mutant.papers):
-            b = baselines[paper]
-            r = run_verify(tree, paper, b["statuses"], timeout=3 * b["seconds"] + 60, early_stop=not args.no_early_stop)
+        if mutant.selftest and not args.tests_only:   # verify all's self-test, for a claim-selected mutant
+            r = run_selftest(tree, timeout=3 * baselines.get("self-test", {}).get("seconds", 20.0) + 60)
+            rec["verify"].append(r)
+            killed = r["outcome"] != "survived"
+        for paper in ([] if args.tests_only or (killed and not args.all_papers) else mutant.papers):
+            claims = mutant.claims.get(paper)
+            if claims:   # the claims that execute the line, each with its own unmutated run as the baseline
+                b = {"statuses": {c: baselines[c]["status"] for c in claims},
+                     "seconds": sum(baselines[c]["seconds"] for c in claims)}
+            else:
+                b = baselines[paper]
+            r = run_verify(tree, paper, b["statuses"], timeout=3 * b["seconds"] + 60, early_stop=not args.no_early_stop,
+                           claims=claims)
             r.pop("statuses")
             rec["verify"].append(r)
             if r["outcome"] != "survived":

@@ -14,8 +14,11 @@ others.
 Oracles, as in ``run_mutants.py``: each mutant runs ``verify all --paper P --budget quick --expect shipped`` for each
 paper P whose quick run executes the mutated line — found from line coverage of each paper's run at the same ref
 (``--coverage`` caches it: ``coverage-<commit>.json``), never guessed; a mutant on a line no paper executes is
-*unreached* (not killed by verify). Survivors then run the unit tests that import the module (``--tests-survivors``,
-the default; their file names are recorded).
+*unreached* (not killed by verify). By default the selection is finer (:func:`claim_coverage`): each claim runs
+alone under coverage, as does the self-test of ``verify all``, and a mutant runs the self-test if it executes the line
+and ``verify C1 C2 ... --budget quick --expect shipped`` with the claims of each paper that do, judged against their
+own unmutated runs; ``--per-paper`` runs the whole papers instead. Survivors then run the unit tests that import the
+module (``--tests-survivors``, the default; their file names are recorded).
 
 Replay (``--replay REPORT``): the mutants of an earlier report rerun at ``--ref`` — each recorded one-line change
 located in the new tree by its line and the fewest neighbouring lines that make it unique (stale when the line or its
@@ -41,12 +44,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_mutants as rm  # noqa: E402
 
 #: verify/'s decision code: the statistics, the expectations, the verdict store and the parameter kinds
 DECISION_MODULES = ("verify/stats.py", "verify/expectations.py", "verify/store.py", "verify/params.py")
+#: a claim's name, as ``verify list`` and the status lines print it
+CLAIM_NAME = re.compile(r"[a-z0-9][a-z0-9-]*:[A-Za-z0-9_.\-]+")
 #: the papers a mutant may reach (the built-ins and the two example plugins)
 PAPERS = rm.PAPERS
 
@@ -183,6 +189,145 @@ def paper_coverage(base: str, papers, path: str | None) -> dict:
     return out
 
 
+def paper_claims(base: str, paper: str) -> list[str]:
+    """The checked claims of ``paper`` in its order (``verify list P``, run in the tree)."""
+    cache = tempfile.mkdtemp(prefix="deepinit-cache-")
+    try:
+        p = subprocess.run([sys.executable, "-m", "verify", "list", paper], cwd=base, env=rm.environment(base, cache),
+                           capture_output=True, text=True)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    if p.returncode != 0:
+        raise SystemExit(f"verify list {paper} exits {p.returncode}: {p.stderr[-400:]}")
+    rows = (line.split() for line in p.stdout.splitlines() if line.startswith(f"{paper}:"))
+    # the checked claims, as ``verify all`` runs them: not the paper's statement rows ("P:[eq (1)]"), nor a claim that
+    # cannot be checked offline
+    return [r[0] for r in rows if CLAIM_NAME.fullmatch(r[0]) and r[1:2] == ["checked"]]
+
+
+def _covered_run(base: str, argv: list[str], wanted: set) -> tuple[subprocess.CompletedProcess, float, dict]:
+    """``python -m coverage run ... ARGV`` in the tree (its own process, a fresh verdict cache): the process, its
+    seconds and the executed lines of the ``wanted`` modules."""
+    data = tempfile.mktemp(prefix="coverage-", suffix=".data")
+    cache = tempfile.mkdtemp(prefix="deepinit-cache-")
+    env = rm.environment(base, cache)
+    start = time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "coverage", "run", f"--data-file={data}", "--source=theory,numerics,verify",
+                        *argv], cwd=base, env=env, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    shutil.rmtree(cache, ignore_errors=True)
+    lines = {}
+    if p.returncode == 0:
+        j = data + ".json"
+        subprocess.run([sys.executable, "-m", "coverage", "json", f"--data-file={data}", "-o", j], cwd=base, env=env,
+                       check=True, capture_output=True)
+        with open(j) as f:
+            files = json.load(f)["files"]
+        os.remove(j)
+        for k, v in files.items():
+            rel = os.path.relpath(k, base) if os.path.isabs(k) else k
+            if rel in wanted:
+                lines[rel] = v["executed_lines"]
+    if os.path.exists(data):
+        os.remove(data)
+    return p, seconds, lines
+
+
+def _one_claim_coverage(base: str, claim: str, wanted: set) -> dict:
+    """One claim alone in its own process under coverage.py (quick budget, shipped expectations, no cache): its
+    status, exit, seconds and executed lines of the ``wanted`` modules."""
+    p, seconds, lines = _covered_run(base, ["-m", *rm.verify_command(claim.split(":")[0], [claim])[2:]], wanted)
+    statuses = {m["claim"]: m["status"] for m in map(rm.STATUS_LINE.match, p.stdout.splitlines()) if m}
+    if p.returncode != 0 or claim not in statuses:
+        raise SystemExit(f"{claim} alone under coverage exits {p.returncode}: {p.stdout[-800:]}{p.stderr[-800:]}")
+    return {"status": statuses[claim], "exit": p.returncode, "seconds": round(seconds, 1), "lines": lines}
+
+
+def _selftest_coverage(base: str, wanted: set) -> dict:
+    """The lines of the ``wanted`` modules that the self-test of ``verify all`` executes (its own process)."""
+    script = tempfile.mktemp(prefix="selftest-", suffix=".py")
+    with open(script, "w") as f:
+        f.write(rm.SELFTEST_CODE)
+    try:
+        p, seconds, lines = _covered_run(base, [script], wanted)
+    finally:
+        os.remove(script)
+    if p.returncode != 0:
+        raise SystemExit(f"the self-test under coverage exits {p.returncode}: {p.stderr[-800:]}")
+    return {"status": "holds", "exit": 0, "seconds": round(seconds, 1), "lines": lines}
+
+
+def claim_coverage(base: str, papers, path: str | None, wanted: set, jobs: int = 1) -> dict:
+    """{paper: {claim: {"status", "exit", "seconds", "lines": {module: executed lines}}}}: every claim of every paper
+    run alone, in a fresh process each, under coverage.py — so each claim's lines include everything it computes for
+    itself (caches and shared ensembles are per process), and a mutant on a line a claim never executes cannot change
+    that claim's verdict. Read from ``path`` when it holds this ref's, else measured (``jobs`` at a time) and
+    written there. The unmutated status and seconds of each claim alone are the mutants' baselines."""
+    if path and os.path.exists(path):
+        with open(path) as f:
+            doc = json.load(f)
+        if "claims" not in doc:
+            raise SystemExit(f"{path} holds per-paper coverage (--per-paper); give another path for per-claim coverage")
+        if "self-test" not in doc["claims"]:     # measured before the self-test was: add it
+            doc["claims"]["self-test"] = {"self-test": _selftest_coverage(base, wanted)}
+            with open(path, "w") as f:
+                json.dump(doc, f)
+        return doc["claims"]
+    order = {paper: paper_claims(base, paper) for paper in papers}
+    partial = (path or os.path.join(tempfile.gettempdir(), "claim-coverage")) + ".partial"
+    out: dict = {paper: {} for paper in papers}
+    if os.path.exists(partial):       # an interrupted measurement resumes: each claim is saved as it finishes
+        with open(partial) as f:
+            done = json.load(f)
+        if done.get("base_commit") == _tree_commit(base):
+            for paper in papers:
+                out[paper].update(done["claims"].get(paper, {}))
+    todo = [(paper, c) for paper in papers for c in order[paper] if c not in out[paper]]
+    failed = []
+    with cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(_one_claim_coverage, base, c, wanted): (paper, c) for paper, c in todo}
+        for fut in cf.as_completed(futures):
+            paper, c = futures[fut]
+            try:
+                r = fut.result()
+            except SystemExit as exc:
+                failed.append(str(exc))
+                continue
+            out[paper][c] = r
+            with open(partial + ".tmp", "w") as f:
+                json.dump({"base_commit": _tree_commit(base), "claims": out}, f)
+            os.replace(partial + ".tmp", partial)
+            print(f"coverage of {c}: {r['status']}, {r['seconds']:.0f} s, "
+                  f"{sum(len(v) for v in r['lines'].values())} lines", flush=True)
+    if failed:
+        raise SystemExit("\n".join(failed))
+    out = {paper: {c: out[paper][c] for c in order[paper]} for paper in papers}   # the paper's order
+    out["self-test"] = {"self-test": _selftest_coverage(base, wanted)}
+    if path:
+        with open(path, "w") as f:
+            json.dump({"claims": out}, f)
+        os.remove(partial)
+    return out
+
+
+def _tree_commit(base: str) -> str:
+    """The commit an extracted tree was archived from (``git archive`` writes it into the tar's global header, which
+    ``tar -x`` drops): recorded by :func:`main` in ``base/.commit``."""
+    with open(os.path.join(base, ".commit")) as f:
+        return f.read().strip()
+
+
+def claims_reaching(claims_cov: dict, module: str, lines: set) -> dict:
+    """{paper: [claims whose own run executed any of ``lines`` of ``module``]}, papers with none left out (the
+    self-test's entry, "self-test", among them when it executes them)."""
+    out = {}
+    for paper, claims in claims_cov.items():
+        hit = [c for c, r in claims.items() if lines & set(r["lines"].get(module, ()))]
+        if hit:
+            out[paper] = hit
+    return out
+
+
 def unit_tests(base: str, module: str) -> list[str]:
     """The test files that import the module by name (``theory.kernels``, ``from theory import kernels``,
     ``from theory.kernels import``)."""
@@ -297,6 +442,8 @@ def main(argv=None) -> int:
     ap.add_argument("--report", help="the JSON report (resumed when it exists)")
     ap.add_argument("--coverage", help="the per-paper line coverage of this ref (read, or measured and written)")
     ap.add_argument("--test-timeout", type=float, default=900.0)
+    ap.add_argument("--per-paper", action="store_true", help="run every paper that executes the mutated line whole "
+                    "(the method of the reports before per-claim coverage); default: only its claims that do")
     ap.add_argument("--list", action="store_true", help="print the sample and exit")
     ap.add_argument("--summary", metavar="REPORT", help="print the score of a report and exit")
     ap.add_argument("--replay", metavar="REPORT", help="rerun the mutants of an earlier report at --ref (each recorded "
@@ -322,6 +469,8 @@ def main(argv=None) -> int:
             args.seed = previous["seed"]
         if (previous["seed"], previous["size"]) != (args.seed, args.size):
             raise SystemExit(f"{args.report} holds seed {previous['seed']}, size {previous['size']}: another sample")
+        if previous.get("selection", "papers") != ("papers" if args.per_paper else "claims"):
+            raise SystemExit(f"{args.report} selected by {previous.get('selection', 'papers')}: resume it the same way")
         if previous.get("replay_of") != (old_doc or {}).get("commit"):
             raise SystemExit(f"{args.report} is not a replay of the same report")
     if args.seed is None:
@@ -332,6 +481,8 @@ def main(argv=None) -> int:
     base = os.path.join(top, "base")
     try:
         commit = rm.extract(args.ref, base)
+        with open(os.path.join(base, ".commit"), "w") as f:
+            f.write(commit)
         if previous and previous["commit"] != commit:
             raise SystemExit(f"{args.report} is of {previous['commit'][:12]}, the ref is {commit[:12]}")
         print(f"ref {args.ref} = {commit}", flush=True)
@@ -348,7 +499,20 @@ def main(argv=None) -> int:
                 print(f"{module}:{line}:{col} {op.split('/')[-1]} #{occ} in {where or 'module level'}")
             return 0
         rm.install_plugins(base, PAPERS, os.path.join(top, "plugins"))
-        cov = paper_coverage(base, PAPERS, args.coverage)
+        if args.per_paper:
+            cov = paper_coverage(base, PAPERS, args.coverage)
+        else:
+            claims_cov = claim_coverage(base, PAPERS, args.coverage, set(mods), jobs=args.jobs)
+
+        def reaching(module: str, line: int) -> tuple[list, dict, bool]:
+            """(papers, {paper: claims}, whether the self-test does) that execute the line (or its statement's first
+            line)."""
+            lines = {parsed[module][1].first_line(line), line}
+            if args.per_paper:
+                return [p for p in PAPERS if lines & set(cov[p].get(module, ()))], {}, False
+            hit = claims_reaching(claims_cov, module, lines)
+            selftest = bool(hit.pop("self-test", None))
+            return list(hit), hit, selftest
         mutants = []
         stale = []
         diffs = {r["id"]: r.get("diff", "") for r in old_doc["mutants"]} if old_doc else {}
@@ -362,19 +526,17 @@ def main(argv=None) -> int:
                                                              f"{old_doc['commit'][:12]}"})
                     continue
                 module = rec["file"]
-                first = parsed[module][1].first_line(line)
-                papers = [p for p in PAPERS if first in set(cov[p].get(module, ())) or line in set(cov[p].get(module, ()))]
+                papers, claims, selftest = reaching(module, line)
                 mutants.append(rm.Mutant(id=rec["id"], file=module, papers=papers, tests=unit_tests(base, module),
                                          cls=rec["class"], description=f"{rec['description']}; replayed at line {line}",
-                                         old=block, new=changed))
+                                         old=block, new=changed, claims=claims, selftest=selftest))
         for module, op, occ, where, line, col in sample:
-            first = parsed[module][1].first_line(line)
-            papers = [p for p in PAPERS if first in set(cov[p].get(module, ())) or line in set(cov[p].get(module, ()))]
+            papers, claims, selftest = reaching(module, line)
             short = op.split("/")[-1]
             mutants.append(rm.Mutant(id=f"s-{module[:-3].replace('/', '.')}-{short}-{occ}", file=module,
                                      papers=papers, tests=unit_tests(base, module), cls=short.split("_")[0],
                                      description=f"{short} #{occ} in {where or 'module level'} (line {line})",
-                                     operator=(op, occ, line, col)))
+                                     operator=(op, occ, line, col), claims=claims, selftest=selftest))
         records = list(previous["mutants"]) if previous else []
         done_ids = {r["id"] for r in records}
         records += [r for r in stale if r["id"] not in done_ids]
@@ -385,7 +547,9 @@ def main(argv=None) -> int:
         todo = [mutants[i] for i in order if mutants[i].id not in done_ids][:args.limit]
         reached = {p for m in todo for p in m.papers}
         baselines = {}
-        for paper in sorted(reached):
+        if not args.per_paper:   # each claim's own unmutated run (exit 0 there: as shipped) is its baseline
+            baselines = {c: r for claims in claims_cov.values() for c, r in claims.items()}   # and "self-test"
+        for paper in sorted(reached) if args.per_paper else ():
             r = rm.run_verify(base, paper, None, timeout=None)
             print(f"baseline {paper}: exit {r['exit']}, {r['seconds']:.0f} s", flush=True)
             if r["exit"] != 0:
@@ -399,6 +563,7 @@ def main(argv=None) -> int:
             if not args.report:
                 return
             doc = {"ref": args.ref, "commit": commit, "seed": args.seed, "size": args.size,
+                   "selection": "papers" if args.per_paper else "claims",
                    "population": old_doc["population"] if old_doc else {m: len(pools[m]) for m in mods},
                    "statements": {m: parsed[m][0] for m in mods},
                    "shares": shares, "started": previous["started"] if previous else started,
@@ -421,7 +586,7 @@ def main(argv=None) -> int:
                     for f in futures:
                         f.cancel()
                     raise SystemExit(f"stopped: {exc}")
-                rec["unreached"] = not futures[fut].papers
+                rec["unreached"] = not (futures[fut].papers or futures[fut].selftest)
                 if old_doc is not None:
                     rec["diff"] = diffs[rec["id"]]
                 records.append(rec)
