@@ -216,7 +216,8 @@ class OracleEnvironmentError(RuntimeError):
 
 def run_verify(tree: str, paper: str, baseline: dict | None, timeout: float | None, early_stop: bool = True,
                claims: list[str] | None = None) -> dict:
-    """One ``verify all`` run in ``tree``. ``baseline``: the unmutated run's {claim: status}; with ``early_stop``
+    """One ``verify all --paper P`` run in ``tree`` (or ``verify C1 C2 ...`` given ``claims``). ``baseline``: the
+    unmutated run's {claim: status}; with ``early_stop``
     the run is stopped at the first status that differs from it (the exit status is then 4 for a claim in
     'error', else 1, as ``--expect`` would give)."""
     cache_dir = tempfile.mkdtemp(prefix="deepinit-cache-")
