@@ -98,6 +98,31 @@ def test_every_fixed_point_is_found_with_its_basin_and_iterates_from_q0_go_where
             assert theory.fixed_point_q("silu", 2.72861, 0.05, q0=q0).value == pytest.approx(limit, rel=1e-14)
 
 
+
+@pytest.mark.parametrize("act", ["silu", "gelu", "x - 0.5*tanh(x)"])
+def test_zero_bias_below_the_origins_critical_slope_settles_at_zero_past_a_fixed_point_above(act):
+    """σ_b² = 0, φ(0) = 0 and L′(0⁺) = σ_w² φ′(0)² = 0.75 < 1 while L(1) > 1 (σ_w² = 3): q = 0 attracts every small
+    q, although the length map has a repelling fixed point above it. The engine used to search for a positive root
+    there and stop with an internal "F does not change sign" error. Independent routes: the scan of every fixed
+    point with its basin, and the float length map iterated from q⁰ = 10⁻² (inside the basin) towards 0."""
+    fp = theory.fixed_point_q(act, 3.0, 0.0)
+    assert fp.value == 0.0 and fp.stability == "attracting" and fp.slope.value == pytest.approx(0.75, rel=1e-14)
+    low, *above = theory.length_fixed_points(act, 3.0, 0.0)
+    assert low.value == 0.0 and low.stability == "attracting" and above and above[0].stability == "repelling"
+    assert low.basin[1] == pytest.approx(above[0].value, rel=1e-12) and above[0].value > 1e-2
+    assert theory.length_trajectory(act, 3.0, 0.0, 1e-2, 200).values[-1] < 1e-2 * 0.76 ** 150
+    assert theory.chi_1(act, 3.0, 0.0).value == pytest.approx(0.75, rel=1e-14)
+
+
+@pytest.mark.parametrize("act", ["x - tanh(x)", "x - sin(x)", "tanh(x)**3"])
+def test_no_edge_of_chaos_at_the_origin_when_the_slope_there_is_zero(act):
+    """φ(0) = φ′(0) = 0 at σ_b² = 0: χ₁ = σ_w² φ′(0)² = 0 at q* = 0 for every σ_w², so no σ_w² is critical there.
+    The engine used to return σ_w² = 1/φ′(ε)² ≈ 1e160 for x − tanh x and to divide by zero for x − sin x."""
+    assert theory.critical_points(act, 0.0) == []
+    with pytest.raises(UndefinedQuantityError, match="no order-to-chaos boundary"):
+        theory.critical_sigma_w2(act, 0.0)
+    assert abs(theory.chi_1(act, 50.0, 0.0).value) < 1e-100
+
 def test_a_slope_off_by_a_factor_of_two_misclassifies_and_the_test_above_sees_it(monkeypatch):
     """The Stein slope with 1/q instead of 1/(2q): the attracting SiLU point (L′ = 0.864) would be called repelling;
     its agreement with the derivative form fails by a factor 2."""

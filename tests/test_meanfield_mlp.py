@@ -89,6 +89,17 @@ def test_gaussian_expectation_vs_exact_sympy_route():
     assert abs(e.value - exact) <= e.error + 1e-16 and e.error < 1e-15
 
 
+def test_gaussian_expectation_with_a_singularity_at_a_declared_kink():
+    """E log|Z + 2|: the integrand is −∞ at the declared kink u = −2, one of the points where the mpmath route
+    probes the integrand's size. The integral is finite; before the probe skipped non-finite values it was refused as
+    "not integrable". Against scipy's adaptive quadrature split at −2."""
+    import mpmath
+    e = gaussian_expectation(lambda u: mpmath.log(abs(u + 2)), 1.0, breakpoints=[-2.0], dps=15)
+    density = lambda u: math.log(abs(u + 2)) * math.exp(-u * u / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    ref = integrate.quad(density, -40, -2, limit=200)[0] + integrate.quad(density, -2, 40, limit=200)[0]
+    assert abs(e.value - ref) < 1e-9 and e.error < 1e-12
+
+
 @pytest.mark.parametrize("q11,q22,q12", [(1.0, 4.0, 1.0), (0.3, 2.5, -0.5), (2.0, 0.5, 0.99999 * 1.0),
                                          (1.0, 1.0, 1 - 1e-9), (7.0, 3.0, -4.5), (1.0, 1.0, 0.0)])
 def test_bivariate_relu_and_erf_closed_forms(q11, q22, q12):

@@ -343,8 +343,12 @@ def _qstar(act: Activation, sw: float, sb: float, rho: float, dps: int):
             if abs(f1) <= mpmath.mpf(10) ** (5 - dps) and abs(f2) <= 2 * mpmath.mpf(10) ** (5 - dps):
                 raise UndefinedQuantityError(f"{act.name} at σ_w² = {sw:g}, σ_b² = 0: every q is a fixed point of "
                                              "the length map (marginal); q* is undefined")
+            # L′(0⁺) < 1: q = 0 attracts every small q, whatever fixed points lie above (SiLU at σ_w² = 3 has an
+            # attracting one beyond a repelling one); L′(0⁺) = 1: it attracts from above when L(1) < 1
+            if s0 < 1:
+                return mpmath.mpf(0), mpmath.mpf(0), "q* = 0: σ_b² = 0, φ(0) = 0 and L′(0⁺) < 1"
             if s0 <= 1 and f1 < 0:
-                return mpmath.mpf(0), mpmath.mpf(0), "q* = 0: σ_b² = 0, φ(0) = 0 and L′(0⁺) ≤ 1"
+                return mpmath.mpf(0), mpmath.mpf(0), "q* = 0: σ_b² = 0, φ(0) = 0, L′(0⁺) = 1 and L(1) < 1"
             lo = tiny
         prev, hi = _bracket_up(F, lo, max(b, mpmath.mpf(2) ** -8),
                                f"{act.name} at σ_w² = {sw:g}, σ_b² = {sb:g}, ρ = {rho:g}: the length map has no "
@@ -1105,10 +1109,13 @@ def _critical(act: Activation, sb: float, dps: int, q_max: float = Q_MAX):
             return _moment(act, "phi2", q, d)[0] / _moment(act, "dphi2", q, d)[0] + b - q
         if sb == 0.0 and act.mpmath(mpmath.mpf(0)) == 0:
             v, e = _zero_limit(act, dps)
-            out.append((1 / v, e / v ** 2, mpmath.mpf(0), mpmath.mpf(0),
-                        "σ_b² = 0, φ(0) = 0: q* = 0, σ_w²,crit = 2/(φ′(0⁺)² + φ′(0⁻)²)"))
-            if act.homogeneity_degree == 1:      # G ≡ 0: at that σ_w² every q is a fixed point with χ₁ = 1
-                return tuple(out)
+            # φ′(0±) = 0 (x − tanh x): the limit is zero to its own error — v ~ ε^k at ε = 10^(−dps−10), and the
+            # value at 2ε differs by at least v — so χ₁ = 0 at q* = 0 for every σ_w²: no critical point there
+            if v > e:
+                out.append((1 / v, e / v ** 2, mpmath.mpf(0), mpmath.mpf(0),
+                            "σ_b² = 0, φ(0) = 0: q* = 0, σ_w²,crit = 2/(φ′(0⁺)² + φ′(0⁻)²)"))
+                if act.homogeneity_degree == 1:      # G ≡ 0: at that σ_w² every q is a fixed point with χ₁ = 1
+                    return tuple(out)
         qs = _scan_grid(sb if sb > 0 else 1e-10, q_max)
         m2, d2 = _float_moments(act, qs, derivative=True)
         with np.errstate(divide="ignore", invalid="ignore"):

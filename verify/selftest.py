@@ -30,7 +30,12 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
     expectations file's refusals, the store's LRU, byte count and timing, and the text of an estimate; and what the
     simulators and quadratures promise beyond their values: the working sets of their cost models, their refusals
     of malformed arguments, the BN covariance classifier at a near-BSB2 matrix, the native torch functions and a
-    three-piece ``Piecewise`` in torch, the cores a process pinned to one may use.
+    three-piece ``Piecewise`` in torch, the cores a process pinned to one may use;
+11. the engine paths no built-in claim takes (:mod:`verify.selftest_engines`), each against an answer known by
+    construction or an independent route: positive semi-definiteness at a scale of 1e-305, the bivariate rule's
+    truncation radius, homogeneity degrees of activations positive at every probe, the secant fixed-point route,
+    negative bases in the formula probe, the covariance SDE's own noise against the seed's increments, the Laplace
+    route's flags, two-slope arc-cosine kernels, the general Jacobian-spectrum solver, the identity's length map.
 
 The statement is E z² = 1 for z ~ N(0, 1), checked by Monte Carlo (10⁵ samples, seed 0, 4 standard errors, a 5%
 error is 11 standard errors away). Any canary that does not come out as stated makes ``verify all`` exit 4
@@ -268,13 +273,14 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 70 of 70 canaries as known
+    self-test: 83 of 83 canaries as known
     """
     from .runner import run_claim
     out = [_judge(claim, run_claim(claim, Context(budget="quick", seed=0)), expected, details)
            for claim, expected, details in _claims()]
+    from .selftest_engines import engine_canaries
     from .selftest_inputs import canaries
-    return out + _statistics() + canaries(Canary)
+    return out + _statistics() + canaries(Canary) + engine_canaries(Canary)
 
 
 def _judge(claim: Claim, v: Verdict, expected: str, details: dict) -> Canary:

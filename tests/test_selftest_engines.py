@@ -1,0 +1,101 @@
+"""The engine-path canaries of the self-test (verify.selftest_engines): every one as known on the real code, and each
+operator mutant of the sampled run at bff6162 (docs/mutation.md) that no claim's verdict saw, on a path it covers,
+now fails its named canary — so `verify all` exits 4 on it."""
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+import theory
+from conftest import source_mutant
+from numerics import bn_meanfield, covariance_sde, training
+from theory import (fixed_points, formula, gaussian, jacobian_density_smooth, kernels, meanfield_depth, meanfield_mlp,
+                    validate)
+from theory.activations import Activation
+from verify import selftest
+from verify.cli import main
+from verify.selftest_engines import engine_canaries
+
+
+def test_every_engine_canary_is_as_known():
+    got = engine_canaries(selftest.Canary)
+    assert [c.name for c in got if not c.passed] == []
+    assert len(got) == 13
+
+
+def _failed() -> dict:
+    return {c.name: c.observed for c in engine_canaries(selftest.Canary) if not c.passed}
+
+
+# (module or class, attribute, old, new, the canary that must fail): the sample's one-line changes at bff6162
+MUTANTS = [
+    (validate, "gram_matrix", "safe = np.where(scale > 0, scale, 1.0)", "safe = np.where(scale > 1, scale, 1.0)",
+     "a Gram with λ_min = −1e-6 λ_max at scales 1 and 1e-305, a PSD one at 1e-305"),
+    (gaussian, "_radius", "if math.log(big) - r * r / 2 <", "if math.log(big) // r * r / 2 <",
+     "the bivariate rule's radius for f = g = 1"),
+    (meanfield_mlp, "_qstar", "            if s0 < 1:\n", "            if s0 < 0:\n",
+     "q* of SiLU at σ_w² = 3, σ_b² = 0; critical points of x − tanh x at σ_b² = 0"),
+    (meanfield_mlp, "_critical", "            if v > e:\n", "            if v > 0:\n",
+     "q* of SiLU at σ_w² = 3, σ_b² = 0; critical points of x − tanh x at σ_b² = 0"),
+    (fixed_points, "_secant", "if abs(x1 - x0) <= xtol * max(1, abs(x1)) or f1 == 0:",
+     "if abs(x1 - x0) is not xtol * max(1, abs(x1)) or f1 == 0:", "x = cos x by the secant and by Illinois"),
+    (formula, "_ev", "if b < 0 and not (e.exp.is_Integer", "if b < -1 and not (e.exp.is_Integer",
+     "the growth probe of √x, ∛x, x² at negative x"),
+    (formula._Builder, "power", "return sp.Integer(0)", "return sp.Integer( -1)", "x + 0**2"),
+    (covariance_sde, "simulate_covariance_sde", "rng.standard_normal((paths, m, m)) * math.sqrt(dt)",
+     "rng.standard_normal((paths, m, m)) % math.sqrt(dt)",
+     "the covariance SDE's own noise vs the seed's documented increments"),
+    (bn_meanfield, "iterate_bn_meanfield", 'mc_tol = 0 if method == "laplace"', 'mc_tol = 0 if not method == "laplace"',
+     "the Laplace route's converged and shape flags, recomputed"),
+    (kernels._PiecewiseHomogeneous, "pair", "- 2 * a * b * (root - th * p.q12))", "- 1 * a * b * (root - th * p.q12))",
+     "two-slope arc-cosine kernels vs the bivariate rule"),
+    (kernels._PiecewiseHomogeneous, "pair", "(root - th * p.q12)) / (2 * math.pi)", "(root - th * p.q12)) + (2 * math.pi)",
+     "two-slope arc-cosine kernels vs the bivariate rule"),
+    (meanfield_depth, "length_trajectory", "np.arange(depth + 1) * 1e-12", "np.arange(depth / 1) * 1e-12",
+     "the identity's length map vs its geometric closed form"),
+    (training, "_isometry_arguments", "width − 1 = {width - 1} samples", "width − 1 = {width - 2} samples",
+     "a one-sample probe of the isometry training, width 8"),
+    (jacobian_density_smooth, "d2_rule", "np.linspace(-10, 10, panels + 1)", "np.linspace(not 10, 10, panels + 1)",
+     "the general Jacobian-spectrum solver's mean vs the closed form"),
+]
+_IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
+
+
+@pytest.mark.parametrize("owner, attr, old, new, caught", MUTANTS, ids=_IDS)
+def test_a_sampled_survivor_fails_its_engine_canary(monkeypatch, owner, attr, old, new, caught):
+    func = getattr(owner, attr)
+    # a memoised function: the mutant is compiled from the source (its decorator included: a fresh, empty cache)
+    monkeypatch.setattr(owner, attr, source_mutant(getattr(func, "__wrapped__", func), old, new))
+    assert caught in _failed()
+
+
+@pytest.fixture
+def fresh_degrees():
+    """The activations of the homogeneity canary without their cached degrees, before and after the test."""
+    names = ("abs(x)", "x**2", "relu", "exp(x)")
+
+    def clear():
+        for name in names:
+            theory.activation(name).__dict__.pop("homogeneity_degree", None)
+    clear()
+    yield
+    clear()
+
+
+def test_a_homogeneity_mutant_fails_its_canary(monkeypatch, fresh_degrees):
+    """``not np.any(base != 0)`` → ``not np.any(base <= 0)``: an activation positive at every probe (|x|, x²) is
+    reported as not homogeneous."""
+    prop = source_mutant(Activation.homogeneity_degree.func, "if not np.any(base != 0):",
+                         "if not np.any(base <= 0):")   # the source's decorator comes with it: a cached_property
+    assert isinstance(prop, functools.cached_property)
+    prop.__set_name__(Activation, "homogeneity_degree")
+    monkeypatch.setattr(Activation, "homogeneity_degree", prop)
+    assert _failed()["homogeneity degrees of |x|, x², ReLU, exp"] == "[None, None, 1.0, None]"
+
+
+def test_verify_all_exits_4_on_an_engine_mutant(monkeypatch, capsys):
+    owner, attr, old, new, caught = next(m for m in MUTANTS if m[1] == "_secant")
+    monkeypatch.setattr(owner, attr, source_mutant(getattr(owner, attr), old, new))
+    assert main(["all", "--paper", "isometry", "--budget", "quick", "-q"]) == 4
+    assert f"  {caught}: must give" in capsys.readouterr().err

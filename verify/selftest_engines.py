@@ -1,0 +1,196 @@
+"""Known-answer canaries of the engine paths no built-in claim takes (part 11 of :mod:`verify.selftest`).
+
+A researcher's own claim may take a branch of the engine that none of the four papers' claims exercises at the quick
+budget: a Gram matrix of entries far below 1, the truncation radius of the bivariate rule, the zero-bias origin of
+the length map, an activation positive at every probe, the secant route of the fixed-point solver, a formula with a
+negative base, the covariance SDE with its own noise, the Laplace route's convergence flag, the arc-cosine kernels of
+two-slope activations, the general Jacobian-spectrum solver and the float length map. A wrong comparison or constant
+there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an answer
+known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments, the
+identity's geometric length map, the documented draws of the seed), at an input where a wrong line changes the
+answer. One not as known makes
+``verify all`` exit 4 before any claim runs.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _psd_at_scales() -> str:
+    """:func:`theory.validate.gram_matrix` decides positive semi-definiteness relative to the matrix's own scale
+    (its docstring: any scale in the float range): a Gram with λ_min = −10⁻⁶ λ_max is refused at scale 1 and at
+    scale 10⁻³⁰⁵, and a PSD one at 10⁻³⁰⁵ is accepted."""
+    from theory import validate
+
+    def verdict(G) -> str:
+        try:
+            validate.gram_matrix(G)
+            return "accepted"
+        except Exception as exc:  # noqa: BLE001 - the refusal's type is the observation
+            return type(exc).__name__
+    bad = np.diag([1.0, -1e-6])
+    good = np.array([[1.0, 0.5], [0.5, 1.0]])
+    return repr((verdict(bad), verdict(1e-305 * bad), verdict(1e-305 * good)))
+
+
+def _truncation_radius() -> str:
+    """The bivariate rule's truncation radius for f = g = 1 at unit variances: the smallest integer r ≥ 9 with
+    e^(−r²/2) below 10⁻²⁰ of the probe, i.e. r²/2 > ln 10²⁰ = 46.05: r = 10 (a cost contract: a larger radius
+    is still correct, only slower)."""
+    from theory import gaussian
+    one = lambda u: np.ones_like(u)  # noqa: E731
+    return repr(gaussian._radius(one, one, 1.0, 1.0))
+
+
+def _zero_bias_origin() -> str:
+    """σ_b² = 0, φ(0) = 0: SiLU at σ_w² = 3 has L′(0⁺) = 3/4 < 1, so the fixed point reached from small q is 0
+    (a repelling one lies above it); x − tanh x has φ′(0) = 0, so χ₁ = 0 at q* = 0 for every σ_w² and no σ_w² is
+    critical there."""
+    from theory import critical_points, fixed_point_q
+    fp = fixed_point_q("silu", 3.0, 0.0)
+    return repr((fp.value, fp.stability, critical_points("x - tanh(x)", 0.0)))
+
+
+def _homogeneity() -> str:
+    """The positive-homogeneity degree of |x|, x², max(x, 0) and eˣ: 1, 2, 1 and none (|x| and x² are positive at
+    every probe point, ReLU vanishes at half of them)."""
+    from theory import activation
+    return repr([activation(f).homogeneity_degree for f in ("abs(x)", "x**2", "relu", "exp(x)")])
+
+
+def _secant() -> str:
+    """x = cos x by the secant route (no bracket) from 0.5: the Dottie number 0.7390851332151607 (Illinois on
+    [0, 1], the other route, gives the same) within 10⁻¹⁵, its stated error below 10⁻¹²."""
+    from theory.fixed_points import solve_fixed_point
+    e = solve_fixed_point(math.cos, x0=0.5)
+    ref = solve_fixed_point(math.cos, bracket=(0.0, 1.0)).value
+    return repr((abs(e.value - 0.7390851332151607) <= 1e-15, abs(ref - 0.7390851332151607) <= 1e-15,
+                 e.error <= 1e-12))
+
+
+def _negative_bases() -> str:
+    """The growth probe of a formula at negative arguments: √x at −0.5 is not real, ∛x at −0.125 is −0.5, x² at
+    −0.5 is 0.25."""
+    import sympy as sp
+
+    from theory.activations import x
+    from theory.formula import growth_probe
+
+    def probe(expr, r) -> str:
+        try:
+            return repr(float(growth_probe(expr, r)))
+        except Exception as exc:  # noqa: BLE001 - the refusal's type is the observation
+            return type(exc).__name__
+    return ", ".join(probe(e, r) for e, r in ((sp.sqrt(x), -0.5), (x ** sp.Rational(1, 3), -0.125), (x ** 2, -0.5)))
+
+
+def _zero_power() -> str:
+    """``x + 0**2`` parses to x (a zero base to a positive power is 0)."""
+    from theory.formula import parse_formula
+    return repr(str(parse_formula("x + 0**2")))
+
+
+def _sde_own_noise() -> str:
+    """The Euler–Maruyama covariance SDE with its own noise equals the run given the increments the seed
+    documents (``default_rng(seed)``, one N(0, dt) draw of [paths, m, m] a step), to the last bit."""
+    from numerics.covariance_sde import simulate_covariance_sde
+    paths, m, dt, steps, seed = 3, 2, 0.01, 5, 7
+    V0 = np.array([[1.0, 0.3], [0.3, 0.5]])
+    drift = lambda V: -0.5 * V  # noqa: E731
+    rng = np.random.default_rng(seed)
+    dW = np.stack([rng.standard_normal((paths, m, m)) * math.sqrt(dt) for _ in range(steps)], axis=1)
+    own = simulate_covariance_sde(drift, V0, steps * dt, dt, paths, seed=seed).values
+    given = simulate_covariance_sde(drift, V0, steps * dt, dt, paths, seed=seed, dW=dW).values
+    return repr(bool(np.array_equal(own, given)))
+
+
+def _laplace_flags() -> str:
+    """The Laplace route's flags, recomputed from its own trajectory by their definitions: ``converged`` is the last
+    step's relative change below ``tol`` = 10⁻⁸, the shape is that of the last iterate at tolerance 10⁻⁶ (the
+    route is exact: no Monte Carlo allowance). From diag(1, 2, 3, 4) + 0.2, four ReLU layers still move by about
+    2 % a step."""
+    from numerics.bn_meanfield import classify_covariance, iterate_bn_meanfield
+    it = iterate_bn_meanfield("relu", np.diag([1.0, 2.0, 3.0, 4.0]) + 0.2, 4, method="laplace")
+    last, before = it.trajectory[-1], it.trajectory[-2]
+    change = float(np.linalg.norm(last - before) / np.linalg.norm(last))
+    return repr((it.converged == (change < 1e-8), it.shape.kind == classify_covariance(last, tol=1e-6).kind))
+
+
+def _two_slope_kernels() -> str:
+    """The depth-1 NNGP entry K¹₁₂ of leaky ReLU (slopes 1 and 0.01: the arc-cosine kernel of degree 1) and of the
+    step function (degree 0) for the input Gram [[1, 0.3], [0.3, 2]], against E φ(u₁)φ(u₂) by the float bivariate
+    Gaussian rule (no closed form), within 10⁻¹⁰ relative."""
+    from theory import activation
+    from theory.gaussian import bivariate_expectation
+    from theory.kernels import nngp_kernel
+    G = np.array([[1.0, 0.3], [0.3, 2.0]])
+    worst = 0.0
+    for name in ("leaky_relu", "step"):
+        act = activation(name)
+        K = _nngp(nngp_kernel, act, G)
+        ref = bivariate_expectation(act, act, G[0, 0], G[1, 1], G[0, 1]).value
+        worst = max(worst, abs(K - ref) / abs(ref))
+    return repr(worst <= 1e-10)
+
+
+def _nngp(nngp_kernel, act, G) -> float:
+    """K¹₁₂ from :func:`theory.kernels.nngp_kernel` (its value: a matrix, or an estimate of one)."""
+    K = nngp_kernel(act, input_gram=G, depth=1)
+    return float(np.asarray(getattr(K, "value", K))[0, 1])
+
+
+def _smooth_jacobian_law() -> str:
+    """The general Jacobian-spectrum solver (softplus, σ_w² = 1, σ_b² = 0.05, depth 2, Gaussian weights: φ′² is not
+    even, so its rule must cover both signs of the pre-activation): the mean of its law, from its rule for φ′(h)² at
+    the fixed point, against the closed-form mean (σ_w² μ₁)^L of :func:`theory.jacobian_spectrum_moments`
+    (mpmath), within 10⁻⁹ relative."""
+    from theory import jacobian_spectrum_moments
+    from theory.jacobian_density_smooth import jacobian_spectral_density_smooth
+    law = jacobian_spectral_density_smooth("softplus", 1.0, 0.05, 2, weights="gaussian", nodes=200)
+    ref = jacobian_spectrum_moments("softplus", 1.0, 0.05, 2, weights="gaussian").mean.value
+    return repr(abs(law.mean / ref - 1) <= 1e-9)
+
+
+def _identity_length_map() -> str:
+    """The float length map of the identity, q^l = σ_w² q^(l−1) + σ_b², against its geometric closed form
+    (σ_w² = 0.5, σ_b² = 0.25, q⁰ = 2, six layers), within 10⁻¹² relative, with one stated error per layer."""
+    from theory.meanfield_depth import length_trajectory
+    traj = length_trajectory("identity", 0.5, 0.25, 2.0, 6)
+    exact = np.array([0.5 ** k * 2.0 + 0.25 * (1 - 0.5 ** k) / 0.5 for k in range(7)])
+    return repr((bool(np.allclose(traj.values, exact, rtol=1e-12, atol=0)), len(traj.relative_error)))
+
+
+def _probe_message() -> str:
+    """The isometry training's refusal of a one-sample probe names the documented range for width 8: 2 to 7."""
+    from numerics.training import train_isometry_mlp
+    try:
+        train_isometry_mlp("digits", "relu", 2, 8, 8, 0, lr=0.1, probe=[0])
+    except Exception as exc:  # noqa: BLE001 - the refusal's text is the observation
+        return str(exc)
+    return "accepted"
+
+
+def engine_canaries(canary) -> list:
+    """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
+    passed)`` (:class:`verify.selftest.Canary`)."""
+    from .selftest_inputs import _table
+    return _table(canary, [
+        ("a Gram with λ_min = −1e-6 λ_max at scales 1 and 1e-305, a PSD one at 1e-305",
+         "('DeepinitError', 'DeepinitError', 'accepted')", _psd_at_scales),
+        ("the bivariate rule's radius for f = g = 1", "10.0", _truncation_radius),
+        ("q* of SiLU at σ_w² = 3, σ_b² = 0; critical points of x − tanh x at σ_b² = 0", "(0.0, 'attracting', [])",
+         _zero_bias_origin),
+        ("homogeneity degrees of |x|, x², ReLU, exp", "[1.0, 2.0, 1.0, None]", _homogeneity),
+        ("x = cos x by the secant and by Illinois", "(True, True, True)", _secant),
+        ("the growth probe of √x, ∛x, x² at negative x", "NotRealValued, -0.5, 0.25", _negative_bases),
+        ("x + 0**2", "'x'", _zero_power),
+        ("the covariance SDE's own noise vs the seed's documented increments", "True", _sde_own_noise),
+        ("the Laplace route's converged and shape flags, recomputed", "(True, True)", _laplace_flags),
+        ("two-slope arc-cosine kernels vs the bivariate rule", "True", _two_slope_kernels),
+        ("the general Jacobian-spectrum solver's mean vs the closed form", "True", _smooth_jacobian_law),
+        ("the identity's length map vs its geometric closed form", "(True, 7)", _identity_length_map),
+        ("a one-sample probe of the isometry training, width 8",
+         "probe: between 2 and width − 1 = 7 samples, got 1", _probe_message),
+    ])
