@@ -235,6 +235,57 @@ def test_a_replayed_mutant_is_located_by_its_line_and_fewest_neighbours():
     assert S.replay_block(old, new, 2, "b = 2", "b = 3") == ("b = 2\n", "b = 3\n", 3)
 
 
+def test_a_survivor_runs_the_test_files_that_execute_its_line():
+    S = _sampler()
+    cov = {"tests": {"theory/x.py": {"3": ["tests/test_a.py"], "4": ["tests/test_a.py", "tests/test_b.py"]}},
+           "outside": {"theory/x.py": [1, 2]}}
+    importing = ["tests/test_a.py", "tests/test_b.py", "tests/test_c.py"]
+    assert S.tests_reaching(cov, "theory/x.py", {3}, importing) == ["tests/test_a.py"]
+    assert S.tests_reaching(cov, "theory/x.py", {3, 4}, importing) == ["tests/test_a.py", "tests/test_b.py"]
+    assert S.tests_reaching(cov, "theory/x.py", {2, 3}, importing) == importing     # executed at import as well
+    assert S.tests_reaching(cov, "theory/x.py", {9}, importing) == []               # no test executes it
+    assert S.tests_reaching(cov, "theory/y.py", {3}, importing) == []
+
+
+def test_the_test_coverage_attributes_lines_to_the_file_whose_tests_fixtures_or_processes_ran_them(tmp_path):
+    """A made-up project: test_a calls f in its test and g in a fixture, test_b runs h in a subprocess it spawns.
+    Each body line is attributed to its test file; the def lines (executed at import) are "outside"."""
+    S = _sampler()
+    (tmp_path / "theory").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "theory" / "__init__.py").write_text("")
+    (tmp_path / "theory" / "x.py").write_text(textwrap.dedent("""\
+        def f():
+            return 1
+        def g():
+            return 2
+        def h():
+            return 3
+        """))
+    (tmp_path / "tests" / "test_a.py").write_text(textwrap.dedent("""\
+        import pytest
+        from theory.x import f, g
+        @pytest.fixture
+        def two():
+            return g()
+        def test_f(two):
+            assert f() + two == 3
+        """))
+    (tmp_path / "tests" / "test_b.py").write_text(textwrap.dedent("""\
+        import subprocess, sys
+        def test_h():
+            subprocess.run([sys.executable, "-c", "from theory.x import h; h()"], check=True)
+        """))
+    (tmp_path / ".commit").write_text("0" * 40)
+    cov = S.test_coverage(str(tmp_path), str(tmp_path / "cov.json"), {"theory/x.py"}, jobs=1)
+    assert cov["exit"] == 0 and cov["failed"] == []
+    # the def lines run at import: in the pytest process before any test ("outside"), and in test_b's subprocess
+    assert cov["tests"]["theory/x.py"] == {"2": ["tests/test_a.py"], "4": ["tests/test_a.py"], "6": ["tests/test_b.py"],
+                                           "1": ["tests/test_b.py"], "3": ["tests/test_b.py"], "5": ["tests/test_b.py"]}
+    assert set(cov["outside"]["theory/x.py"]) == {1, 3, 5}
+    assert S.test_coverage(str(tmp_path), str(tmp_path / "cov.json"), {"theory/x.py"}) == cov   # read back
+
+
 def test_a_mutant_runs_only_the_claims_that_execute_its_line():
     S = _sampler()
     cov = {"p": {"p:a": {"lines": {"theory/x.py": [3, 4, 9]}}, "p:b": {"lines": {"theory/x.py": [3, 5]}},

@@ -1,7 +1,7 @@
 """The sampled mutation score: bugs nobody chose, drawn at random from every module the verdicts rest on.
 
     python benchmarks/mutation/sample.py [--ref REF] [--size N] [--seed S] [--jobs N] [--limit K]
-                                         [--report PATH] [--coverage PATH] [--list]
+                                         [--report PATH] [--coverage PATH] [--test-coverage PATH] [--list]
 
 The population is every cosmic-ray operator mutant (arithmetic by arithmetic, comparison, number, boolean and unary
 operators: the families of ``run_mutants.OPERATOR_FAMILIES``) of every module of ``theory/`` and ``numerics/`` and of
@@ -18,7 +18,10 @@ paper P whose quick run executes the mutated line — found from line coverage o
 alone under coverage, as does the self-test of ``verify all``, and a mutant runs the self-test if it executes the line
 and ``verify C1 C2 ... --budget quick --expect shipped`` with the claims of each paper that do, judged against their
 own unmutated runs; ``--per-paper`` runs the whole papers instead. Survivors then run the unit tests that import the
-module (``--tests-survivors``, the default; their file names are recorded).
+module (their file names are recorded) — or, with ``--test-coverage PATH``, only the test files that execute the
+mutated line (:func:`test_coverage`: the unit tests run once per ref under coverage.py, each line attributed to the
+test file whose tests, fixtures or spawned ``verify`` processes executed it; a line also executed at import adds
+the importing files).
 
 Replay (``--replay REPORT``): the mutants of an earlier report rerun at ``--ref`` — each recorded one-line change
 located in the new tree by its line and the fewest neighbouring lines that make it unique (stale when the line or its
@@ -343,6 +346,79 @@ def unit_tests(base: str, module: str) -> list[str]:
                   and pattern.search(open(os.path.join(tests, n), encoding="utf-8").read()))
 
 
+#: the unit tests a survivor runs (``run_mutants.run_tests``): the same markers when their coverage is measured
+TEST_MARKERS = "not slow and not gpu and not standard"
+
+
+def test_coverage(base: str, path: str | None, wanted: set, jobs: int = 1) -> dict:
+    """{"tests": {module: {line: [test files]}}, "outside": {module: [lines]}}: which test files execute each line
+    of the ``wanted`` modules — in their tests, their fixtures and the processes their tests spawn — measured once
+    per ref by running the unit tests (``TEST_MARKERS``, ``jobs`` xdist workers) under coverage.py with the
+    dynamic context of :mod:`coverage_test_file` and subprocess measurement. "outside": lines executed while no
+    test ran (imports at collection). Read from ``path`` when it holds this ref's, else measured and written there."""
+    if path and os.path.exists(path):
+        with open(path) as f:
+            doc = json.load(f)
+        if doc.get("base_commit") != _tree_commit(base):
+            raise SystemExit(f"{path} holds the test coverage of {doc.get('base_commit', '?')[:12]}, not of this ref")
+        return doc
+    from coverage import CoverageData
+    work = tempfile.mkdtemp(prefix="test-coverage-")
+    cache = tempfile.mkdtemp(prefix="deepinit-cache-")
+    try:
+        shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "coverage_test_file.py"), work)
+        rc = os.path.join(work, "coveragerc")
+        with open(rc, "w") as f:
+            f.write(f"[run]\nsource = theory,numerics,verify\nplugins = coverage_test_file\nparallel = True\n"
+                    f"patch = subprocess\ndata_file = {os.path.join(work, '.coverage')}\n")
+        env = rm.environment(base, cache)
+        env["PYTHONPATH"] = os.pathsep.join([work, env["PYTHONPATH"]])
+        env.pop("PYTEST_CURRENT_TEST", None)     # a pytest that runs this one: its test is not theirs
+        start = time.monotonic()
+        p = subprocess.run([sys.executable, "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", "tests", "-q",
+                            "-p", "no:cacheprovider", "-m", TEST_MARKERS, "-n", str(max(1, jobs)), "-o", "addopts=",
+                            "--no-header", "-rf"], cwd=base, env=env, capture_output=True, text=True)
+        seconds = time.monotonic() - start
+        failed = [line.split()[1] for line in p.stdout.splitlines() if line.startswith("FAILED ")]
+        subprocess.run([sys.executable, "-m", "coverage", "combine", f"--rcfile={rc}", "-q"], cwd=base, env=env,
+                       check=True, capture_output=True)
+        data = CoverageData(os.path.join(work, ".coverage"))
+        data.read()
+        tests: dict = {}
+        outside: dict = {}
+        for name in data.measured_files():
+            rel = os.path.relpath(name, base) if os.path.isabs(name) else name
+            if rel not in wanted:
+                continue
+            for line, contexts in data.contexts_by_lineno(name).items():
+                files = sorted(c for c in contexts if c)
+                if files:
+                    tests.setdefault(rel, {})[str(line)] = files
+                if "" in contexts:
+                    outside.setdefault(rel, []).append(line)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(cache, ignore_errors=True)
+    doc = {"base_commit": _tree_commit(base), "markers": TEST_MARKERS, "exit": p.returncode, "failed": failed,
+           "seconds": round(seconds, 1), "tests": tests, "outside": {m: sorted(v) for m, v in outside.items()}}
+    print(f"test coverage: pytest exit {p.returncode}, {len(failed)} failed, {seconds:.0f} s", flush=True)
+    if path:
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    return doc
+
+
+def tests_reaching(test_cov: dict, module: str, lines: set, importing: list[str]) -> list[str]:
+    """The test files whose tests, fixtures or spawned processes execute any of ``lines`` of ``module``; when a line
+    is also executed while no test runs (at import), the files that import the module (``importing``) as well — a
+    test may depend on what the import computed. A line no test executes: no test file (none can fail on it)."""
+    executed = test_cov["tests"].get(module, {})
+    files = {f for line in lines for f in executed.get(str(line), ())}
+    if lines & set(test_cov["outside"].get(module, ())):
+        files |= set(importing)
+    return sorted(files)
+
+
 def replay_block(old_source: list[str], new_source: str, line: int, minus: str, plus: str) -> tuple | None:
     """Where the one-line change ``minus`` → ``plus`` recorded at ``line`` (1-based) of the old source lands in the
     new source: (old block, new block, 1-based line of the change in the new source), the block being the changed line
@@ -442,6 +518,9 @@ def main(argv=None) -> int:
     ap.add_argument("--report", help="the JSON report (resumed when it exists)")
     ap.add_argument("--coverage", help="the per-paper line coverage of this ref (read, or measured and written)")
     ap.add_argument("--test-timeout", type=float, default=900.0)
+    ap.add_argument("--test-coverage", metavar="PATH", help="select a survivor's unit test files by which of them "
+                    "execute the mutated line (measured once per ref, cached at PATH); default: the files that "
+                    "import its module")
     ap.add_argument("--per-paper", action="store_true", help="run every paper that executes the mutated line whole "
                     "(the method of the reports before per-claim coverage); default: only its claims that do")
     ap.add_argument("--list", action="store_true", help="print the sample and exit")
@@ -471,6 +550,9 @@ def main(argv=None) -> int:
             raise SystemExit(f"{args.report} holds seed {previous['seed']}, size {previous['size']}: another sample")
         if previous.get("selection", "papers") != ("papers" if args.per_paper else "claims"):
             raise SystemExit(f"{args.report} selected by {previous.get('selection', 'papers')}: resume it the same way")
+        if previous.get("test_selection", "imports") != ("coverage" if args.test_coverage else "imports"):
+            raise SystemExit(f"{args.report} selected its tests by {previous.get('test_selection', 'imports')}: "
+                             "resume it the same way")
         if previous.get("replay_of") != (old_doc or {}).get("commit"):
             raise SystemExit(f"{args.report} is not a replay of the same report")
     if args.seed is None:
@@ -503,6 +585,14 @@ def main(argv=None) -> int:
             cov = paper_coverage(base, PAPERS, args.coverage)
         else:
             claims_cov = claim_coverage(base, PAPERS, args.coverage, set(mods), jobs=args.jobs)
+        test_cov = test_coverage(base, args.test_coverage, set(mods), jobs=args.jobs) if args.test_coverage else None
+
+        def tests_for(module: str, line: int) -> list[str]:
+            """The unit test files a survivor on this line runs."""
+            importing = unit_tests(base, module)
+            if test_cov is None:
+                return importing
+            return tests_reaching(test_cov, module, {parsed[module][1].first_line(line), line}, importing)
 
         def reaching(module: str, line: int) -> tuple[list, dict, bool]:
             """(papers, {paper: claims}, whether the self-test does) that execute the line (or its statement's first
@@ -527,14 +617,14 @@ def main(argv=None) -> int:
                     continue
                 module = rec["file"]
                 papers, claims, selftest = reaching(module, line)
-                mutants.append(rm.Mutant(id=rec["id"], file=module, papers=papers, tests=unit_tests(base, module),
+                mutants.append(rm.Mutant(id=rec["id"], file=module, papers=papers, tests=tests_for(module, line),
                                          cls=rec["class"], description=f"{rec['description']}; replayed at line {line}",
                                          old=block, new=changed, claims=claims, selftest=selftest))
         for module, op, occ, where, line, col in sample:
             papers, claims, selftest = reaching(module, line)
             short = op.split("/")[-1]
             mutants.append(rm.Mutant(id=f"s-{module[:-3].replace('/', '.')}-{short}-{occ}", file=module,
-                                     papers=papers, tests=unit_tests(base, module), cls=short.split("_")[0],
+                                     papers=papers, tests=tests_for(module, line), cls=short.split("_")[0],
                                      description=f"{short} #{occ} in {where or 'module level'} (line {line})",
                                      operator=(op, occ, line, col), claims=claims, selftest=selftest))
         records = list(previous["mutants"]) if previous else []
@@ -564,6 +654,7 @@ def main(argv=None) -> int:
                 return
             doc = {"ref": args.ref, "commit": commit, "seed": args.seed, "size": args.size,
                    "selection": "papers" if args.per_paper else "claims",
+                   "test_selection": "coverage" if args.test_coverage else "imports",
                    "population": old_doc["population"] if old_doc else {m: len(pools[m]) for m in mods},
                    "statements": {m: parsed[m][0] for m in mods},
                    "shares": shares, "started": previous["started"] if previous else started,
