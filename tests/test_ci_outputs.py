@@ -168,6 +168,23 @@ def test_pytest_plugin_gives_one_junit_case_per_claim_and_strict_xfail_for_errat
     assert r.returncode == 0 and "1 passed, 2 deselected" in r.stdout, r.stdout + r.stderr
 
 
+def test_the_pytest_plugin_refuses_an_unchecked_claim_unless_a_file_lists_it(tmp_path):
+    """As on the command line: isometry:figure-b5 (offline) named in --verify-claims is a usage error (exit 4, one
+    line), not a failed case "REGRESSION: expected holds"; listed as inconclusive in a --verify-expect file it passes."""
+    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--verify-only",
+            "--verify-claims=isometry:figure-b5", "--verify-budget=quick"]
+    r = subprocess.run(args, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 4, r.stdout + r.stderr
+    err = [line for line in r.stderr.splitlines() if line.strip()]
+    assert err == ["ERROR: --verify-claims: isometry:figure-b5 is not checked by this package (offline), so no "
+                   "expectation applies to it; leave it out, or list it with status = \"inconclusive\" in a "
+                   "--verify-expect file"], r.stderr
+    (tmp_path / "e.toml").write_text('["isometry:figure-b5"]\nstatus = "inconclusive"\nreason = "offline"\n')
+    r = subprocess.run([*args, f"--verify-expect={tmp_path / 'e.toml'}"], cwd=tmp_path, env=_env(),
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout + r.stderr
+
+
 def test_a_local_theory_py_gives_a_clear_error(tmp_path):
     (tmp_path / "theory.py").write_text("x = 1\n")
     r = subprocess.run([sys.executable, "-m", "verify", "list"], cwd=tmp_path, env={**_env(), "PYTHONPATH": ""},
