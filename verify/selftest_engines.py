@@ -129,16 +129,10 @@ def _two_slope_kernels() -> str:
     worst = 0.0
     for name in ("leaky_relu", "step"):
         act = activation(name)
-        K = _nngp(nngp_kernel, act, G)
+        K = float(nngp_kernel(act, input_gram=G, depth=1).value[0, 1])
         ref = bivariate_expectation(act, act, G[0, 0], G[1, 1], G[0, 1]).value
         worst = max(worst, abs(K - ref) / abs(ref))
     return repr(worst <= 1e-10)
-
-
-def _nngp(nngp_kernel, act, G) -> float:
-    """K¹₁₂ from :func:`theory.kernels.nngp_kernel` (its value: a matrix, or an estimate of one)."""
-    K = nngp_kernel(act, input_gram=G, depth=1)
-    return float(np.asarray(getattr(K, "value", K))[0, 1])
 
 
 def _smooth_jacobian_law() -> str:
