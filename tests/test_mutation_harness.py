@@ -245,6 +245,10 @@ def test_a_survivor_runs_the_test_files_that_execute_its_line():
     assert S.tests_reaching(cov, "theory/x.py", {2, 3}, importing) == importing     # executed at import as well
     assert S.tests_reaching(cov, "theory/x.py", {9}, importing) == []               # no test executes it
     assert S.tests_reaching(cov, "theory/y.py", {3}, importing) == []
+    # a file with a test that failed under coverage (its lines not all known): added when it imports the module
+    cov["failed"] = ["tests/test_c.py::test_spawns_with_its_own_environment", "tests/test_d.py::test_x"]
+    assert S.tests_reaching(cov, "theory/x.py", {3}, importing) == ["tests/test_a.py", "tests/test_c.py"]
+    assert S.tests_reaching(cov, "theory/x.py", {9}, importing) == ["tests/test_c.py"]
 
 
 def test_the_test_coverage_attributes_lines_to_the_file_whose_tests_fixtures_or_processes_ran_them(tmp_path):

@@ -411,11 +411,16 @@ def test_coverage(base: str, path: str | None, wanted: set, jobs: int = 1) -> di
 def tests_reaching(test_cov: dict, module: str, lines: set, importing: list[str]) -> list[str]:
     """The test files whose tests, fixtures or spawned processes execute any of ``lines`` of ``module``; when a line
     is also executed while no test runs (at import), the files that import the module (``importing``) as well — a
-    test may depend on what the import computed. A line no test executes: no test file (none can fail on it)."""
+    test may depend on what the import computed. A line no test executes: no test file (none can fail on it).
+    A test that failed under coverage stopped early, so its lines are not all known: the importing files that hold
+    one are always added (a test that spawns a process with an environment of its own — ``PYTHONPATH=""`` — fails
+    there because coverage.py's start-up in that process cannot import the context plugin)."""
     executed = test_cov["tests"].get(module, {})
     files = {f for line in lines for f in executed.get(str(line), ())}
     if lines & set(test_cov["outside"].get(module, ())):
         files |= set(importing)
+    failed_files = {t.split("::")[0] for t in test_cov.get("failed", ())}
+    files |= failed_files & set(importing)
     return sorted(files)
 
 
