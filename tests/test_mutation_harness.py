@@ -191,6 +191,12 @@ def test_the_sampled_score_and_its_wilson_interval_on_a_made_up_report():
     assert "3 of 4 drawn mutants done (1 stale)" in text
     assert "| all | 2 | 1 (50%, " in text and "| 2 (100%, " in text and text.count("| theory/x.py |") == 1
     assert "`s-b`" in text and "`s-a`" not in text.split("Not killed by verify:")[1]
+    # a survivor whose tests a --defer-tests run left: said so, and not counted as killed by them
+    doc["mutants"][1].update(killed_by_tests=None, tests_deferred=True, test_run=None)
+    doc["mutants"][1].pop("test_run")
+    text = S.summary(doc)
+    assert "the unit tests of 1 survivors not yet run (counted as not killed by them)" in text
+    assert "| all | 2 | 1 (50%, " in text and "| 1 (50%, " in text and "tests not run" in text
 
 
 def test_an_operator_mutant_is_applied_where_cosmic_ray_init_listed_it(tmp_path):

@@ -495,8 +495,11 @@ def summary(doc: dict) -> str:
     head = ["| | run | killed by verify (95 % CI) | by verify or tests (95 % CI) | unreached by any paper |",
             "|---|---:|---:|---:|---:|"]
     stale = len(doc["mutants"]) - len(run)
+    pending = sum(bool(r.get("tests_deferred")) for r in run)
     lines = [f"Sample: seed {doc['seed']}, size {doc['size']}, commit {doc['commit'][:12]}; {len(doc['mutants'])} of "
-             f"{doc['size']} drawn mutants done ({stale} stale).", "", *head, f"| all | {score(run)} |", "",
+             f"{doc['size']} drawn mutants done ({stale} stale)"
+             + (f"; the unit tests of {pending} survivors not yet run (counted as not killed by them)" if pending
+                else "") + ".", "", *head, f"| all | {score(run)} |", "",
              "Per module:", "", *head]
     for module in sorted({r["file"] for r in run}):
         lines.append(f"| {module} | {score([r for r in run if r['file'] == module])} |")
@@ -526,6 +529,8 @@ def main(argv=None) -> int:
     ap.add_argument("--test-coverage", metavar="PATH", help="select a survivor's unit test files by which of them "
                     "execute the mutated line (measured once per ref, cached at PATH); default: the files that "
                     "import its module")
+    ap.add_argument("--defer-tests", action="store_true", help="run verify only; the survivors' unit tests run when "
+                    "the report is resumed without this flag (verify alone decides the first score sooner)")
     ap.add_argument("--per-paper", action="store_true", help="run every paper that executes the mutated line whole "
                     "(the method of the reports before per-claim coverage); default: only its claims that do")
     ap.add_argument("--list", action="store_true", help="print the sample and exit")
@@ -640,6 +645,9 @@ def main(argv=None) -> int:
         # partial run's score estimates the whole's (the first 30 at 327a8ca ran in module order, before this)
         order = random.Random(f"{args.seed}:order").sample(range(len(mutants)), len(mutants))
         todo = [mutants[i] for i in order if mutants[i].id not in done_ids][:args.limit]
+        # survivors whose tests an earlier --defer-tests run left: their tests now (verify is not run again)
+        deferred = {r["id"] for r in records if r.get("tests_deferred")}
+        retest = [] if args.defer_tests else [m for m in mutants if m.id in deferred]
         reached = {p for m in todo for p in m.papers}
         baselines = {}
         if not args.per_paper:   # each claim's own unmutated run (exit 0 there: as shipped) is its baseline
@@ -651,7 +659,8 @@ def main(argv=None) -> int:
                 raise SystemExit(f"the unmutated baseline of {paper} exits {r['exit']}: aborting")
             baselines[paper] = r
         opts = argparse.Namespace(tests_only=False, all_papers=False, no_early_stop=False, tests=False,
-                                  tests_survivors=True, test_timeout=args.test_timeout)
+                                  tests_survivors=not args.defer_tests, test_timeout=args.test_timeout)
+        tests_opts = argparse.Namespace(**{**vars(opts), "tests_only": True, "tests_survivors": True})
         started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
         def write():
@@ -674,6 +683,13 @@ def main(argv=None) -> int:
             os.replace(tmp, args.report)
 
         with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            later = {pool.submit(rm.run_mutant, m, base, baselines, tests_opts): m for m in retest}
+            for fut in cf.as_completed(later):
+                got = fut.result()
+                rec = next(r for r in records if r["id"] == later[fut].id)
+                rec.update(test_run=got["test_run"], killed_by_tests=got["killed_by_tests"], tests_deferred=False)
+                print(f"[tests] {rec['id']}: tests {got['test_run']['outcome']}", flush=True)
+                write()
             futures = {pool.submit(rm.run_mutant, m, base, baselines, opts): m for m in todo}
             for fut in cf.as_completed(futures):
                 try:
@@ -683,6 +699,8 @@ def main(argv=None) -> int:
                         f.cancel()
                     raise SystemExit(f"stopped: {exc}")
                 rec["unreached"] = not (futures[fut].papers or futures[fut].selftest)
+                if args.defer_tests and not rec.get("killed_by_verify") and rec.get("status") == "run":
+                    rec["tests_deferred"] = True
                 if old_doc is not None:
                     rec["diff"] = diffs[rec["id"]]
                 records.append(rec)
