@@ -196,9 +196,6 @@ def certify_lemma_a7(act, beta: float | sp.Expr, initial_cells: int = 128, max_c
     enc = sigma_bar_enclosure(act)
     s1_lo, s1_hi = enc.at(1.0)
 
-    def N_hi(b):
-        return enc.at(b)[1] / b if b > 0 else None
-
     def D_lo(a):
         if a == 0.0:
             return s1_lo

@@ -35,7 +35,12 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
     construction or an independent route: positive semi-definiteness at a scale of 1e-305, the bivariate rule's
     truncation radius, homogeneity degrees of activations positive at every probe, the secant fixed-point route,
     negative bases in the formula probe, the covariance SDE's own noise against the seed's increments, the Laplace
-    route's flags, two-slope arc-cosine kernels, the general Jacobian-spectrum solver, the identity's length map.
+    route's flags, two-slope arc-cosine kernels, the general Jacobian-spectrum solver, the identity's length map;
+12. the engine functions no checked claim executes (:mod:`verify.selftest_reach`; the reach map of
+    ``tests/test_engine_reach.py`` lists them): result fields and accessors, activation introspection, the BN and
+    SDE results' estimates, the kernels' linear and quadrature routes and their mpmath reference, the Kolmogorov
+    mixture, the device kernels, inputs with a given Gram, dataset files, the formula time limit, and the smooth
+    Jacobian solver against Marchenko–Pastur.
 
 The statement is E z² = 1 for z ~ N(0, 1), checked by Monte Carlo (10⁵ samples, seed 0, 4 standard errors, a 5%
 error is 11 standard errors away). Any canary that does not come out as stated makes ``verify all`` exit 4
@@ -273,14 +278,15 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 83 of 83 canaries as known
+    self-test: 99 of 99 canaries as known
     """
     from .runner import run_claim
     out = [_judge(claim, run_claim(claim, Context(budget="quick", seed=0)), expected, details)
            for claim, expected, details in _claims()]
     from .selftest_engines import engine_canaries
     from .selftest_inputs import canaries
-    return out + _statistics() + canaries(Canary) + engine_canaries(Canary)
+    from .selftest_reach import reach_canaries
+    return out + _statistics() + canaries(Canary) + engine_canaries(Canary) + reach_canaries(Canary)
 
 
 def _judge(claim: Claim, v: Verdict, expected: str, details: dict) -> Canary:
