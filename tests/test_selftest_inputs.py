@@ -7,8 +7,8 @@ import pytest
 
 import numerics
 from conftest import source_mutant
-from numerics import (bn_chain, bn_kernels, bn_meanfield, covariance_sde, datasets, isometry_mlp, jacobian, mlp,
-                      ntk, threads)
+from numerics import (bn_chain, bn_kernels, bn_meanfield, covariance_sde, datasets, ensembles, isometry_mlp, jacobian,
+                      mlp, ntk, threads, training)
 from theory import _torch_lambdify, formula, gaussian, results, validate
 from verify import expectations, params, selftest, store
 from verify.cli import main
@@ -18,8 +18,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 47
-    assert sum(c.passed for c in selftest.run()) == 83
+    assert len(got) == 55
+    assert sum(c.passed for c in selftest.run()) == 109
 
 
 def _canary(name):
@@ -112,6 +112,25 @@ MUTANTS += [
     (jacobian, "jacobian_moments_mc", "width: int = 512, seeds: int = 8,", "width: int = 512, seeds: int = 7,",
      "jacobian_moments_mc's default seeds (documented: 8)"),
     (gaussian, "_estimate_from_mp", 'if f != 0.0 else "0")', 'if f > 0.0 else "0")', "E[Z − 1] by mpmath: value and text"),
+]
+# survivors of the sample at 5159536: a guard moved by one, working sets with a term dropped
+MUTANTS += [
+    (isometry_mlp, "run_isometry_mlp", "(width * width if method", "(width / width if method",
+     "run_isometry_mlp's working set, width 8, n 2, 2 seeds, dense and exact"),
+    (training, "_isometry_arguments", "if len(probe) < 2 or", "if len(probe) < 3 or",
+     "train_isometry_mlp with a probe of 2 and of 7 samples at width 8 (the limits)"),
+    (training, "_isometry_arguments", "or len(probe) >= width:", "or len(probe) > width:",
+     "train_isometry_mlp with a probe of 8 samples at width 8"),
+    (ensembles, "train_isometry_mlp_ensemble", "(3 * depth * width * width + 4", "(3 * depth * width + width + 4",
+     "train_isometry_mlp_ensemble's working set, 2 members"),
+    (jacobian, "_jacobians", "validate.memory(8.0 * 4 * width * width,", "validate.memory(8.0 * 4 * width + width,",
+     "the Jacobian's working set, width 16"),
+    (bn_meanfield, "simulate_bn_gradients", "if B < 2 or width", "if B < 3 or width",
+     "simulate_bn_gradients at batch size 2 (the limit) and 1"),
+    (results.Estimate, "__str__", "unit *= 10\n", "unit *= 9\n",
+     "Estimate text of 1.234 ± 0.0097 (the error's digit rounds up to 10)"),
+    (expectations, "render", "if n['erratum'] == 1 else 'errata'", "if n['erratum'] == 2 else 'errata'",
+     "the summary of one and of two reproduced errata"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

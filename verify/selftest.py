@@ -30,12 +30,14 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
     expectations file's refusals, the store's LRU, byte count and timing, and the text of an estimate; and what the
     simulators and quadratures promise beyond their values: the working sets of their cost models, their refusals
     of malformed arguments, the BN covariance classifier at a near-BSB2 matrix, the native torch functions and a
-    three-piece ``Piecewise`` in torch, the cores a process pinned to one may use;
+    three-piece ``Piecewise`` in torch, the cores a process pinned to one may use; and the simulators' guards at
+    their limit and one past it, with the working sets they pass to;
 11. the engine paths no built-in claim takes (:mod:`verify.selftest_engines`), each against an answer known by
     construction or an independent route: positive semi-definiteness at a scale of 1e-305, the bivariate rule's
     truncation radius, homogeneity degrees of activations positive at every probe, the secant fixed-point route,
     negative bases in the formula probe, the covariance SDE's own noise against the seed's increments, the Laplace
-    route's flags, two-slope arc-cosine kernels, the general Jacobian-spectrum solver, the identity's length map;
+    route's flags, two-slope arc-cosine kernels, the general Jacobian-spectrum solver, the identity's length map,
+    the bivariate rule with one variance 0, the correlation law's CDF in its last cells;
 12. the engine functions no checked claim executes (:mod:`verify.selftest_reach`; the reach map of
     ``tests/test_engine_reach.py`` lists them): result fields and accessors, activation introspection, the BN and
     SDE results' estimates, the kernels' linear and quadrature routes and their mpmath reference, the Kolmogorov
@@ -278,7 +280,7 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 99 of 99 canaries as known
+    self-test: 109 of 109 canaries as known
     """
     from .runner import run_claim
     out = [_judge(claim, run_claim(claim, Context(budget="quick", seed=0)), expected, details)

@@ -166,6 +166,26 @@ def _probe_message() -> str:
     return "accepted"
 
 
+def _degenerate_variances() -> str:
+    """The bivariate Gaussian expectation with one variance 0: E[f(X) g(0)] for q₂₂ = 0 and E[f(0) g(Y)] for
+    q₁₁ = 0, with f = x², g = 1 + x at the other variance 2: both E X² · 1 = 2 (a branch that served f(0) g(·) for
+    either would give 0 for the first)."""
+    from theory import activation
+    from theory.gaussian import bivariate_expectation
+    sq, lin = activation("x**2"), activation("1 + x")
+    return repr((round(bivariate_expectation(sq, lin, 2.0, 0.0, 0.0).value, 12),
+                 round(bivariate_expectation(lin, sq, 0.0, 2.0, 0.0).value, 12)))
+
+
+def _law_cdf_at_the_top() -> str:
+    """The CDF of the correlation law with mass ½ at each of the grid's last two nodes (ρ₀ = 15/16 on the 16-cell
+    grid, T = 0), each node's mass spread over its cell: 0.35 at 0.9 (in the cell of 7/8), 0.75 at 0.96875 (the
+    middle of the last cell [15/16, 1]), 1 at 1."""
+    from numerics.covariance_sde import correlation_sde_law
+    law = correlation_sde_law(1.0, 1.0, 0.9375, 0.0, cells=16)
+    return repr([round(float(v), 12) for v in law.cdf([0.9, 0.96875, 1.0])])
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -187,4 +207,6 @@ def engine_canaries(canary) -> list:
         ("the identity's length map vs its geometric closed form", "(True, 7)", _identity_length_map),
         ("a one-sample probe of the isometry training, width 8",
          "probe: between 2 and width − 1 = 7 samples, got 1", _probe_message),
+        ("E[X² (1 + Y)] with Var Y = 0 and E[(1 + X) Y²] with Var X = 0", "(2.0, 2.0)", _degenerate_variances),
+        ("the correlation law's CDF in its last two cells", "[0.35, 0.75, 1.0]", _law_cdf_at_the_top),
     ])

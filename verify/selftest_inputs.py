@@ -121,6 +121,14 @@ def _expectations(canary) -> list:
                       f"one of {allowed}", read('status = "error"')))
         cases.append(("a status for one budget", repr({claim: ("holds", (("quick", "inconclusive"),))}),
                       read('status = "holds"\nstatus_quick = "inconclusive"')))
+    from .expectations import Comparison, render
+
+    def erratum(k: int) -> Comparison:
+        return Comparison(f"p:e{k}", "violated", "violated", "match", kind="erratum")
+    cases.append(("the summary of one and of two reproduced errata",
+                  "('expectations: 1 of 1 claims as expected (1 known erratum reproduced)', "
+                  "'expectations: 2 of 2 claims as expected (2 known errata reproduced)')",
+                  repr((render([erratum(1)]), render([erratum(1), erratum(2)])))))
     return _table(canary, [(n, e, (lambda g=g: g)) for n, e, g in cases])
 
 
@@ -179,6 +187,9 @@ def _estimates(canary) -> list:
     return _table(canary, [
         ("Estimate text of 1 ± 2, 9.99996 ± 1e-4, 0.012345 ± 4e-4", "('1 ± 2', '1.00000(1)e1', '1.23(4)e-2')",
          lambda: repr(tuple(str(Estimate(v, e, "")) for v, e in ((1.0, 2.0), (9.99996, 1e-4), (0.012345, 4e-4))))),
+        # 1.234 ± 0.0097: 10 units of 10⁻³, so one decimal fewer and 1 unit of 10⁻²
+        ("Estimate text of 1.234 ± 0.0097 (the error's digit rounds up to 10)", "'1.23(1)e0'",
+         lambda: repr(str(Estimate(1.234, 0.0097, "")))),
         ("MatrixEstimate with an error −0.5", "ValueError: a MatrixEstimate's errors must be non-negative",
          lambda: _outcome(MatrixEstimate, np.zeros(2), np.array([0.0, -0.5]), "")),
         ("integer of 3.0 and 3.5", ("(3, 'DeepinitError: n must be an integer",),
@@ -306,6 +317,46 @@ def _engine_contracts(canary) -> list:
     ])
 
 
+def _limits(canary) -> list:
+    """The simulators' guards at their limit *and* one past it, and the cost models a guard passes to: a working set
+    in a refusal under a limit of 1e-12 GiB shows that the arguments were accepted (the memory check comes after
+    every argument check) without running anything. Each working set is counted here by hand from the documented
+    model, at sizes where each term of it moves the third digit."""
+    from numerics.bn_meanfield import simulate_bn_gradients
+    from numerics.ensembles import train_isometry_mlp_ensemble
+    from numerics.isometry_mlp import run_isometry_mlp
+    from numerics.jacobian import jacobian_moments_mc
+    from numerics.training import train_isometry_mlp
+    xy = (np.arange(40.0).reshape(20, 2), np.arange(20) % 2)     # 15 training samples, 2 classes
+    G0 = np.array([[1.0, 0.5], [0.5, 1.0]])
+
+    def trained(probe):
+        return _estimated_gib(train_isometry_mlp, xy, "relu", 2, 8, 4, 0, lr=0.1, probe=probe)
+    return _table(canary, [
+        # 8 B · 2 seeds · (4·8·2 + 8²) = 2048 B with the dense weights, 1024 B without
+        ("run_isometry_mlp's working set, width 8, n 2, 2 seeds, dense and exact", "('1.91e-06', '9.54e-07')",
+         lambda: repr(tuple(_estimated_gib(run_isometry_mlp, "relu", 8, G0, 1, 2, method=m)
+                            for m in ("dense", "exact")))),
+        # 8 B · (3·depth·w² + 4·n_train·w) = 8 · (3·2·64 + 4·15·8) = 6912 B: a probe of 2 (the limit) and of
+        # width − 1 = 7 (the other limit) pass the guard; 1 and 8 do not
+        ("train_isometry_mlp with a probe of 2 and of 7 samples at width 8 (the limits)", "('6.44e-06', '6.44e-06')",
+         lambda: repr((trained([0, 1]), trained(list(range(7)))))),
+        ("train_isometry_mlp with a probe of 8 samples at width 8",
+         "DeepinitError: probe: between 2 and width − 1 = 7 samples, got 8", lambda: trained(list(range(8)))),
+        # two members: 2 · 6912 B
+        ("train_isometry_mlp_ensemble's working set, 2 members", "1.29e-05",
+         lambda: _estimated_gib(train_isometry_mlp_ensemble, xy, "relu", 2, 8, 4, 0, lr=0.1, seeds=[0, 1])),
+        # 8 B · 4 · w² = 8192 B at width 16
+        ("the Jacobian's working set, width 16", "7.63e-06",
+         lambda: _estimated_gib(jacobian_moments_mc, "tanh", 1.5, 0.0, 2, width=16, seeds=2)),
+        # batch size 2 is the limit: 8 B · 4 · depth 3 · 2 seeds · B 2 · width 8 = 3072 B; 1 is refused
+        ("simulate_bn_gradients at batch size 2 (the limit) and 1",
+         "('2.86e-06', 'DeepinitError: need batch size ≥ 2, width ≥ 2, depth ≥ 1 and seeds ≥ 1')",
+         lambda: repr(tuple(_estimated_gib(simulate_bn_gradients, "relu", 8, b, 3, seeds=2, device="cpu")
+                            for b in (2, 1)))),
+    ])
+
+
 def canaries(canary) -> list:
     """Every input canary, built with ``canary(name, expected, observed, passed)`` (:class:`verify.selftest.Canary`).
 
@@ -317,7 +368,7 @@ def canaries(canary) -> list:
     Returns
     -------
     list
-        The parameter, formula, expectations, store, estimate and engine-contract canaries, in that order.
+        The parameter, formula, expectations, store, estimate, engine-contract and limit canaries, in that order.
 
     Examples
     --------
@@ -325,12 +376,12 @@ def canaries(canary) -> list:
     >>> from verify.selftest_inputs import canaries
     >>> got = canaries(Canary)
     >>> len(got), all(c.passed for c in got)
-    (47, True)
+    (55, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),
                          ("expectations file", _expectations), ("store", _store), ("estimate text", _estimates),
-                         ("engine contracts", _engine_contracts)):
+                         ("engine contracts", _engine_contracts), ("limits", _limits)):
         try:
             out += group(canary)
         except Exception as exc:  # noqa: BLE001 - a group that crashes is a failed canary, never a traceback

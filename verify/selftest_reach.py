@@ -196,7 +196,7 @@ def _dataset_file() -> str:
 
 def _time_limit() -> str:
     """The formula analyser's time limit (SIGALRM, main thread only): a block that runs past 20 ms is stopped with
-    the documented message; an inner, longer limit under an outer one leaves the outer's in charge; outside the main
+    the documented message; the shorter of two nested limits wins, whichever encloses the other; outside the main
     thread the block runs unlimited, as documented."""
     import threading
     import time
@@ -220,7 +220,7 @@ def _time_limit() -> str:
             return str(exc)
     if threading.current_thread() is not threading.main_thread():
         return repr(("not the main thread", spin(0.001) == "ran"))
-    return repr((spin(0.02), spin(5.0, outer=0.02).split(":")[0]))
+    return repr((spin(0.02), spin(5.0, outer=0.02).split(":")[0], spin(0.02, outer=5.0).split(":")[0]))
 
 
 def _correlation_law() -> str:
@@ -299,8 +299,8 @@ def reach_canaries(canary) -> list:
          _inputs_with_gram),
         ("a dataset file with x, y; one with x_train only", "[None, 'needs arrays x_train, y_train, x_test, y']",
          _dataset_file),
-        ("the formula time limit at 20 ms, under an outer limit",
-         "('probe: gave up after 0.02 s (the formula is too complex to analyse)', 'outer')"
+        ("the formula time limit at 20 ms, under a shorter and a longer outer limit",
+         "('probe: gave up after 0.02 s (the formula is too complex to analyse)', 'outer', 'inner')"
          if threading.current_thread() is threading.main_thread() else "('not the main thread', True)", _time_limit),
         ("the correlation law at T = 0 between two grid nodes", "(0.3125, 0.00390625, 0.0341796875)", _correlation_law),
         ("ReLU's Jacobian law at depth 1: depth and continuous mass", "(1, True, True)", _jacobian_law_fields),
