@@ -8,6 +8,7 @@ import functools
 import pytest
 
 import theory
+import theory.covariance_sde
 from conftest import source_mutant
 from numerics import bn_meanfield, covariance_sde, training
 from theory import (fixed_points, formula, gaussian, jacobian_density_smooth, kernels, meanfield_depth, meanfield_mlp,
@@ -21,7 +22,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 15
+    assert len(got) == 16
 
 
 def _failed() -> dict:
@@ -62,6 +63,8 @@ MUTANTS = [
     (gaussian, "bivariate_expectation", "if bound == 0.0 and q11 == 0.0:", "if bound == 0.0 and q11 >= 0.0:",
      "E[X² (1 + Y)] with Var Y = 0 and E[(1 + X) Y²] with Var X = 0"),
     (covariance_sde.CorrelationLaw, "cdf", "F[-1] = 1.0", "F[~1] = 1.0", "the correlation law's CDF in its last two cells"),
+    (theory.covariance_sde, "explosion_criterion", "float(x0) - eps, float(x0) + eps", "float(x0) + eps, float(x0) + eps",
+     "the explosion criterion of step and ReLU"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

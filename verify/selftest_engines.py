@@ -186,6 +186,20 @@ def _law_cdf_at_the_top() -> str:
     return repr([round(float(v), 12) for v in law.cdf([0.9, 0.96875, 1.0])])
 
 
+def _jump_or_kink() -> str:
+    """The covariance SDE's explosion criterion refuses a φ that is not C⁴ at 0, saying which way it fails: the step
+    function jumps at 0 (its one-sided values differ), ReLU has a kink (continuous, φ′ jumps)."""
+    from theory.covariance_sde import explosion_criterion
+
+    def why(name: str) -> str:
+        try:
+            explosion_criterion(name)
+        except Exception as exc:  # noqa: BLE001 - the refusal's text is the observation
+            return str(exc).split(":")[0]
+        return "accepted"
+    return repr((why("step"), why("relu")))
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -209,4 +223,6 @@ def engine_canaries(canary) -> list:
          "probe: between 2 and width − 1 = 7 samples, got 1", _probe_message),
         ("E[X² (1 + Y)] with Var Y = 0 and E[(1 + X) Y²] with Var X = 0", "(2.0, 2.0)", _degenerate_variances),
         ("the correlation law's CDF in its last two cells", "[0.35, 0.75, 1.0]", _law_cdf_at_the_top),
+        ("the explosion criterion of step and ReLU", "('step has a jump at x₀ = 0', 'relu has a kink at x₀ = 0')",
+         _jump_or_kink),
     ])

@@ -233,11 +233,13 @@ def _correlation_law() -> str:
 
 def _jacobian_law_fields() -> str:
     """The piecewise-linear Jacobian law of ReLU at depth 1 (σ_w² = 2, q¹ = 1): half of φ′ is 0, so an atom of ½ at
-    λ = 0 and a continuous mass of ½ (its panels' integral within its error); its depth is 1."""
-    from theory import jacobian_spectral_density
+    λ = 0 and a continuous mass of ½ — from the panels' integral and from −M(0⁻), each within its stated error, each
+    error below 10⁻⁶; its depth is 1."""
+    from theory.jacobian_density import jacobian_spectral_density
     law = jacobian_spectral_density("relu", 2.0, 0.0, 1, q1=1.0)
     c = law.continuous_mass()
-    return repr((law.depth, abs(c.value - 0.5) <= c.error + 1e-12, c.error < 1e-6))
+    return repr((law.depth, abs(c.value - 0.5) <= c.error + 1e-12, c.error < 1e-6,
+                 abs(law.mass.value - 0.5) <= law.mass.error < 1e-6))
 
 
 def _smooth_law_marchenko_pastur() -> str:
@@ -303,7 +305,7 @@ def reach_canaries(canary) -> list:
          "('probe: gave up after 0.02 s (the formula is too complex to analyse)', 'outer', 'inner')"
          if threading.current_thread() is threading.main_thread() else "('not the main thread', True)", _time_limit),
         ("the correlation law at T = 0 between two grid nodes", "(0.3125, 0.00390625, 0.0341796875)", _correlation_law),
-        ("ReLU's Jacobian law at depth 1: depth and continuous mass", "(1, True, True)", _jacobian_law_fields),
+        ("ReLU's Jacobian law at depth 1: depth and continuous mass", "(1, True, True, True)", _jacobian_law_fields),
         ("the smooth Jacobian solver on the identity vs Marchenko–Pastur", "(True, True, True, True, True, True)",
          _smooth_law_marchenko_pastur),
         ("dir(numerics) lists the lazy names", "True", _lazy_names),
