@@ -28,6 +28,9 @@ located in the new tree by its line and the fewest neighbouring lines that make 
 neighbours changed), its papers found from the new ref's coverage, the same oracles; ``--survivors-only`` and
 ``--modules`` select part of it. The same bugs, measured against the code and claims of a later commit.
 
+The per-claim coverage also feeds the reach map (``reach.py --claim-coverage PATH --ref REF``): the functions of
+``theory/`` and ``numerics/`` the claims execute, which ``tests/test_engine_reach.py`` completes with the self-test's.
+
 Resumable: ``--report`` is rewritten after every mutant, and a rerun with the same ref, seed and size skips the
 mutants already in it; ``--limit K`` runs at most K more (pieces of an hours-long run). ``--summary REPORT`` prints
 the score of what a report holds — killed by verify, by verify or the tests, each with a Wilson 95 % interval — per
