@@ -22,7 +22,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 16
+    assert len(got) == 17
 
 
 def _failed() -> dict:
@@ -65,6 +65,9 @@ MUTANTS = [
     (covariance_sde.CorrelationLaw, "cdf", "F[-1] = 1.0", "F[~1] = 1.0", "the correlation law's CDF in its last two cells"),
     (theory.covariance_sde, "explosion_criterion", "float(x0) - eps, float(x0) + eps", "float(x0) + eps, float(x0) + eps",
      "the explosion criterion of step and ReLU"),
+    # a survivor of the sample at f5c4110
+    (covariance_sde, "simulate_covariance_sde", 'times = np.arange(steps + 1) * dt if keep == "all"',
+     'times = np.arange(steps + 1) ** dt if keep == "all"', "the covariance SDE's time grid, kept whole and last"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

@@ -200,6 +200,17 @@ def _jump_or_kink() -> str:
     return repr((why("step"), why("relu")))
 
 
+def _sde_time_grid() -> str:
+    """What the covariance SDE ran on: its time grid, kept whole (keep="all": 0, dt, …, 5dt at dt = 0.25, exact in
+    binary) and as its last time (keep="last"), with one stored state per time."""
+    from numerics.covariance_sde import simulate_covariance_sde
+    V0 = np.array([[1.0, 0.3], [0.3, 0.5]])
+    drift = lambda V: -0.5 * V  # noqa: E731
+    whole = simulate_covariance_sde(drift, V0, 1.25, 0.25, 2, seed=1)
+    last = simulate_covariance_sde(drift, V0, 1.25, 0.25, 2, seed=1, keep="last")
+    return repr((whole.times.tolist(), whole.values.shape[1], last.times.tolist(), last.values.shape[1]))
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -225,4 +236,6 @@ def engine_canaries(canary) -> list:
         ("the correlation law's CDF in its last two cells", "[0.35, 0.75, 1.0]", _law_cdf_at_the_top),
         ("the explosion criterion of step and ReLU", "('step has a jump at x₀ = 0', 'relu has a kink at x₀ = 0')",
          _jump_or_kink),
+        ("the covariance SDE's time grid, kept whole and last", "([0.0, 0.25, 0.5, 0.75, 1.0, 1.25], 6, [1.25], 1)",
+         _sde_time_grid),
     ])
