@@ -104,3 +104,21 @@ def test_a_function_is_reached_when_any_of_its_lines_ran_and_the_selftest_entry_
     cov = {"paper": {"paper:a": {"lines": {"m.py": [4]}}, "paper:b": {"lines": {"m.py": [18], "n.py": [1]}}},
            "self-test": {"self-test": {"lines": {"m.py": [13]}}}}
     assert reach.claim_lines(cov) == {"m.py": {4, 18}, "n.py": {1}}
+
+
+def test_the_map_counts_the_claims_of_the_papers_asked_for(tmp_path, functions):
+    """``--papers``: a map of the built-in papers' claims alone (the stricter gate) leaves out what only another
+    paper's claims execute."""
+    table = functions["theory/results.py"]
+    one, other = sorted(table["MatrixEstimate.entry"])[0], sorted(table["MatrixEstimate.shape"])[0]
+    cov = {"claims": {"a": {"a:x": {"lines": {"theory/results.py": [one]}}},
+                      "b": {"b:y": {"lines": {"theory/results.py": [other]}}}}}
+    path, out = tmp_path / "cov.json", tmp_path / "map.json"
+    path.write_text(json.dumps(cov))
+    assert reach.main(["--claim-coverage", str(path), "--ref", "HEAD", "--papers", "a", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["papers"] == ["a"] and doc["claims"] == 1
+    assert doc["reached"] == {"theory/results.py": ["MatrixEstimate.entry"]}
+    assert reach.main(["--claim-coverage", str(path), "--ref", "HEAD", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["reached"] == {"theory/results.py": ["MatrixEstimate.entry",
+                                                                           "MatrixEstimate.shape"]}

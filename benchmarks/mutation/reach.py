@@ -1,6 +1,6 @@
 """Which functions of the engine the verdicts execute: the reach map behind ``tests/test_engine_reach.py``.
 
-    python benchmarks/mutation/reach.py --claim-coverage PATH [--out benchmarks/mutation/reach.json]
+    python benchmarks/mutation/reach.py --claim-coverage PATH --ref REF [--papers P,Q] [--out benchmarks/mutation/reach.json]
     python benchmarks/mutation/reach.py --unreached [--out ...]     # what neither the claims nor the self-test run
 
 A mutant on a line that no claim and no self-test canary executes can never turn a verdict red: ``verify`` is blind to
@@ -133,6 +133,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--claim-coverage", help="a claim-coverage-<ref>.json of sample.py: write the claims' reach map")
     ap.add_argument("--ref", help="the commit the claim coverage was measured at (recorded in the map)")
+    ap.add_argument("--papers", help="count only these comma-separated papers' claims (default: every paper the "
+                                     "coverage holds, the example plugins' included, as the harness runs them)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "reach.json"))
     ap.add_argument("--unreached", action="store_true",
                     help="print the functions of this checkout that neither the map's claims nor the self-test reach")
@@ -143,11 +145,17 @@ def main(argv=None) -> int:
             ap.error("--ref is required with --claim-coverage")
         with open(a.claim_coverage, encoding="utf-8") as f:
             cov = json.load(f)["claims"]
+        if a.papers:
+            wanted = set(a.papers.split(","))
+            if wanted - set(cov):
+                ap.error(f"no claim coverage of {', '.join(sorted(wanted - set(cov)))} in {a.claim_coverage}")
+            cov = {p: c for p, c in cov.items() if p in wanted}
         base = tempfile.mkdtemp(prefix="reach-tree-")
         archive = subprocess.run(["git", "archive", a.ref, *PACKAGES], cwd=root, capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", base], input=archive.stdout, check=True)
         doc = {"ref": subprocess.run(["git", "rev-parse", a.ref], cwd=root, capture_output=True, text=True,
                                      check=True).stdout.strip(),
+               "papers": sorted(p for p in cov if p != "self-test"),
                "claims": sum(len(c) for p, c in cov.items() if p != "self-test"),
                "reached": reached(engine_functions(base), claim_lines(cov))}
         with open(a.out, "w", encoding="utf-8") as f:
