@@ -15,7 +15,7 @@ from verify.selftest_reach import reach_canaries
 SMOOTH = jacobian_density_smooth.SmoothJacobianDensity
 MP = "the smooth Jacobian solver on the identity vs Marchenko–Pastur"
 BN = "BSB1 q* of ReLU, the identity's BN eigenvalues, GELU's criterion, ReLU's mean BN Jacobian, depth scale"
-KERNELS = "the kernels of 2x (linear route) and x + x² (quadrature route) vs their Gaussian moments"
+KERNELS = "the kernels of 3x (linear route) and x + x² (quadrature route) vs their Gaussian moments"
 
 
 def test_every_reach_canary_is_as_known():
@@ -54,6 +54,7 @@ MUTANTS = [
     (bn_meanfield, "bn_mean_jacobian", "beta))[0]", "beta))[1]", BN),
     (kernels._Identity, "pair_derivative", "p.xp.full_like(p.q12, self.k2)", "p.xp.full_like(p.q12, self.k2 / 2)",
      KERNELS),
+    (kernels._Identity, "__init__", "self.k2 = k * k", "self.k2 = k + k", KERNELS),    # the f5c4110 sample: 2·2 = 2 + 2
     (kernels._Quadrature, "pair_derivative", "return self._each(d, p)", "return self._each(self.act, p)", KERNELS),
     (kernels, "kernel_entries_reference", "sw_ * mpmath.mpf(G[i, j]) + sb_", "sw_ * mpmath.mpf(G[i, j])",
      "the mpmath reference kernels of ReLU on the diagonal"),

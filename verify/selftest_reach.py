@@ -88,18 +88,19 @@ def _mean_reduced_dual() -> str:
 
 
 def _kernel_routes() -> str:
-    """The kernels of φ = 2x (the linear route: K¹ = 4K⁰, Θ¹ = 8K⁰) and of φ = x + x² (no closed form matched: the
+    """The kernels of φ = 3x (the linear route: K¹ = 9K⁰, Θ¹ = 18K⁰ — at 3, unlike 2, k² ≠ 2k) and of φ = x + x² (no
+    closed form matched: the
     pair-by-pair quadrature route), whose Gaussian moments are exact: E φ(X)φ(Y) = q₁₂ + q₁q₂ + 2q₁₂² and
     E φ′(X)φ′(Y) = 1 + 4q₁₂, so Θ¹ = K¹ + (1 + 4q₁₂)q₁₂ at σ_w² = 1, σ_b² = 0 — each entry within 10⁻¹² relative."""
     from theory import kernel_route, network_kernels, ntk_kernel
     G = np.array([[1.0, 0.3], [0.3, 2.0]])
-    lin = network_kernels("2*x", input_gram=G, depth=1)
+    lin = network_kernels("3*x", input_gram=G, depth=1)
     quad = ntk_kernel("x + x**2", input_gram=G, depth=1)
     K = G + np.outer(np.diag(G), np.diag(G)) + 2 * G * G
     T = K + (1 + 4 * G) * G
-    return repr((kernel_route("2*x"), kernel_route("x + x**2")[:10],
-                 bool(np.allclose(lin.nngp.value, 4 * G, rtol=1e-12, atol=0)),
-                 bool(np.allclose(lin.ntk.value, 8 * G, rtol=1e-12, atol=0)),
+    return repr((kernel_route("3*x"), kernel_route("x + x**2")[:10],
+                 bool(np.allclose(lin.nngp.value, 9 * G, rtol=1e-12, atol=0)),
+                 bool(np.allclose(lin.ntk.value, 18 * G, rtol=1e-12, atol=0)),
                  bool(np.allclose(quad.value, T, rtol=1e-12, atol=0))))
 
 
@@ -290,8 +291,8 @@ def reach_canaries(canary) -> list:
          "(True, True, ('G', 'L', 'M'), ['G', 'L', 'M'], True, True, True, 'KeyError', True, '6/pi', "
          "'2*sqrt(2)/sqrt(pi)', '0', True, True, True, True)", _bn_results),
         ("σ̄ of ReLU at ρ = 0, ½, 1 vs its closed form", "True", _mean_reduced_dual),
-        ("the kernels of 2x (linear route) and x + x² (quadrature route) vs their Gaussian moments",
-         "('closed form (linear 2·x)', 'quadrature', True, True, True)", _kernel_routes),
+        ("the kernels of 3x (linear route) and x + x² (quadrature route) vs their Gaussian moments",
+         "('closed form (linear 3·x)', 'quadrature', True, True, True)", _kernel_routes),
         ("the mpmath reference kernels of ReLU on the diagonal", "[3.0, 5.5]",
          _kernel_reference),
         ("the Kolmogorov density, float and mpmath, vs scipy's kstwobign", "(True, True)", _kolmogorov_law),
