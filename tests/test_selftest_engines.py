@@ -8,6 +8,7 @@ import functools
 import pytest
 
 import theory
+import theory.bn_meanfield
 import theory.covariance_sde
 from conftest import source_mutant
 from numerics import bn_meanfield, covariance_sde, training
@@ -22,7 +23,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 17
+    assert len(got) == 18
 
 
 def _failed() -> dict:
@@ -68,6 +69,8 @@ MUTANTS = [
     # a survivor of the sample at f5c4110
     (covariance_sde, "simulate_covariance_sde", 'times = np.arange(steps + 1) * dt if keep == "all"',
      'times = np.arange(steps + 1) ** dt if keep == "all"', "the covariance SDE's time grid, kept whole and last"),
+    (theory.bn_meanfield, "bn_output_mean", "*, eps: float = 0.0,", "*, eps: float = -1.0,",
+     "ReLU's BN output mean at B = 4 and 5 vs the sphere's marginal"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

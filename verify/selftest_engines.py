@@ -211,6 +211,16 @@ def _sde_time_grid() -> str:
     return repr((whole.times.tolist(), whole.values.shape[1], last.times.tolist(), last.values.shape[1]))
 
 
+def _bn_output_mean() -> str:
+    """E ReLU(BN(h))ᵢ at ε = 0 (the default) for a BSB1 Σ: BN(h) is uniform on the sphere of radius √B in 1^⊥, so
+    its i-th coordinate is √(B − 1)·t with t the first coordinate of a uniform point of S^(B−2): t uniform on
+    [−1, 1] at B = 4 (E t⁺ = 1/4, μ = √3/4), density ∝ √(1 − t²) at B = 5 (E t⁺ = 2/(3π), μ = 4/(3π)); either
+    within 10⁻¹³, and independent of s."""
+    from theory.bn_meanfield import bn_output_mean
+    return repr((abs(bn_output_mean("relu", 4, s=2.0) - math.sqrt(3) / 4) < 1e-13,
+                 abs(bn_output_mean("relu", 5, s=3.0) - 4 / (3 * math.pi)) < 1e-13))
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -238,4 +248,5 @@ def engine_canaries(canary) -> list:
          _jump_or_kink),
         ("the covariance SDE's time grid, kept whole and last", "([0.0, 0.25, 0.5, 0.75, 1.0, 1.25], 6, [1.25], 1)",
          _sde_time_grid),
+        ("ReLU's BN output mean at B = 4 and 5 vs the sphere's marginal", "(True, True)", _bn_output_mean),
     ])
