@@ -18,8 +18,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 55
-    assert sum(c.passed for c in selftest.run()) == 112
+    assert len(got) == 56
+    assert sum(c.passed for c in selftest.run()) == 113
 
 
 def _canary(name):
@@ -131,6 +131,9 @@ MUTANTS += [
      "Estimate text of 1.234 ± 0.0097 (the error's digit rounds up to 10)"),
     (expectations, "render", "if n['erratum'] == 1 else 'errata'", "if n['erratum'] == 2 else 'errata'",
      "the summary of one and of two reproduced errata"),
+    # a survivor of the sample at f5c4110: the upper limit itself refused
+    (datasets, "_split", "if not 0.05 <= test_fraction <= 0.5:", "if not 0.05 <= test_fraction < 0.5:",
+     "load_dataset of arrays with test_fraction 0.5 and 0.05 (the limits)"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

@@ -323,6 +323,7 @@ def _limits(canary) -> list:
     every argument check) without running anything. Each working set is counted here by hand from the documented
     model, at sizes where each term of it moves the third digit."""
     from numerics.bn_meanfield import simulate_bn_gradients
+    from numerics.datasets import load_dataset
     from numerics.ensembles import train_isometry_mlp_ensemble
     from numerics.isometry_mlp import run_isometry_mlp
     from numerics.jacobian import jacobian_moments_mc
@@ -349,6 +350,9 @@ def _limits(canary) -> list:
         # 8 B · 4 · w² = 8192 B at width 16
         ("the Jacobian's working set, width 16", "7.63e-06",
          lambda: _estimated_gib(jacobian_moments_mc, "tanh", 1.5, 0.0, 2, width=16, seeds=2)),
+        # test fractions 0.5 and 0.05 are the limits: 10 and 1 of 20 samples held out (0.6 is refused, above)
+        ("load_dataset of arrays with test_fraction 0.5 and 0.05 (the limits)", "(10, 1)",
+         lambda: repr(tuple(len(load_dataset(xy, test_fraction=f).x_test) for f in (0.5, 0.05)))),
         # batch size 2 is the limit: 8 B · 4 · depth 3 · 2 seeds · B 2 · width 8 = 3072 B; 1 is refused
         ("simulate_bn_gradients at batch size 2 (the limit) and 1",
          "('2.86e-06', 'DeepinitError: need batch size ≥ 2, width ≥ 2, depth ≥ 1 and seeds ≥ 1')",
@@ -376,7 +380,7 @@ def canaries(canary) -> list:
     >>> from verify.selftest_inputs import canaries
     >>> got = canaries(Canary)
     >>> len(got), all(c.passed for c in got)
-    (55, True)
+    (56, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),
