@@ -309,7 +309,13 @@ def _train_bn(ds, acts, depth, width, B, steps, lr, optimizer, eps, sub_batch, s
     rel_g = np.full((E, len(record_at), depth), np.nan)
     active = np.ones(E, dtype=bool)
 
+    def channels(l):   # each (member, neuron) one BN channel: the running statistics, γ and β as [E·width] views
+        return run_mean[l].view(-1), run_var[l].view(-1), gammas[l].view(-1), betas[l].view(-1)
+
     def bn_train(h, l):
+        if g_sub == B:   # the solo trainer's fused kernel, per channel in the solo order (bit for bit)
+            out = torch.nn.functional.batch_norm(h.transpose(0, 1).reshape(B, E * width), *channels(l), True, 0.1, eps)
+            return out.reshape(B, E, width).transpose(0, 1)
         hg = h.reshape(E, B // g_sub, g_sub, width)
         mean = hg.mean(dim=2, keepdim=True)
         var = ((hg - mean) ** 2).mean(dim=2, keepdim=True)
@@ -320,8 +326,9 @@ def _train_bn(ds, acts, depth, width, B, steps, lr, optimizer, eps, sub_batch, s
         return out * gammas[l].unsqueeze(1) + betas[l].unsqueeze(1)
 
     def bn_eval(h, l):
-        out = (h - run_mean[l].unsqueeze(1)) / torch.sqrt(run_var[l].unsqueeze(1) + eps)
-        return out * gammas[l].unsqueeze(1) + betas[l].unsqueeze(1)
+        N = h.shape[1]
+        out = torch.nn.functional.batch_norm(h.transpose(0, 1).reshape(N, E * width), *channels(l), False, 0.1, eps)
+        return out.reshape(N, E, width).transpose(0, 1)
 
     def forward(x, train=True, keep=None):
         for l, W in enumerate(Ws):
