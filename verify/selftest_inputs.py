@@ -71,11 +71,14 @@ def _parameters(canary) -> list:
         ("learning_rate of 0, 10 and 10.5", ("0.0, 10.0; ValueError: learning rate 10.5 must be in (0, 10]",),
          lambda: f"{params.learning_rate('0')}, {params.learning_rate('10')}; "
                  f"{_outcome(params.learning_rate, '10.5')}"),
+        ("learning_rate of −0.5 (below the open limit 0)", ("ValueError: learning rate -0.5 must be in (0, 10]",),
+         lambda: _outcome(params.learning_rate, "-0.5")),
     ])
 
 
 def _formulas(canary) -> list:
     """The guards of an activation formula (:func:`theory.formula.parse_formula`) at their edges."""
+    from theory.activations import activation
     from theory.formula import parse_formula
     big = "1" + "0" * 300           # 10³⁰⁰, 301 digits: the largest literal allowed
     long_name = "frobnicate_the_activation_function_x"
@@ -89,6 +92,11 @@ def _formulas(canary) -> list:
          lambda: _outcome(parse_formula, "0**x*x")),
         ("exp(1000), exp(690)", "(\"ActivationError: a number in 'x*exp(1000)' is larger than 1e300\", "
          "'x*exp(690)')", lambda: repr((_outcome(parse_formula, "x*exp(1000)"), str(parse_formula("x*exp(690)"))))),
+        ("(−0.5)**0.5, a negative base above −1", "ActivationError: a negative number raised to a non-integer power "
+         "in 'x + (-0.5)**0.5' is not real", lambda: _outcome(parse_formula, "x + (-0.5)**0.5")),
+        ("sin(1000x)/10⁴: a variation of 0.19 that doubles on the finer grid",
+         ("ActivationError: activation 'sin(1000*x)/10000' oscillates faster than the quadratures resolve",),
+         lambda: _outcome(activation, "sin(1000*x)/10000")),
         ("a constant", "'1'", lambda: repr(str(parse_formula("1")))),
         ("a parameter alone", "'a'", lambda: repr(str(parse_formula("a", parameters=("a",))))),
         ("an over-long function name", (f"ActivationError: function '{long_name[:20]}'…(36 characters) is not allowed "
@@ -190,6 +198,11 @@ def _estimates(canary) -> list:
         # 1.234 ± 0.0097: 10 units of 10⁻³, so one decimal fewer and 1 unit of 10⁻²
         ("Estimate text of 1.234 ± 0.0097 (the error's digit rounds up to 10)", "'1.23(1)e0'",
          lambda: repr(str(Estimate(1.234, 0.0097, "")))),
+        # an error of one unit of the last digit, exactly or to 1e-9 after a decimal is dropped (0.01 − 10⁻¹³: 9.99…
+        # units of 10⁻³ round to 10, so 1 unit of 10⁻²), stays 1 — not rounded up past rounding; an error equal to the
+        # value is printed as value ± error (no significant digit)
+        ("Estimate text of 1.23 ± 0.01, 1.234 ± (0.01 − 10⁻¹³) and 2 ± 2", "('1.23(1)e0', '1.23(1)e0', '2 ± 2')",
+         lambda: repr(tuple(str(Estimate(v, e, "")) for v, e in ((1.23, 0.01), (1.234, 0.01 - 1e-13), (2.0, 2.0))))),
         ("MatrixEstimate with an error −0.5", "ValueError: a MatrixEstimate's errors must be non-negative",
          lambda: _outcome(MatrixEstimate, np.zeros(2), np.array([0.0, -0.5]), "")),
         ("integer of 3.0 and 3.5", ("(3, 'DeepinitError: n must be an integer",),
@@ -322,8 +335,10 @@ def _limits(canary) -> list:
     in a refusal under a limit of 1e-12 GiB shows that the arguments were accepted (the memory check comes after
     every argument check) without running anything. Each working set is counted here by hand from the documented
     model, at sizes where each term of it moves the third digit."""
+    from numerics.bn_chain import bn_sphere_grams
     from numerics.bn_meanfield import simulate_bn_gradients
     from numerics.datasets import load_dataset
+    from theory.jacobian import jacobian_spectrum_moments
     from numerics.ensembles import train_isometry_mlp_ensemble
     from numerics.isometry_mlp import run_isometry_mlp
     from numerics.jacobian import jacobian_moments_mc
@@ -358,6 +373,12 @@ def _limits(canary) -> list:
          "('2.86e-06', 'DeepinitError: need batch size ≥ 2, width ≥ 2, depth ≥ 1 and seeds ≥ 1')",
          lambda: repr(tuple(_estimated_gib(simulate_bn_gradients, "relu", 8, b, 3, seeds=2, device="cpu")
                             for b in (2, 1)))),
+        # 10⁷ repetitions is the limit (8 B · 10⁷ · (n² + …) = 0.0938 GiB at n 4, d 8); 10⁷ + 1 is refused
+        ("bn_sphere_grams with 10⁷ repetitions (the limit) and 10⁷ + 1",
+         "('0.0938', 'DeepinitError: reps = 10000001 must be in [1, 10000000]')",
+         lambda: repr(tuple(_estimated_gib(bn_sphere_grams, "relu", 4, 8, r) for r in (10 ** 7, 10 ** 7 + 1)))),
+        ("jacobian_spectrum_moments with q¹ = −0.5", "DeepinitError: q1 = -0.5 must be a finite number ≥ 0",
+         lambda: _outcome(jacobian_spectrum_moments, "tanh", 1.5, 0.0, 2, q1=-0.5)),
     ])
 
 
@@ -380,7 +401,7 @@ def canaries(canary) -> list:
     >>> from verify.selftest_inputs import canaries
     >>> got = canaries(Canary)
     >>> len(got), all(c.passed for c in got)
-    (56, True)
+    (62, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),

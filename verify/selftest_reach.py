@@ -268,6 +268,18 @@ def _smooth_law_marchenko_pastur() -> str:
                  abs(float(law.cdf([1.0])[0]) - cdf1) < 1e-9))
 
 
+def _defaults_and_last_terms() -> str:
+    """Rare argument forms at known answers: ``meanfield_map_mc`` without a seed is its documented default, seed 0
+    (the same draws); the Hermite coefficients of the identity up to k = 1 are exactly [0, 1] (the last one kept)."""
+    from numerics.meanfield import meanfield_map_mc
+    from theory import activation
+    from theory.hermite import mp_hermite_coefficients
+    G = np.array([[1.0, 0.3], [0.3, 0.8]])
+    same = all(np.array_equal(a, b) for a, b in zip(meanfield_map_mc("tanh", G, 20)[:2],
+                                                    meanfield_map_mc("tanh", G, 20, seed=0)[:2]))
+    return repr((same, [c.value for c in mp_hermite_coefficients(activation("x"), 1)]))
+
+
 def _lazy_names() -> str:
     """``dir(numerics)`` lists the lazily imported names (the simulators are imported on first use)."""
     import numerics
@@ -309,5 +321,7 @@ def reach_canaries(canary) -> list:
         ("ReLU's Jacobian law at depth 1: depth and continuous mass", "(1, True, True, True)", _jacobian_law_fields),
         ("the smooth Jacobian solver on the identity vs Marchenko–Pastur", "(True, True, True, True, True, True)",
          _smooth_law_marchenko_pastur),
+        ("meanfield_map_mc's default seed is seed 0; the identity's Hermite coefficients up to k = 1",
+         "(True, [0.0, 1.0])", _defaults_and_last_terms),
         ("dir(numerics) lists the lazy names", "True", _lazy_names),
     ])
