@@ -309,12 +309,12 @@ def _train_bn(ds, acts, depth, width, B, steps, lr, optimizer, eps, sub_batch, s
     rel_g = np.full((E, len(record_at), depth), np.nan)
     active = np.ones(E, dtype=bool)
 
-    def channels(l):   # each (member, neuron) one BN channel: the running statistics, γ and β as [E·width] views
-        return run_mean[l].view(-1), run_var[l].view(-1), gammas[l].view(-1), betas[l].view(-1)
-
     def bn_train(h, l):
-        if g_sub == B:   # the solo trainer's fused kernel, per channel in the solo order (bit for bit)
-            out = torch.nn.functional.batch_norm(h.transpose(0, 1).reshape(B, E * width), *channels(l), True, 0.1, eps)
+        if g_sub == B:   # the solo trainer's fused kernel, per channel in the solo order (bit for bit); each
+            # (member, neuron) is one BN channel: running statistics, γ and β as [E·width] views
+            out = torch.nn.functional.batch_norm(h.transpose(0, 1).reshape(B, E * width), run_mean[l].view(-1),
+                                                 run_var[l].view(-1), gammas[l].view(-1), betas[l].view(-1),
+                                                 True, 0.1, eps)
             return out.reshape(B, E, width).transpose(0, 1)
         hg = h.reshape(E, B // g_sub, g_sub, width)
         mean = hg.mean(dim=2, keepdim=True)
@@ -327,7 +327,9 @@ def _train_bn(ds, acts, depth, width, B, steps, lr, optimizer, eps, sub_batch, s
 
     def bn_eval(h, l):
         N = h.shape[1]
-        out = torch.nn.functional.batch_norm(h.transpose(0, 1).reshape(N, E * width), *channels(l), False, 0.1, eps)
+        out = torch.nn.functional.batch_norm(h.transpose(0, 1).reshape(N, E * width), run_mean[l].view(-1),
+                                             run_var[l].view(-1), gammas[l].view(-1), betas[l].view(-1),
+                                             False, 0.1, eps)
         return out.reshape(N, E, width).transpose(0, 1)
 
     def forward(x, train=True, keep=None):

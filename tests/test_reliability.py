@@ -405,6 +405,28 @@ def test_a_scheduler_address_of_an_unusable_protocol_is_a_usage_error(address, c
     assert "cannot reach a Dask scheduler" in err and err.count("\n") == 1
 
 
+def test_a_client_that_failed_to_start_is_finalised_at_once(monkeypatch):
+    """A half-started ``distributed.Client`` left to the cyclic garbage collector can be finalised inside the next
+    client's start, which holds the lock its ``__del__`` needs (shared by every LoopRunner): a hang that only
+    pytest-timeout ended. The pool finalises it before the error leaves."""
+    distributed = pytest.importorskip("distributed")
+    import gc
+
+    from verify import parallel
+    monkeypatch.setenv("DEEPINIT_DASK_TIMEOUT", "2")
+    gc.collect()
+    before = sum(type(o) is distributed.Client for o in gc.get_objects())
+    gc.disable()
+    try:
+        for address in ("ucx://127.0.0.1:9", "tls://127.0.0.1:9"):
+            with pytest.raises(Exception):
+                parallel.Pool(scheduler=address)
+            after = sum(type(o) is distributed.Client for o in gc.get_objects())
+            assert after == before, (address, before, after)
+    finally:
+        gc.enable()
+
+
 def test_a_one_column_terminal_still_shows_every_cell():
     r = subprocess.run([sys.executable, "-m", "verify", "profile", "relu"], env=_env(COLUMNS="1"),
                        capture_output=True, text=True, timeout=300)

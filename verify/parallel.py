@@ -285,6 +285,21 @@ def expected_seconds(claim_id: str, budget: str) -> float:
     return float(t) if t is not None else 60.0
 
 
+def _collect_failed_client(exc: BaseException) -> None:
+    """Finalise a ``distributed.Client`` whose start failed, here and now. Its ``__del__`` (``Client.close``) takes
+    a lock that every ``LoopRunner`` shares (a class attribute); the failed start's frames hold the half-made client in
+    a reference cycle, so left to the cyclic garbage collector that ``__del__`` can run inside the next client's start,
+    which holds the same lock, and hang for good. Dropping the frames and collecting at this point, where no lock is
+    held, finalises it safely."""
+    import gc
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc.__traceback__ = None
+        exc = exc.__cause__ or exc.__context__
+    gc.collect()
+
+
 class Pool:
     """A pool of workers with one interface for local processes and a Dask cluster."""
 
@@ -297,7 +312,11 @@ class Pool:
                 wait = float(os.environ.get("DEEPINIT_DASK_TIMEOUT", "20"))
             except ValueError:
                 wait = 20.0
-            self._client = Client(scheduler, timeout=f"{max(1.0, min(wait, 600.0)):g}s")
+            try:
+                self._client = Client(scheduler, timeout=f"{max(1.0, min(wait, 600.0)):g}s")
+            except Exception as exc:
+                _collect_failed_client(exc)
+                raise
             self._exec = None
             self.workers = len(self._client.scheduler_info().get("workers", {}))
         else:
