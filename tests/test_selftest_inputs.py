@@ -9,7 +9,7 @@ import numerics
 from conftest import source_mutant
 from numerics import (bn_chain, bn_kernels, bn_meanfield, covariance_sde, datasets, ensembles, isometry_mlp, jacobian,
                       mlp, ntk, threads, training)
-from theory import _torch_lambdify, activations, formula, gaussian, results, validate
+from theory import _torch_lambdify, activations, formula, gaussian, meanfield_depth, results, validate
 from theory import jacobian as jacobian_theory
 from verify import expectations, params, selftest, store
 from verify.cli import main
@@ -19,8 +19,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 62
-    assert sum(c.passed for c in selftest.run()) == 120
+    assert len(got) == 66
+    assert sum(c.passed for c in selftest.run()) == 128
 
 
 def _canary(name):
@@ -152,6 +152,16 @@ MUTANTS += [
      'reps = validate.integer(reps, "reps", 1, 10 ** 8)', "bn_sphere_grams with 10⁷ repetitions (the limit) and 10⁷ + 1"),
     (jacobian_theory, "jacobian_spectrum_moments", "if not (q >= 0 and", "if not (q >= -1 and",
      "jacobian_spectrum_moments with q¹ = −0.5"),
+    # more survivors of the sample at f5c4110: a covariance's limit doubled, a closed limit opened, a positive
+    # constant allowed 0, a name refused only after "digits" in the alphabet
+    (gaussian, "bivariate_expectation", "if abs(q12) > bound * (1 + 1e-12)", "if abs(q12) > bound * (2 + 1e-12)",
+     "bivariate_expectation of ReLU at q₁₂ = ±√(q₁₁q₂₂) (the limit) and 1 + 5e-8 past it"),
+    (meanfield_depth, "correlation_trajectory", "if not (-1.0 <= c0 <= 1.0):", "if not (-1.0 < c0 <= 1.0):",
+     "correlation_trajectory at c⁰ = −1, 1 (the limits) and −1 − 1e-7"),
+    (covariance_sde.Shape, "__post_init__", "if not (self.a > 0 and", "if not (self.a >= 0 and",
+     "the covariance SDE's smooth shape with a = 0"),
+    (datasets, "raw_arrays", 'if name != "digits":', 'if name > "digits":',
+     "raw_arrays of 'cifar10', 'mnist' and 'digits'"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

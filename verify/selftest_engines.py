@@ -221,6 +221,66 @@ def _bn_output_mean() -> str:
                  abs(bn_output_mean("relu", 5, s=3.0) - 4 / (3 * math.pi)) < 1e-13))
 
 
+def _closed_form_routes() -> str:
+    """Each kernel route with a closed form is confirmed for its activations: a route is taken only after it agrees
+    with the float bivariate Gaussian rule at three covariances, for φ and φ′ (:func:`theory.kernels._confirmed`), so a
+    wrong closed form falls back to quadrature with the same kernels — slower, and the route the researcher is shown
+    is not the one that was right. The names of the routes of ReLU, leaky ReLU (0.2), |x|, step, sign, erf, sin, cos,
+    GELU, the identity and tanh (the logistic scale mixture)."""
+    from theory import kernel_route
+    names = ("relu", "max(x, 0.2*x)", "abs(x)", "step", "sign(x)", "erf", "sin", "cos", "gelu", "x", "tanh")
+    return repr(tuple(kernel_route(a) for a in names))
+
+
+def _erf_mean_field() -> str:
+    """The mean-field quantities of φ = erf at σ_w² = 1.5, σ_b² = 0.05 (the chaotic phase: c* < 1, χ_c ≠ χ₁) against
+    the arcsine closed forms, solved afresh by mpmath's findroot at 30 digits: E erf(u₁)erf(u₂) = (2/π)
+    arcsin(2q₁₂/√((1 + 2q₁₁)(1 + 2q₂₂))) gives q* and c*; E φ′(u₁)φ′(u₂) = (4/π)/√((1 + 2q)² − 4c²q²) gives χ₁ (c = 1)
+    and χ_c; L′(q*) = χ₁/(1 + 2q*); ξ_q = −1/log L′(q*), ξ_c = −1/log χ_c. Each value within its stated error (plus
+    one rounding of the reference) and each error below 10⁻⁹ relative: an error term that swells or shrinks is as
+    wrong as the value."""
+    import mpmath
+
+    from theory.meanfield_mlp import depth_scales
+    sw, sb = 1.5, 0.05
+    ds = depth_scales("erf", sw, sb)
+    with mpmath.workdps(30):
+        two_pi = 2 / mpmath.pi
+        q = mpmath.findroot(lambda t: sw * two_pi * mpmath.asin(2 * t / (1 + 2 * t)) + sb - t, 0.6)
+        c = mpmath.findroot(lambda t: sw * two_pi * mpmath.asin(2 * t * q / (1 + 2 * q)) + sb - t * q, 0.8)
+        chi1 = sw * 2 * two_pi / mpmath.sqrt(1 + 4 * q)
+        chic = sw * 2 * two_pi / mpmath.sqrt((1 + 2 * q) ** 2 - (2 * c * q) ** 2)
+        refs = [float(v) for v in (q, c, chi1, chic, -1 / mpmath.log(chi1 / (1 + 2 * q)), -1 / mpmath.log(chic))]
+    got = (ds.q_star, ds.c_star, ds.chi_1, ds.chi_c, ds.xi_q, ds.xi_c)
+    return repr(tuple(abs(g.value - r) <= g.error + 2 ** -52 * abs(r) and g.error <= 1e-9 * abs(r)
+                      for g, r in zip(got, refs)))
+
+
+def _drift_scales() -> str:
+    """The covariance SDE's drifts at a scale: ReLU's with ``nu_scale`` 2 and 0.5 is twice and half the unscaled one
+    (ν multiplies the whole drift, eq 3.2); the smooth drift (eq 3.10) with a = 2 is a quarter of that with a = 1
+    (both terms carry 1/a²). Entrywise within 10⁻¹⁵ relative, at a batch covariance with unequal diagonal."""
+    from numerics.covariance_sde import covariance_drift
+    V = np.array([[[1.0, 0.4], [0.4, 2.0]]])
+    relu = [covariance_drift("relu", c_plus=0.5, c_minus=-1.0, nu_scale=k)(V) for k in (1.0, 2.0, 0.5)]
+    smooth = [covariance_drift("smooth", phi2=0.7, phi3=-0.4, a=a)(V) for a in (1.0, 2.0)]
+
+    def close(a, b):
+        return bool(np.allclose(a, b, rtol=1e-15, atol=0) and np.any(a != 0))
+    return repr((close(relu[1], 2 * relu[0]), close(relu[2], 0.5 * relu[0]), close(smooth[1], smooth[0] / 4)))
+
+
+def _default_input_covariance() -> str:
+    """``simulate_bn_chain`` without ``input_cov`` draws its inputs with the documented default 0.5·I + 0.5 (unit
+    variances, correlation ½): the same Grams, bit for bit, as with that matrix passed (same seed)."""
+    import torch
+
+    from numerics.bn_chain import simulate_bn_chain
+    default = simulate_bn_chain("relu", 16, 4, 2, seeds=2, device="cpu")
+    given = simulate_bn_chain("relu", 16, 4, 2, seeds=2, device="cpu", input_cov=0.5 * np.eye(4) + 0.5)
+    return repr(bool(torch.equal(default, given)))
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -249,4 +309,19 @@ def engine_canaries(canary) -> list:
         ("the covariance SDE's time grid, kept whole and last", "([0.0, 0.25, 0.5, 0.75, 1.0, 1.25], 6, [1.25], 1)",
          _sde_time_grid),
         ("ReLU's BN output mean at B = 4 and 5 vs the sphere's marginal", "(True, True)", _bn_output_mean),
+        ("the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh",
+         "('closed form (arc-cosine kernel of degree 1, slopes 1/0)', "
+         "'closed form (arc-cosine kernel of degree 1, slopes 1/0.2)', "
+         "'closed form (arc-cosine kernel of degree 1, slopes 1/-1)', "
+         "'closed form (arc-cosine kernel of degree 0, values 1/0)', "
+         "'closed form (arc-cosine kernel of degree 0, values 1/-1)', 'closed form (arcsine kernel of 1·erf(1x))', "
+         "'closed form (1·sin(1x), Gaussian characteristic function)', "
+         "'closed form (1·cos(1x), Gaussian characteristic function)', "
+         "'closed form (GELU: orthant moments of a bivariate normal)', 'closed form (linear 1·x)', "
+         "'logistic scale mixture of erf (1·tanh(1x) + 0; 16×16 Gauss nodes)')",
+         _closed_form_routes),
+        ("erf's q*, c*, χ₁, χ_c, ξ_q, ξ_c at σ_w² = 1.5, σ_b² = 0.05 vs the arcsine closed forms",
+         "(True, True, True, True, True, True)", _erf_mean_field),
+        ("the covariance SDE's drift at ν scales 2 and ½ and at a = 2", "(True, True, True)", _drift_scales),
+        ("simulate_bn_chain's default input covariance is 0.5·I + 0.5", "True", _default_input_covariance),
     ])

@@ -337,8 +337,11 @@ def _limits(canary) -> list:
     model, at sizes where each term of it moves the third digit."""
     from numerics.bn_chain import bn_sphere_grams
     from numerics.bn_meanfield import simulate_bn_gradients
-    from numerics.datasets import load_dataset
+    from numerics.covariance_sde import Shape
+    from numerics.datasets import load_dataset, raw_arrays
+    from theory.gaussian import bivariate_expectation
     from theory.jacobian import jacobian_spectrum_moments
+    from theory.meanfield_depth import correlation_trajectory
     from numerics.ensembles import train_isometry_mlp_ensemble
     from numerics.isometry_mlp import run_isometry_mlp
     from numerics.jacobian import jacobian_moments_mc
@@ -379,6 +382,23 @@ def _limits(canary) -> list:
          lambda: repr(tuple(_estimated_gib(bn_sphere_grams, "relu", 4, 8, r) for r in (10 ** 7, 10 ** 7 + 1)))),
         ("jacobian_spectrum_moments with q¹ = −0.5", "DeepinitError: q1 = -0.5 must be a finite number ≥ 0",
          lambda: _outcome(jacobian_spectrum_moments, "tanh", 1.5, 0.0, 2, q1=-0.5)),
+        # |q₁₂| = √(q₁₁q₂₂) is the limit (c = ±1: E relu(u)relu(2u) = 2·½ and disjoint supports); 1 + 5e-8 past it
+        # is refused (the tolerance is 1e-12 relative)
+        ("bivariate_expectation of ReLU at q₁₂ = ±√(q₁₁q₂₂) (the limit) and 1 + 5e-8 past it",
+         "(1.0, 0.0); DeepinitError: |q12| = 2.0000000999999998 exceeds √(q11 q22) = 2: not a covariance",
+         lambda: f"{tuple(bivariate_expectation('relu', 'relu', 1.0, 4.0, c).value for c in (2.0, -2.0))}; "
+                 f"{_outcome(bivariate_expectation, 'relu', 'relu', 1.0, 4.0, 2.0000001)}"),
+        # c⁰ = ±1 is the limit: accepted, as the next check's refusal (of q = 0) shows, without running anything
+        ("correlation_trajectory at c⁰ = −1, 1 (the limits) and −1 − 1e-7",
+         "('DeepinitError: the length q must be > 0', 'DeepinitError: the length q must be > 0', "
+         "'DeepinitError: c0 = -1.0000001 must lie in [−1, 1]')",
+         lambda: repr(tuple(_outcome(correlation_trajectory, "relu", 2.0, 0.0, c, 3, q=0.0)
+                            for c in (-1.0, 1.0, -1.0000001)))),
+        ("the covariance SDE's smooth shape with a = 0", "DeepinitError: the shaping constant a must be positive "
+         "(got 0.0)", lambda: _outcome(Shape, "smooth", 16, a=0.0)),
+        # any name but "digits", before it in the alphabet or after, is not a registered dataset
+        ("raw_arrays of 'cifar10', 'mnist' and 'digits'", "(None, None, (1797, 64))",
+         lambda: _outcome(lambda: (raw_arrays("cifar10"), raw_arrays("mnist"), raw_arrays("digits")[0].shape))),
     ])
 
 
@@ -401,7 +421,7 @@ def canaries(canary) -> list:
     >>> from verify.selftest_inputs import canaries
     >>> got = canaries(Canary)
     >>> len(got), all(c.passed for c in got)
-    (62, True)
+    (66, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),
