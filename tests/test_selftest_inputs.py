@@ -10,6 +10,7 @@ from conftest import source_mutant
 from numerics import (bn_chain, bn_kernels, bn_meanfield, covariance_sde, datasets, ensembles, isometry_mlp, jacobian,
                       mlp, ntk, threads, training)
 from theory import _torch_lambdify, activations, formula, gaussian, meanfield_depth, results, validate
+from theory import bn_meanfield as theory_bn_meanfield
 from theory import jacobian as jacobian_theory
 from verify import expectations, params, selftest, store
 from verify.cli import main
@@ -19,8 +20,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 66
-    assert sum(c.passed for c in selftest.run()) == 128
+    assert len(got) == 68
+    assert sum(c.passed for c in selftest.run()) == 130
 
 
 def _canary(name):
@@ -162,6 +163,11 @@ MUTANTS += [
      "the covariance SDE's smooth shape with a = 0"),
     (datasets, "raw_arrays", 'if name != "digits":', 'if name > "digits":',
      "raw_arrays of 'cifar10', 'mnist' and 'digits'"),
+    (theory_bn_meanfield, "backward_map_quadrature", "if 2 * nodes ** (B - 1) > 4_000_000:",
+     "if 2 * nodes + (B - 1) > 4_000_000:", "backward_map_quadrature at B = 4 with 126 nodes"),
+    (expectations, "render", 'c.outcome == "match" and c.expected != HOLDS and not c.kind',
+     'c.outcome == "match" and c.expected >= HOLDS and not c.kind',
+     "the summary of two expected holds and one expected violation of no stated kind"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

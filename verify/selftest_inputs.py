@@ -137,6 +137,12 @@ def _expectations(canary) -> list:
                   "('expectations: 1 of 1 claims as expected (1 known erratum reproduced)', "
                   "'expectations: 2 of 2 claims as expected (2 known errata reproduced)')",
                   repr((render([erratum(1)]), render([erratum(1), erratum(2)])))))
+    # an expected deviation of no stated kind is counted once; claims expected to hold are not deviations
+    plain = [Comparison("p:a", "holds", "holds", "match"), Comparison("p:b", "holds", "holds", "match"),
+             Comparison("p:c", "violated", "violated", "match")]
+    cases.append(("the summary of two expected holds and one expected violation of no stated kind",
+                  "('expectations: 3 of 3 claims as expected (1 expected deviations of no stated kind)', "
+                  "'expectations: 2 of 2 claims as expected')", repr((render(plain), render(plain[:2])))))
     return _table(canary, [(n, e, (lambda g=g: g)) for n, e, g in cases])
 
 
@@ -339,6 +345,7 @@ def _limits(canary) -> list:
     from numerics.bn_meanfield import simulate_bn_gradients
     from numerics.covariance_sde import Shape
     from numerics.datasets import load_dataset, raw_arrays
+    from theory.bn_meanfield import backward_map_quadrature
     from theory.gaussian import bivariate_expectation
     from theory.jacobian import jacobian_spectrum_moments
     from theory.meanfield_depth import correlation_trajectory
@@ -396,6 +403,9 @@ def _limits(canary) -> list:
                             for c in (-1.0, 1.0, -1.0000001)))),
         ("the covariance SDE's smooth shape with a = 0", "DeepinitError: the shaping constant a must be positive "
          "(got 0.0)", lambda: _outcome(Shape, "smooth", 16, a=0.0)),
+        # 2·nodes^(B−1) ≤ 4·10⁶ quadrature points: at B = 4, 125 nodes make 3 906 250 and 126 make 4 000 752
+        ("backward_map_quadrature at B = 4 with 126 nodes", "DeepinitError: 4000752 quadrature points exceed 4·10⁶",
+         lambda: _outcome(backward_map_quadrature, "relu", np.eye(4), np.eye(4), nodes=126)),
         # any name but "digits", before it in the alphabet or after, is not a registered dataset
         ("raw_arrays of 'cifar10', 'mnist' and 'digits'", "(None, None, (1797, 64))",
          lambda: _outcome(lambda: (raw_arrays("cifar10"), raw_arrays("mnist"), raw_arrays("digits")[0].shape))),
@@ -421,7 +431,7 @@ def canaries(canary) -> list:
     >>> from verify.selftest_inputs import canaries
     >>> got = canaries(Canary)
     >>> len(got), all(c.passed for c in got)
-    (66, True)
+    (68, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),
