@@ -28,6 +28,10 @@ located in the new tree by its line and the fewest neighbouring lines that make 
 neighbours changed), its papers found from the new ref's coverage, the same oracles; ``--survivors-only`` and
 ``--modules`` select part of it. The same bugs, measured against the code and claims of a later commit.
 
+``--selftest-only`` (with ``--replay``): each mutant runs only the self-test of ``verify all`` — what a canary added
+since the report kills, in seconds per mutant; a mutant it leaves is as the claims left it only when they did not
+change since the report.
+
 The per-claim coverage also feeds the reach map (``reach.py --claim-coverage PATH --ref REF``): the functions of
 ``theory/`` and ``numerics/`` the claims execute, which ``tests/test_engine_reach.py`` completes with the self-test's.
 
@@ -471,6 +475,47 @@ def replayed(base: str, old_doc: dict, modules_wanted: set | None, survivors_onl
     return out
 
 
+def replay_selftest(base: str, commit: str, old_doc: dict, args) -> int:
+    """``--replay REPORT --selftest-only``: each replayed mutant applied to the tree at ``base`` in turn and the
+    self-test of ``verify all`` run on it (killed: a canary not as known). Resumable: the report is rewritten after
+    every mutant and a rerun skips the ids already in it."""
+    done = {}
+    if os.path.exists(args.report):
+        with open(args.report) as f:
+            doc = json.load(f)
+        if (doc.get("replay_of"), doc.get("commit")) != (old_doc["commit"], commit):
+            raise SystemExit(f"{args.report} is another replay (of {doc.get('replay_of')}, at {doc.get('commit')})")
+        done = {r["id"]: r for r in doc["mutants"]}
+    wanted = set(args.modules.split(",")) if args.modules else None
+    rows = list(done.values())
+    for rec, block, changed, line in replayed(base, old_doc, wanted, args.survivors_only):
+        if rec["id"] in done:
+            continue
+        row = {k: rec[k] for k in ("id", "file", "diff")}
+        if block is None:
+            row["outcome"] = "stale"
+        else:
+            path = os.path.join(base, rec["file"])
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(source.replace(block, changed, 1))
+            try:
+                got = rm.run_selftest(base, timeout=240.0)
+            finally:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(source)
+            row.update(line=line, outcome=got["outcome"], seconds=got["seconds"], tail=got["tail"][-3:])
+        rows.append(row)
+        print(f"{row['id']}: {row['outcome']}", flush=True)
+        with open(args.report, "w") as f:
+            json.dump({"replay_of": old_doc["commit"], "commit": commit, "selftest_only": True,
+                       "survivors_only": args.survivors_only, "mutants": rows}, f, indent=1)
+    counts = {k: sum(r["outcome"] == k for r in rows) for k in ("killed", "survived", "timeout", "stale")}
+    print(", ".join(f"{v} {k}" for k, v in counts.items()), flush=True)
+    return 0
+
+
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     """The Wilson score interval of a proportion k/n (95 % by default)."""
     if n == 0:
@@ -542,6 +587,8 @@ def main(argv=None) -> int:
                     "one-line change, located by its line and neighbours; stale when they changed)")
     ap.add_argument("--survivors-only", action="store_true", help="with --replay: only the mutants verify did not kill")
     ap.add_argument("--modules", help="with --replay: only these comma-separated modules (paths)")
+    ap.add_argument("--selftest-only", action="store_true", help="with --replay: run only the self-test of verify all "
+                    "on each mutant (what canaries added since the report kill)")
     args = ap.parse_args(argv)
     if args.summary:
         with open(args.summary) as f:
@@ -581,6 +628,10 @@ def main(argv=None) -> int:
         if previous and previous["commit"] != commit:
             raise SystemExit(f"{args.report} is of {previous['commit'][:12]}, the ref is {commit[:12]}")
         print(f"ref {args.ref} = {commit}", flush=True)
+        if args.selftest_only:
+            if old_doc is None or not args.report:
+                raise SystemExit("--selftest-only goes with --replay REPORT and --report")
+            return replay_selftest(base, commit, old_doc, args)
         mods = modules(base)
         parsed = {m: statements(base, m) for m in mods}
         if old_doc is None:
