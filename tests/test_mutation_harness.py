@@ -4,6 +4,7 @@ runs outside CI (docs/mutation.md)."""
 from __future__ import annotations
 
 import argparse
+import json
 import importlib.util
 import os
 import subprocess
@@ -239,6 +240,36 @@ def test_a_replayed_mutant_is_located_by_its_line_and_fewest_neighbours():
     assert S.replay_block(old, new, 5, "    x = y + 2", "    x = y - 1") is None
     # a line that occurs once stands alone
     assert S.replay_block(old, new, 2, "b = 2", "b = 3") == ("b = 2\n", "b = 3\n", 3)
+
+
+def test_a_selftest_only_replay_runs_each_mutant_on_the_mutated_tree_restores_it_and_resumes(tmp_path, monkeypatch):
+    """--replay --selftest-only: the self-test runs with the mutant in the tree (and only then), the source is back
+    after each one, a stale record is reported as such, and a rerun skips the ids already in the report."""
+    S = _sampler()
+    (tmp_path / "m.py").write_text("a = 1\nb = 2\n")
+    rows = [({"id": "one", "file": "m.py", "diff": "-a = 1\n+a = 0"}, "a = 1\n", "a = 0\n", 1),
+            ({"id": "two", "file": "m.py", "diff": "-b = 2\n+b = 3"}, "b = 2\n", "b = 3\n", 2),
+            ({"id": "old", "file": "m.py", "diff": "-c\n+d"}, None, None, None)]
+    monkeypatch.setattr(S, "replayed", lambda base, doc, wanted, survivors: rows)
+    seen = []
+
+    def run_selftest(tree, timeout):
+        text = (tmp_path / "m.py").read_text()
+        seen.append(text)
+        return {"outcome": "killed" if "a = 0" in text else "survived", "seconds": 0.1, "tail": []}
+    monkeypatch.setattr(S.rm, "run_selftest", run_selftest)
+    report = str(tmp_path / "r.json")
+    args = argparse.Namespace(report=report, modules=None, survivors_only=True)
+    assert S.replay_selftest(str(tmp_path), "c0ffee", {"commit": "beef"}, args) == 0
+    assert seen == ["a = 0\nb = 2\n", "a = 1\nb = 3\n"] and (tmp_path / "m.py").read_text() == "a = 1\nb = 2\n"
+    doc = json.load(open(report))
+    assert (doc["replay_of"], doc["commit"]) == ("beef", "c0ffee")
+    assert [(r["id"], r["outcome"]) for r in doc["mutants"]] == [("one", "killed"), ("two", "survived"),
+                                                                  ("old", "stale")]
+    S.replay_selftest(str(tmp_path), "c0ffee", {"commit": "beef"}, args)      # all done: nothing runs again
+    assert len(seen) == 2
+    with pytest.raises(SystemExit, match="another replay"):
+        S.replay_selftest(str(tmp_path), "dead", {"commit": "beef"}, args)
 
 
 def test_a_survivor_runs_the_test_files_that_execute_its_line():
