@@ -224,9 +224,9 @@ def _bn_output_mean() -> str:
 def _closed_form_routes() -> str:
     """Each kernel route with a closed form is confirmed for its activations: a route is taken only after it agrees
     with the float bivariate Gaussian rule at three covariances, for φ and φ′ (:func:`theory.kernels._confirmed`), so a
-    wrong closed form falls back to quadrature with the same kernels — slower, and the route the researcher is shown
-    is not the one that was right. The names of the routes of ReLU, leaky ReLU (0.2), |x|, step, sign, erf, sin, cos,
-    GELU, the identity and tanh (the logistic scale mixture)."""
+    wrong closed form falls back to quadrature: the kernels stay right, only slower, and the route's name is the one
+    place the broken closed form shows. The names of the routes of ReLU, leaky ReLU (0.2), |x|, step, sign, erf, sin,
+    cos, GELU, the identity and tanh (the logistic scale mixture)."""
     from theory import kernel_route
     names = ("relu", "max(x, 0.2*x)", "abs(x)", "step", "sign(x)", "erf", "sin", "cos", "gelu", "x", "tanh")
     return repr(tuple(kernel_route(a) for a in names))

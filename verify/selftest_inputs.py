@@ -345,14 +345,14 @@ def _limits(canary) -> list:
     from numerics.bn_meanfield import simulate_bn_gradients
     from numerics.covariance_sde import Shape
     from numerics.datasets import load_dataset, raw_arrays
-    from theory.bn_meanfield import backward_map_quadrature
-    from theory.gaussian import bivariate_expectation
-    from theory.jacobian import jacobian_spectrum_moments
-    from theory.meanfield_depth import correlation_trajectory
     from numerics.ensembles import train_isometry_mlp_ensemble
     from numerics.isometry_mlp import run_isometry_mlp
     from numerics.jacobian import jacobian_moments_mc
     from numerics.training import train_isometry_mlp
+    from theory.bn_meanfield import backward_map_quadrature
+    from theory.gaussian import bivariate_expectation
+    from theory.jacobian import jacobian_spectrum_moments
+    from theory.meanfield_depth import correlation_trajectory
     xy = (np.arange(40.0).reshape(20, 2), np.arange(20) % 2)     # 15 training samples, 2 classes
     G0 = np.array([[1.0, 0.5], [0.5, 1.0]])
 
