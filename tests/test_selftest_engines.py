@@ -11,7 +11,7 @@ import theory
 import theory.bn_meanfield
 import theory.covariance_sde
 from conftest import source_mutant
-from numerics import bn_chain, bn_meanfield, covariance_sde, training
+from numerics import bn_chain, bn_meanfield, covariance_sde, mlp, training
 from theory import (fixed_points, formula, gaussian, jacobian_density_smooth, kernels, meanfield_depth, meanfield_mlp,
                     validate)
 from theory.activations import Activation
@@ -23,10 +23,11 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 22
+    assert len(got) == 23
 
 
 ROUTES = "the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh"
+LINEAR = "a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients"
 ERF = "erf's q*, c*, χ₁, χ_c, ξ_q, ξ_c at σ_w² = 1.5, σ_b² = 0.05 vs the arcsine closed forms"
 
 
@@ -90,6 +91,10 @@ MUTANTS = [
      "the covariance SDE's drift at ν scales 2 and ½ and at a = 2"),
     (bn_chain, "simulate_bn_chain", "else 0.5 * np.eye(n) + 0.5", "else 0.5 + np.eye(n) + 0.5",
      "simulate_bn_chain's default input covariance is 0.5·I + 0.5"),
+    # the MLP simulator's tangent norms and its exact method's pseudo-inverse backward (no built-in claim runs either)
+    (mlp, "_run", "tans.append((t * t).sum(1) / N)", "tans.append((t * t).sum(1) + N)", LINEAR),
+    (mlp, "_gram_solver", "torch.linalg.pinv(B[bad].transpose(1, 2) @ B[bad]",
+     "torch.linalg.pinv(B[bad].transpose(1, 3) @ B[bad]", LINEAR),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

@@ -16,13 +16,14 @@ SMOOTH = jacobian_density_smooth.SmoothJacobianDensity
 MP = "the smooth Jacobian solver on the identity vs Marchenko–Pastur"
 BN = "BSB1 q* of ReLU, the identity's BN eigenvalues, GELU's criterion, ReLU's mean BN Jacobian, depth scale"
 DEFAULTS = "meanfield_map_mc's default seed is seed 0; the identity's Hermite coefficients up to k = 1"
+CDF = "ReLU's Jacobian law at depth 1: CDF and a quantile vs ½ + ½ Marchenko–Pastur"
 KERNELS = "the kernels of 3x (linear route) and x + x² (quadrature route) vs their Gaussian moments"
 
 
 def test_every_reach_canary_is_as_known():
     got = reach_canaries(selftest.Canary)
     assert [(c.name, c.observed) for c in got if not c.passed] == []
-    assert len(got) == 17
+    assert len(got) == 18
 
 
 def _failed() -> dict:
@@ -77,6 +78,10 @@ MUTANTS = [
     (jacobian_density.JacobianDensity, "continuous_mass", "float(t[1][0].sum())", "float(t[1][0].max())",
      "ReLU's Jacobian law at depth 1: depth and continuous mass"),
     # survivors of the sample at f5c4110: a default argument moved, the last term of a series dropped
+    # the Jacobian law's distribution function and quantile (a plugin's quantiles read them; no built-in claim does)
+    (jacobian_density.JacobianDensity, "cdf", "upper = np.where(lam >= b[-1], 0.0, tail[k] + part)",
+     "upper = np.where(lam >= b[-1], 0.0, tail[k] - part)", CDF),
+    (jacobian_density.JacobianDensity, "quantile", "done = (np.abs(f) <= 1e-11)", "done = (np.abs(f) <= 1e-3)", CDF),
     (meanfield, "meanfield_map_mc", "seed: int = 0,", "seed: int = 1,", DEFAULTS),
     (hermite, "mp_hermite_coefficients", "for k in range(k_max + 1):", "for k in range(k_max ** 1):", DEFAULTS),
 ]

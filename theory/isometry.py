@@ -340,8 +340,11 @@ def _isometry_strength(act: Activation, kind: str, dps: int) -> IsometryStrength
                                 c1_squared=float(c1 ** 2), variance=float(var))
 
 
+@functools.lru_cache(maxsize=256)
 def isometry_strength_mp(act, dps: int = 30):
-    """β_σ as an mpmath number at ``dps`` digits by quadrature (independent of the exact route)."""
+    """β_σ as an mpmath number at ``dps`` digits by quadrature (independent of the exact route); computed once per
+    process for each activation and ``dps`` (three quadratures, 0.1–1 s; the isometry claims ask for the same
+    activations' β_σ several times)."""
     act = activation(act)
     with mpmath.workdps(dps):
         mean = mp_expectation(act.mpmath, act.breakpoints, dps)

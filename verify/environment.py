@@ -7,7 +7,7 @@ import datetime as _dt
 from importlib import metadata
 
 #: the libraries whose numerics the verdicts depend on
-LIBRARIES = ("sympy", "mpmath", "numpy", "scipy", "torch", "python-flint")
+LIBRARIES = ("sympy", "mpmath", "numpy", "scipy", "torch", "python-flint", "gmpy2")
 
 
 def now() -> str:

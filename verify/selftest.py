@@ -281,7 +281,7 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 130 of 130 canaries as known
+    self-test: 132 of 132 canaries as known
     """
     from .runner import run_claim
     out = [_judge(claim, run_claim(claim, Context(budget="quick", seed=0)), expected, details)

@@ -4,7 +4,8 @@ A researcher's own claim may take a branch of the engine that none of the four p
 budget: a Gram matrix of entries far below 1, the truncation radius of the bivariate rule, the zero-bias origin of
 the length map, an activation positive at every probe, the secant route of the fixed-point solver, a formula with a
 negative base, the covariance SDE with its own noise, the Laplace route's convergence flag, the arc-cosine kernels of
-two-slope activations, the general Jacobian-spectrum solver and the float length map. A wrong comparison or constant
+two-slope activations, the general Jacobian-spectrum solver, the float length map and the MLP simulator's
+tangents and its exact method's pseudo-inverse backward. A wrong comparison or constant
 there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an answer
 known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments, the
 identity's geometric length map, the documented draws of the seed), at an input where a wrong line changes the
@@ -281,6 +282,24 @@ def _default_input_covariance() -> str:
     return repr(bool(torch.equal(default, given)))
 
 
+def _linear_network_tangents_and_gradients() -> str:
+    """``simulate_mlp`` on the identity with σ_b² = 0 and the tangent direction u = x: then t^l = ∂z^l/∂x·x = z^l
+    at every layer, so each recorded |t^l_a|²/N_l equals the kernel's diagonal K^l_aa to rounding (both methods;
+    layer 0 included). Two identical inputs make the exact method's [y, t] columns collinear, the pseudo-inverse
+    branch of its conditional backward: the two inputs' gradient norms are then equal to rounding and finite."""
+    from numerics.mlp import simulate_mlp
+    x = np.array([[0.3, -1.2, 0.8, 0.5, -0.1], [1.1, 0.4, -0.6, 0.2, 0.9]])
+    same = []
+    for method in ("dense", "exact"):
+        run = simulate_mlp("x", 1.7, 0.0, 24, 3, x, seeds=2, method=method, tangent=True, tangent_direction=x)
+        diag = np.diagonal(run.cov, axis1=-2, axis2=-1)
+        same.append(bool(run.tangent_sq.shape == diag.shape and np.allclose(run.tangent_sq, diag, rtol=1e-12, atol=0)))
+    twin = simulate_mlp("x", 1.7, 0.0, 24, 3, np.stack([x[0], x[0]]), seeds=2, method="exact", backprop=True)
+    g = np.asarray(twin.grad_sq)
+    return repr((*same, bool(np.all(np.isfinite(g)) and np.all(g > 0) and np.allclose(g[..., 0], g[..., 1],
+                                                                                       rtol=1e-10, atol=0))))
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -324,4 +343,6 @@ def engine_canaries(canary) -> list:
          "(True, True, True, True, True, True)", _erf_mean_field),
         ("the covariance SDE's drift at ν scales 2 and ½ and at a = 2", "(True, True, True)", _drift_scales),
         ("simulate_bn_chain's default input covariance is 0.5·I + 0.5", "True", _default_input_covariance),
+        ("a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients",
+         "(True, True, True)", _linear_network_tangents_and_gradients),
     ])
