@@ -4,8 +4,8 @@ The key is the claim id, the run's settings (budget, seed, device, dtype, parame
 perturbation, version), a hash of the package's own source files (``theory/``, ``numerics/``, ``verify/``) and, for a
 plugin paper's claim, a hash of the plugin's source files and its version, so an edited check — built in or a
 plugin's — never returns a stale verdict; and the versions of the libraries that compute the numbers
-(:data:`verify.environment.LIBRARIES`: sympy, mpmath, numpy, scipy, torch, python-flint, gmpy2), so a verdict computed under
-one version of mpmath is not served under another. Each verdict records what computed it (``settings["computed"]``:
+(:data:`verify.environment.LIBRARIES`: sympy, mpmath, numpy, scipy, torch, python-flint, gmpy2), so a verdict
+computed under one version of mpmath is not served under another. Each verdict records what computed it (``settings["computed"]``:
 the time and those versions), which a cached or resumed verdict keeps. Entries are the verdicts' JSON, written
 atomically, and validated when read: an entry that is not a regular file, is not the verdict of the claim asked for,
 is an ``error``, or does not read back to itself is discarded and the claim recomputed (never a crash, never a block).
