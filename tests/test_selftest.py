@@ -96,6 +96,44 @@ def test_verify_all_exits_4_when_the_self_test_fails(monkeypatch, capsys, weaken
     assert "self-test FAILED" in err and f"  {caught}: must give" in err
 
 
+_WORKER_WEAKENING = """
+import sys
+if "--multiprocessing-fork" in sys.orig_argv:   # the --jobs workers only, not the run's own process
+    from verify import stats
+    _real = stats.ratio_of_means
+    def _wrong_mean(x, y):
+        r, se, n = _real(x, y)
+        return r, se * sum(y) / sum(x), n
+    stats.ratio_of_means = _wrong_mean
+"""
+
+
+def test_verify_all_jobs_2_runs_the_self_test_on_its_workers_and_exits_4_when_it_fails(tmp_path):
+    """Under --jobs 2 the canaries run in the worker processes: a decision rule weakened only there (a
+    ``sitecustomize`` that acts in the spawned workers alone) is caught, the run exits 4 before any claim, and the parts come
+    back in the serial order (the same canaries, the same render as :func:`selftest.run`)."""
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "sitecustomize.py").write_text(_WORKER_WEAKENING)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "DEEPINIT_CACHE": str(tmp_path / "cache")}
+    r = subprocess.run([sys.executable, "-m", "verify", "all", "--paper", "isometry", "--budget", "quick", "--jobs",
+                        "2", "-q"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 4, r.stderr
+    assert r.stderr.startswith("self-test FAILED: ") and "of 132 canaries are not as known" in r.stderr
+    assert "  ratio_of_means([2,3,9], [1,2,4]): must give" in r.stderr
+    assert "running" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_self_test_parts_are_the_whole_self_test_in_order():
+    whole = selftest.run()
+    parts = [c for part in selftest.PARTS for c in selftest.run_part(part)]
+    assert [(c.name, c.passed) for c in parts] == [(c.name, c.passed) for c in whole]
+    assert len(whole) == 132 and all(c.passed for c in whole)
+    with pytest.raises(ValueError, match="no self-test part 'claims'"):
+        selftest.run_part("claims")
+
+
 _real_control = runner.perturbation_control
 _real_run_claim = runner.run_claim
 _real_run = runner._run

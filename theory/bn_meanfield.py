@@ -799,6 +799,7 @@ def depth_scale(act, batch_size: int, *, eps: float = 0.0, gamma: float = 1.0, b
     return math.inf if lam <= 1 else 1.0 / math.log(lam)
 
 
+@functools.lru_cache(maxsize=1024)
 def theorem7_rate(act, B: int, nodes: int = 400) -> float:
     """Eq (24) as printed: (B(B−2))^{2−B/2}/(q*(1−c*)2π) ∫_{Z>0} (…) Z^{(B−5)/2} dz₁dz₂, integrated over the
     ellipse Z > 0 directly in z-coordinates (polar about 0, radial Gauss–Jacobi for the Z^{(B−5)/2} edge)."""

@@ -338,6 +338,18 @@ class Pool:
                                        key=f"deepinit-{specs[0].claim_id}+{len(specs) - 1}-{os.urandom(4).hex()}")
         return self._exec.submit(run_tasks, specs)
 
+    def call(self, fn, *args):
+        """``fn(*args)`` on a worker process of a local pool (a module-level function; its result is pickled back).
+
+        Raises
+        ------
+        TypeError
+            On a Dask cluster: its workers may be threads of one process, where code that sets process state
+            (the self-test's canaries) must not run side by side."""
+        if self._client is not None:
+            raise TypeError("Pool.call runs on local worker processes only")
+        return self._exec.submit(fn, *args)
+
     def as_completed(self, futures):
         if self._client is not None:
             from distributed import as_completed

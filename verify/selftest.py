@@ -265,14 +265,54 @@ def _statistics() -> list[Canary]:
     return out
 
 
+#: the self-test in three parts of similar cost, in :func:`run`'s order; ``verify all --jobs N`` runs them on its
+#: worker processes at once (:func:`run_part`), and they import there what the claims will use
+PARTS = ("verdicts", "engines", "reach")
+
+
+def run_part(part: str) -> list[Canary]:
+    """The canaries of one of :data:`PARTS`: ``"verdicts"`` (1–10 of the module docstring), ``"engines"`` (11) or
+    ``"reach"`` (12).
+
+    Parameters
+    ----------
+    part : str
+        One of :data:`PARTS`.
+
+    Returns
+    -------
+    list of Canary
+        That part's canaries, in :func:`run`'s order.
+
+    Examples
+    --------
+    >>> from verify import selftest
+    >>> [c.passed for c in selftest.run_part("verdicts")][:3]
+    [True, True, True]
+    """
+    if part == "verdicts":
+        from .runner import run_claim
+        from .selftest_inputs import canaries
+        out = [_judge(claim, run_claim(claim, Context(budget="quick", seed=0)), expected, details)
+               for claim, expected, details in _claims()]
+        return out + _statistics() + canaries(Canary)
+    if part == "engines":
+        from .selftest_engines import engine_canaries
+        return engine_canaries(Canary)
+    if part == "reach":
+        from .selftest_reach import reach_canaries
+        return reach_canaries(Canary)
+    raise ValueError(f"no self-test part {part!r}; the parts are {', '.join(PARTS)}")
+
+
 def run() -> list[Canary]:
     """Every canary, with what it must give and what it gave.
 
     Returns
     -------
     list of Canary
-        The verdict canaries (1–8 of the module docstring), the statistics canaries (9), then the input canaries
-        (10).
+        The verdict canaries (1–8 of the module docstring), the statistics canaries (9), the input canaries (10),
+        then the engine-path (11) and reach (12) canaries: :func:`run_part` of each of :data:`PARTS` in turn.
 
     Examples
     --------
@@ -283,13 +323,7 @@ def run() -> list[Canary]:
     >>> print(selftest.render(canaries))
     self-test: 132 of 132 canaries as known
     """
-    from .runner import run_claim
-    out = [_judge(claim, run_claim(claim, Context(budget="quick", seed=0)), expected, details)
-           for claim, expected, details in _claims()]
-    from .selftest_engines import engine_canaries
-    from .selftest_inputs import canaries
-    from .selftest_reach import reach_canaries
-    return out + _statistics() + canaries(Canary) + engine_canaries(Canary) + reach_canaries(Canary)
+    return [c for part in PARTS for c in run_part(part)]
 
 
 def _judge(claim: Claim, v: Verdict, expected: str, details: dict) -> Canary:

@@ -2,7 +2,8 @@
 
 1. :func:`validate` — everything a run could fail on is decided before any work (exit 2, one line): the claims
    and their parameters, the device, the expectations files, ``--perturb``, every output path, the worker pool;
-   ``all`` first runs the decision machinery's self-test on known answers (exit 4 if it fails).
+   then ``all`` runs the decision machinery's self-test on known answers (exit 4 if it fails; under ``--jobs N``
+   its parts run on the workers at once).
 2. :func:`plan` — the :class:`ClaimsRun`: the contexts, settings and the verdicts that need no computing (from
    ``--resume`` with the same settings and code, or from the verdict cache).
 3. :func:`execute` — the claims computed, in this process or on ``--jobs N`` workers or a Dask cluster, each verdict
@@ -62,13 +63,6 @@ def validate(args) -> Validated | int:
     exit status decided here (the self-test failed, every requested plugin failed to load)."""
     broken = {}
     if "all" in args.claims:
-        from .. import selftest   # the verdict machinery on known answers, before any claim (exit 4 if not)
-        canaries = selftest.run()
-        if not all(c.passed for c in canaries):
-            sys.stderr.write(selftest.render(canaries) + "\n")
-            return 4
-        if not args.quiet:
-            sys.stderr.write(selftest.render(canaries) + "\n")
         claims = [c for c in all_claims() if c.checked and (not args.paper or c.paper == args.paper)]
         broken = {k: why for k, why in failures().items() if not args.paper or k == args.paper}
         for k, why in broken.items():  # the other papers run; the run exits 2 at the end
@@ -121,6 +115,10 @@ def validate(args) -> Validated | int:
     if args.artefacts:
         check_output_dir(args.artefacts, "--artefacts")
     pool = make_pool(args)  # a cluster that cannot be reached is said before any work
+    if "all" in args.claims and not self_test(args, pool):
+        if pool is not None:
+            pool.close(cancel=True)
+        return 4
     return Validated(claims, bound, expectations, perturbation, json_path, previous, pool)
 
 
@@ -386,6 +384,26 @@ def check_distinct_outputs(outputs: dict) -> None:
             raise UsageError(f"{other} and {what} name the same file {clip_long_words(str(path))!r}: give each "
                              "output its own")
         seen.setdefault(real, what)
+
+
+def self_test(args, pool) -> bool:
+    """The verdict machinery on known answers (:mod:`verify.selftest`), before any claim: False (exit 4) if a canary
+    is not as known. With ``--jobs N`` its parts run on the workers at once (a Dask cluster's workers may be threads
+    of one process, where canaries that set process state must not run side by side: there it runs here)."""
+    from .. import selftest
+    if pool is not None and pool.scheduler is None:
+        # the costliest parts first (engines ~6 s, reach ~5 s, verdicts ~1 s warm on one core), reported in order
+        futures = {part: pool.call(selftest.run_part, part) for part in ("engines", "reach", "verdicts")}
+        try:
+            canaries = [c for part in selftest.PARTS for c in futures[part].result()]
+        except BaseException:   # Ctrl-C or a canary that crashed: the workers are not left computing
+            pool.close(cancel=True)
+            raise
+    else:
+        canaries = selftest.run()
+    if not all(c.passed for c in canaries) or not args.quiet:
+        sys.stderr.write(selftest.render(canaries) + "\n")
+    return all(c.passed for c in canaries)
 
 
 def make_pool(args):
