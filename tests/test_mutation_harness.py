@@ -200,6 +200,88 @@ def test_the_sampled_score_and_its_wilson_interval_on_a_made_up_report():
     assert "| all | 2 | 1 (50%, " in text and "| 1 (50%, " in text and "tests not run" in text
 
 
+def test_survivors_classified_by_reading_leave_the_score_only_when_equivalent(tmp_path):
+    """--classes: an equivalent survivor leaves the denominators (9 killed of 10 run, one equivalent: 9 of 9), a
+    below-resolution or missed one stays in them; the survivors are counted by class; a class given to a killed
+    mutant, to an id not in the report, twice, without its argument or outside the three classes is refused."""
+    S = _sampler()
+    run = [{"id": f"s-{k}", "file": "theory/x.py", "class": "AddNot", "status": "run", "killed_by_verify": True,
+            "papers": ["isometry"], "description": "d"} for k in range(9)]
+    run += [{"id": f"s-{k}", "file": "numerics/y.py", "class": "NumberReplacer", "status": "run",
+             "killed_by_verify": False, "papers": ["isometry"], "description": "d"} for k in (9, 10, 11)]
+    doc = {"seed": 1, "size": 12, "commit": "abc123" + "0" * 34, "mutants": run}
+    plain = S.summary(doc)
+    assert "| all | 12 | 9 (75%, " in plain and "by class" not in plain
+    path = tmp_path / "survivors.toml"
+    path.write_text('[[survivor]]\ncommit = "abc123"\nid = "s-9"\nclass = "equivalent"\nwhy = "x*1 is x"\n'
+                    '[[survivor]]\ncommit = "abc123"\nid = "s-10"\nclass = "below-resolution"\nwhy = "moves 1e-17"\n'
+                    '[[survivor]]\ncommit = "fff999"\nid = "s-0"\nclass = "missed"\nwhy = "another report"\n')
+    classes = S.read_classes(str(path), doc["commit"])
+    assert classes == {"s-9": ("equivalent", "x*1 is x"), "s-10": ("below-resolution", "moves 1e-17")}
+    text = S.summary(doc, classes)
+    assert "1 argued equivalent, left out of the score" in text
+    assert "| all | 11 | 9 (82%, " in text and "| numerics/y.py | 2 | 0 (0%, " in text
+    assert "| equivalent | 1 |" in text and "| below-resolution | 1 |" in text and "| not yet read | 1 |" in text
+    assert "**equivalent**: x*1 is x" in text
+    with pytest.raises(ValueError, match="killed by verify: s-0"):
+        S.summary(doc, {"s-0": ("missed", "read")})
+    with pytest.raises(ValueError, match="not in the report: s-99"):
+        S.summary(doc, {"s-99": ("missed", "read")})
+    for body, why in (('class = "harmless"\nwhy = "w"', "is not one of"), ('class = "missed"', "needs its argument"),
+                      ('class = "missed"\nwhy = "w"\n[[survivor]]\ncommit = "abc"\nid = "s-9"\nclass = "missed"\n'
+                       'why = "w"', "classified twice")):
+        path.write_text(f'[[survivor]]\ncommit = "abc"\nid = "s-9"\n{body}\n')
+        with pytest.raises(ValueError, match=why):
+            S.read_classes(str(path), doc["commit"])
+
+
+def _moved():
+    spec = importlib.util.spec_from_file_location("moved", os.path.join(ROOT, "benchmarks", "mutation", "moved.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_how_far_a_survivor_moved_the_verdicts_on_made_up_verdicts():
+    """moved.py's comparison: the largest relative change and where, the numbers changed, the texts changed; the
+    volatile fields (seconds, provenance) never count; NaN against NaN is no change, a finite value against ∞ is ∞."""
+    M = _moved()
+    base = {"p:a": {"claim": "p:a", "status": "holds", "seconds": 3.0, "summary": "ok",
+                    "evidence": [{"theory": 2.0, "numeric": 2.5, "observed": float("nan"), "passed": True},
+                                 {"theory": 1e-12, "numeric": 0.0, "note": "n = 10"}],
+                    "settings": {"computed": "today", "budget": "quick"}}}
+    same = json.loads(json.dumps(base))
+    same["p:a"]["seconds"], same["p:a"]["settings"]["computed"] = 9.0, "tomorrow"
+    assert M.compare(base, same) == {"max_rel": 0.0, "where": None, "numbers_changed": 0, "numbers": 5,
+                                     "texts_changed": 0, "text_example": None}
+    moved = json.loads(json.dumps(base))
+    moved["p:a"]["evidence"][0]["numeric"] = 2.5 * (1 + 1e-9)
+    moved["p:a"]["evidence"][1]["theory"] = 2e-12
+    moved["p:a"]["evidence"][1]["note"] = "n = 11"
+    got = M.compare(base, moved)
+    assert got["where"] == "p:a.evidence[1].theory" and got["max_rel"] == pytest.approx(0.5, rel=1e-12)
+    assert (got["numbers_changed"], got["texts_changed"], got["text_example"]) == (2, 1, "p:a.evidence[1].note")
+    moved["p:a"]["evidence"][0]["theory"] = float("inf")
+    assert M.compare(base, moved)["max_rel"] == float("inf")
+    assert M.relative(1.0, 1.0 + 2 ** -52) == pytest.approx(2 ** -52 / (1 + 2 ** -52))
+
+
+def test_a_survivor_is_rerun_on_its_claims_with_its_own_change(tmp_path):
+    """The claims of a survivor are those its verify runs selected (not the self-test); its recorded one-line change
+    is put back into the tree of its commit exactly once."""
+    M = _moved()
+    rec = {"id": "s-m", "file": "pkg/m.py", "description": "ReplaceBinaryOperator_Mul_Add #0 in f (line 2)",
+           "diff": "-    return x * 3\n+    return x + 3",
+           "verify": [{"paper": "self-test", "claims": []}, {"paper": "p", "claims": ["p:a", "p:b"]},
+                      {"paper": "q", "claims": ["q:c", "p:a"]}]}
+    assert M.survivor_claims(rec) == ["p:a", "p:b", "q:c"]
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text("def f(x):\n    return x * 3\n\n\ndef g(x):\n    return x * 3\n")
+    path, text = M.mutated_source(str(tmp_path), "c", rec)
+    assert path.endswith("m.py") and text == "def f(x):\n    return x + 3\n\n\ndef g(x):\n    return x * 3\n"
+    assert M.mutated_source(str(tmp_path), "c", {**rec, "description": "… (line 5)"}) is None
+
+
 def test_an_operator_mutant_is_applied_where_cosmic_ray_init_listed_it(tmp_path):
     """Occurrence k of an operator is the k-th place ``cosmic-ray init`` lists (the bare ``*`` of a keyword-only
     signature counts: 0 is that ``*``, 1 is ``x * 3``); with the recorded (line, column) a mutant whose change starts

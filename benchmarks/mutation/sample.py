@@ -38,8 +38,10 @@ The per-claim coverage also feeds the reach map (``reach.py --claim-coverage PAT
 Resumable: ``--report`` is rewritten after every mutant, and a rerun with the same ref, seed and size skips the
 mutants already in it; ``--limit K`` runs at most K more (pieces of an hours-long run). ``--summary REPORT`` prints
 the score of what a report holds — killed by verify, by verify or the tests, each with a Wilson 95 % interval — per
-module and per operator family, and lists the survivors (docs/mutation.md); the survivors' classification
-(equivalent, below resolution, missed) is written there by reading them, not computed.
+module and per operator family, and lists the survivors (docs/mutation.md). The survivors' classification
+(equivalent, below resolution, missed) comes from reading them, not from a computation: ``--classes FILE`` (TOML,
+``survivors.toml``) gives each its class and argument; the equivalent ones then leave the score's denominators (the
+score is of the non-equivalent mutants) and the survivors are counted by class.
 """
 from __future__ import annotations
 
@@ -526,12 +528,49 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def summary(doc: dict) -> str:
+#: how a survivor is classified by reading it (``--classes FILE``)
+SURVIVOR_CLASSES = ("equivalent", "below-resolution", "missed")
+
+
+def read_classes(path: str, commit: str) -> dict:
+    """``{mutant id: (class, why)}`` for the report of ``commit`` from a TOML file of ``[[survivor]]`` tables (``commit``
+    — a prefix of the report's —, ``id``, ``class`` one of :data:`SURVIVOR_CLASSES`, ``why``: the argument or the
+    measurement). ValueError for an unknown class, a missing argument or an id given twice."""
+    import tomllib
+    with open(path, "rb") as f:
+        doc = tomllib.load(f)
+    out = {}
+    for entry in doc.get("survivor", []):
+        if not commit.startswith(str(entry.get("commit", "-"))):
+            continue
+        mid, cls, why = entry.get("id"), entry.get("class"), str(entry.get("why", "")).strip()
+        if cls not in SURVIVOR_CLASSES:
+            raise ValueError(f"{path}: {mid}: class {cls!r} is not one of {', '.join(SURVIVOR_CLASSES)}")
+        if not why:
+            raise ValueError(f"{path}: {mid}: a class needs its argument or measurement (why)")
+        if mid in out:
+            raise ValueError(f"{path}: {mid} is classified twice")
+        out[mid] = (cls, why)
+    return out
+
+
+def summary(doc: dict, classes: dict | None = None) -> str:
     """Markdown: the score of the mutants run so far (stale ones apart), overall, per module and per operator
-    family, and the survivors."""
+    family, and the survivors. With ``classes`` (:func:`read_classes`) the mutants argued equivalent leave the
+    denominators (the score is of the non-equivalent mutants) and the survivors are counted by class; a class given
+    to a mutant verify killed is an error (ValueError)."""
+    classes = classes or {}
     run = [r for r in doc["mutants"] if r.get("status") == "run"]
+    killed_classified = sorted(r["id"] for r in run if r["id"] in classes and r.get("killed_by_verify"))
+    if killed_classified:
+        raise ValueError(f"classified, yet killed by verify: {', '.join(killed_classified)}")
+    unknown = sorted(set(classes) - {r["id"] for r in run})
+    if unknown:
+        raise ValueError(f"classified, yet not in the report: {', '.join(unknown)}")
+    equivalent = {m for m, (c, _) in classes.items() if c == "equivalent"}
 
     def score(rows):
+        rows = [r for r in rows if r["id"] not in equivalent]
         n = len(rows)
         v = sum(bool(r.get("killed_by_verify")) for r in rows)
         e = sum(bool(r.get("killed_by_verify") or r.get("killed_by_tests")) for r in rows)
@@ -540,26 +579,35 @@ def summary(doc: dict) -> str:
         return (f"{n} | {v} ({100 * v / n:.0f}%, {100 * lo_v:.0f}–{100 * hi_v:.0f}%) | "
                 f"{e} ({100 * e / n:.0f}%, {100 * lo_e:.0f}–{100 * hi_e:.0f}%) | "
                 f"{sum(bool(r.get('unreached')) for r in rows)}") if n else "0 | – | – | 0"
-    head = ["| | run | killed by verify (95 % CI) | by verify or tests (95 % CI) | unreached by any paper |",
+    what = "run, not equivalent" if classes else "run"
+    head = [f"| | {what} | killed by verify (95 % CI) | by verify or tests (95 % CI) | unreached by any paper |",
             "|---|---:|---:|---:|---:|"]
     stale = len(doc["mutants"]) - len(run)
     pending = sum(bool(r.get("tests_deferred")) for r in run)
     lines = [f"Sample: seed {doc['seed']}, size {doc['size']}, commit {doc['commit'][:12]}; {len(doc['mutants'])} of "
              f"{doc['size']} drawn mutants done ({stale} stale)"
              + (f"; the unit tests of {pending} survivors not yet run (counted as not killed by them)" if pending
-                else "") + ".", "", *head, f"| all | {score(run)} |", "",
-             "Per module:", "", *head]
+                else "")
+             + (f"; {len(equivalent)} argued equivalent, left out of the score" if classes else "") + ".", "",
+             *head, f"| all | {score(run)} |", "", "Per module:", "", *head]
     for module in sorted({r["file"] for r in run}):
         lines.append(f"| {module} | {score([r for r in run if r['file'] == module])} |")
     lines += ["", "Per operator family:", "", *head]
     for family in sorted({r["class"] for r in run}):
         lines.append(f"| {family} | {score([r for r in run if r['class'] == family])} |")
+    survivors = [r for r in run if not r.get("killed_by_verify")]
+    if classes:
+        count = {c: sum(classes.get(r["id"], ("",))[0] == c for r in survivors) for c in SURVIVOR_CLASSES}
+        lines += ["", "Not killed by verify, by class (read):", "", "| class | survivors |", "|---|---:|",
+                  *(f"| {c} | {count[c]} |" for c in SURVIVOR_CLASSES),
+                  f"| not yet read | {len(survivors) - sum(count.values())} |"]
     lines += ["", "Not killed by verify:", ""]
-    for r in run:
-        if not r.get("killed_by_verify"):
-            t = r.get("test_run", {})
-            lines.append(f"- `{r['id']}` ({r['description']}; papers: {', '.join(r['papers']) or 'none'}): tests "
-                         f"{t.get('outcome', 'not run')} — `{(r.get('diff') or '').replace(chr(10), ' / ')[:160]}`")
+    for r in survivors:
+        t = r.get("test_run", {})
+        cls = classes.get(r["id"])
+        lines.append(f"- `{r['id']}` ({r['description']}; papers: {', '.join(r['papers']) or 'none'}): tests "
+                     f"{t.get('outcome', 'not run')}" + (f"; **{cls[0]}**: {cls[1]}" if cls else "")
+                     + f" — `{(r.get('diff') or '').replace(chr(10), ' / ')[:160]}`")
     return "\n".join(lines)
 
 
@@ -583,6 +631,8 @@ def main(argv=None) -> int:
                     "(the method of the reports before per-claim coverage); default: only its claims that do")
     ap.add_argument("--list", action="store_true", help="print the sample and exit")
     ap.add_argument("--summary", metavar="REPORT", help="print the score of a report and exit")
+    ap.add_argument("--classes", metavar="FILE", help="with --summary: the survivors classified by reading them "
+                    "(TOML, [[survivor]] commit, id, class, why); the equivalent ones leave the score's denominators")
     ap.add_argument("--replay", metavar="REPORT", help="rerun the mutants of an earlier report at --ref (each recorded "
                     "one-line change, located by its line and neighbours; stale when they changed)")
     ap.add_argument("--survivors-only", action="store_true", help="with --replay: only the mutants verify did not kill")
@@ -592,7 +642,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.summary:
         with open(args.summary) as f:
-            print(summary(json.load(f)))
+            doc = json.load(f)
+        try:
+            classes = read_classes(args.classes, doc["commit"]) if args.classes else None
+            print(summary(doc, classes))
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"--classes: {exc}") from None
         return 0
 
     previous = None
