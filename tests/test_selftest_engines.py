@@ -11,7 +11,7 @@ import theory
 import theory.bn_meanfield
 import theory.covariance_sde
 from conftest import source_mutant
-from numerics import bn_chain, bn_meanfield, covariance_sde, mlp, training
+from numerics import bn_chain, bn_meanfield, covariance_sde, isometry_mlp, mlp, training
 from theory import (fixed_points, formula, gaussian, jacobian_density_smooth, kernels, meanfield_depth, meanfield_mlp,
                     validate)
 from theory.activations import Activation
@@ -23,11 +23,12 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 23
+    assert len(got) == 25
 
 
 ROUTES = "the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh"
 LINEAR = "a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients"
+BN_INPUT = "BN gradients of a given input x and of 2x: layer 1 scaled by 4 and ¼, later layers equal"
 ERF = "erf's q*, c*, χ₁, χ_c, ξ_q, ξ_c at σ_w² = 1.5, σ_b² = 0.05 vs the arcsine closed forms"
 
 
@@ -95,6 +96,18 @@ MUTANTS = [
     (mlp, "_run", "tans.append((t * t).sum(1) / N)", "tans.append((t * t).sum(1) + N)", LINEAR),
     (mlp, "_gram_solver", "torch.linalg.pinv(B[bad].transpose(1, 2) @ B[bad]",
      "torch.linalg.pinv(B[bad].transpose(1, 3) @ B[bad]", LINEAR),
+    # a survivor of the sample at f5c4110: the exact method also builds the dense method's inputs, which exist only
+    # for d > n (no claim simulates at d ≤ n; moved.py: its 9 claims moved 0 of 517 numbers)
+    (isometry_mlp, "_layers", '    X = None\n    if method == "dense":', '    X = None\n    if method >= "dense":',
+     "the isometry MLP's exact method at width d = n = 5"),
+    # two survivors of the sample at f5c4110 on the given-input path of the BN gradient simulator (no claim gives one):
+    # a valid input refused
+    (bn_meanfield, "simulate_bn_gradients", "or not bool(torch.isfinite(x0).all())", "or bool(torch.isfinite(x0).all())",
+     BN_INPUT),
+    (bn_meanfield, "simulate_bn_gradients", "if x0.ndim != 2 or x0.shape[0] != B or not",
+     "if not x0.ndim != 2 or x0.shape[0] != B or not", BN_INPUT),
+    # and a given input ignored (the class "a simulator that ignores one of its parameters")
+    (bn_meanfield, "_gradient_chunk", "    if x0 is None:\n", "    if x0 is not None or True:\n", BN_INPUT),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

@@ -5,7 +5,8 @@ budget: a Gram matrix of entries far below 1, the truncation radius of the bivar
 the length map, an activation positive at every probe, the secant route of the fixed-point solver, a formula with a
 negative base, the covariance SDE with its own noise, the Laplace route's convergence flag, the arc-cosine kernels of
 two-slope activations, the general Jacobian-spectrum solver, the float length map and the MLP simulator's
-tangents and its exact method's pseudo-inverse backward. A wrong comparison or constant
+tangents and its exact method's pseudo-inverse backward, the isometry MLP's exact method at a width no larger than
+the batch, the BN gradient simulator on an input of the user's. A wrong comparison or constant
 there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an answer
 known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments, the
 identity's geometric length map, the documented draws of the seed), at an input where a wrong line changes the
@@ -300,6 +301,37 @@ def _linear_network_tangents_and_gradients() -> str:
                                                                                        rtol=1e-10, atol=0))))
 
 
+def _exact_at_width_n() -> str:
+    """The isometry MLP's exact-in-law method at width d = n (n = 5 inputs, tanh, layer norm): it needs no inputs with
+    the given Gram (the dense method does, and they exist only for d > n), so it simulates, each layer at the width
+    asked, and its Gram matrices keep their exact properties (symmetric, PSD, unit diagonal) to rounding."""
+    from numerics import equicorrelated_gram, run_isometry_mlp
+    try:
+        run = run_isometry_mlp("tanh", 5, equicorrelated_gram(5, 0.5), depth=2, seeds=2, device="cpu")
+    except Exception as exc:  # noqa: BLE001 - a refusal is the observation
+        return f"{type(exc).__name__}: {exc}"
+    return repr((run.config["widths"], all(o <= b for o, b in run.invariants().values())))
+
+
+def _bn_given_input() -> str:
+    """``simulate_bn_gradients`` with a given input x (B = 4, N = 16, tanh, three layers, the same seed) and with 2x:
+    h¹ = W x doubles exactly (a power of 2 scales floating point exactly), so the first layer's covariance is 4 times
+    as large, ‖∂L/∂h¹‖² a quarter, and batch norm removes the scale: every later layer is bit for bit the same. A
+    drawn input (no ``input``) gives other numbers: the given one was used."""
+    from numerics.bn_meanfield import simulate_bn_gradients
+    x = np.random.default_rng(3).standard_normal((4, 16))
+    try:
+        one, two = (simulate_bn_gradients("tanh", 16, 4, 3, seeds=2, input=k * x, device="cpu", seed=5)
+                    for k in (1, 2))
+    except Exception as exc:  # noqa: BLE001 - a refusal is the observation
+        return f"{type(exc).__name__}: {exc}"
+    drawn = simulate_bn_gradients("tanh", 16, 4, 3, seeds=2, device="cpu", seed=5)
+    return repr((bool(np.array_equal(two.cov[:, 0], 4 * one.cov[:, 0]) and np.array_equal(two.cov[:, 1:], one.cov[:, 1:])),
+                 bool(np.array_equal(4 * two.sq_grad[:, 0], one.sq_grad[:, 0])
+                      and np.array_equal(two.sq_grad[:, 1:], one.sq_grad[:, 1:])),
+                 bool(not np.allclose(drawn.cov, one.cov))))
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -343,6 +375,9 @@ def engine_canaries(canary) -> list:
          "(True, True, True, True, True, True)", _erf_mean_field),
         ("the covariance SDE's drift at ν scales 2 and ½ and at a = 2", "(True, True, True)", _drift_scales),
         ("simulate_bn_chain's default input covariance is 0.5·I + 0.5", "True", _default_input_covariance),
+        ("the isometry MLP's exact method at width d = n = 5", "([5, 5], True)", _exact_at_width_n),
+        ("BN gradients of a given input x and of 2x: layer 1 scaled by 4 and ¼, later layers equal",
+         "(True, True, True)", _bn_given_input),
         ("a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients",
          "(True, True, True)", _linear_network_tangents_and_gradients),
     ])
