@@ -23,7 +23,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 25
+    assert len(got) == 26
 
 
 ROUTES = "the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh"
@@ -108,6 +108,11 @@ MUTANTS = [
      "if not x0.ndim != 2 or x0.shape[0] != B or not", BN_INPUT),
     # and a given input ignored (the class "a simulator that ignores one of its parameters")
     (bn_meanfield, "_gradient_chunk", "    if x0 is None:\n", "    if x0 is not None or True:\n", BN_INPUT),
+    # a survivor of the sample at 0da9794 (an error that swells: the variance floored at 1) and a dropped 1/n
+    (bn_meanfield, "bn_meanfield_map_mc", "var = np.clip(s2 / samples - mean * mean, 0, None)",
+     "var = np.clip(s2 / samples - mean * mean, 1, None)", "the BN map's Monte Carlo standard error for sign: se²·n + mean² = 1"),
+    (bn_meanfield, "bn_meanfield_map_mc", "return mean, np.sqrt(var / samples)", "return mean, np.sqrt(var)",
+     "the BN map's Monte Carlo standard error for sign: se²·n + mean² = 1"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

@@ -6,7 +6,8 @@ the length map, an activation positive at every probe, the secant route of the f
 negative base, the covariance SDE with its own noise, the Laplace route's convergence flag, the arc-cosine kernels of
 two-slope activations, the general Jacobian-spectrum solver, the float length map and the MLP simulator's
 tangents and its exact method's pseudo-inverse backward, the isometry MLP's exact method at a width no larger than
-the batch, the BN gradient simulator on an input of the user's. A wrong comparison or constant
+the batch, the BN gradient simulator on an input of the user's, the Monte Carlo BN map's standard error. A wrong
+comparison or constant
 there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an answer
 known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments, the
 identity's geometric length map, the documented draws of the seed), at an input where a wrong line changes the
@@ -332,6 +333,15 @@ def _bn_given_input() -> str:
                  bool(not np.allclose(drawn.cov, one.cov))))
 
 
+def _bn_map_mc_error() -> str:
+    """The Monte Carlo BN map's standard error against its definition, for φ = sign: every product φ_i φ_j is ±1, so
+    its variance is 1 − mean² exactly and the standard error of n samples is √((1 − mean²)/n) — 0 on the diagonal
+    (φ_i² = 1 always). se²·n + mean² = 1 to rounding, entry by entry (Σ = ½I + ½, 4000 samples)."""
+    from numerics.bn_meanfield import bn_meanfield_map_mc
+    mean, se = bn_meanfield_map_mc("sign(x)", 0.5 * np.eye(4) + 0.5, 4000, seed=1)
+    return repr(bool(np.all(np.abs(se ** 2 * 4000 + mean ** 2 - 1) < 1e-12)))
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -378,6 +388,7 @@ def engine_canaries(canary) -> list:
         ("the isometry MLP's exact method at width d = n = 5", "([5, 5], True)", _exact_at_width_n),
         ("BN gradients of a given input x and of 2x: layer 1 scaled by 4 and ¼, later layers equal",
          "(True, True, True)", _bn_given_input),
+        ("the BN map's Monte Carlo standard error for sign: se²·n + mean² = 1", "True", _bn_map_mc_error),
         ("a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients",
          "(True, True, True)", _linear_network_tangents_and_gradients),
     ])
