@@ -26,7 +26,7 @@ def test_every_engine_canary_is_as_known():
     assert len(got) == 26
 
 
-ROUTES = "the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh"
+ROUTES = "the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh, 2·erf(3x), sin(2x)"
 LINEAR = "a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients"
 BN_INPUT = "BN gradients of a given input x and of 2x: layer 1 scaled by 4 and ¼, later layers equal"
 ERF = "erf's q*, c*, χ₁, χ_c, ξ_q, ξ_c at σ_w² = 1.5, σ_b² = 0.05 vs the arcsine closed forms"
@@ -113,6 +113,11 @@ MUTANTS = [
      "var = np.clip(s2 / samples - mean * mean, 1, None)", "the BN map's Monte Carlo standard error for sign: se²·n + mean² = 1"),
     (bn_meanfield, "bn_meanfield_map_mc", "return mean, np.sqrt(var / samples)", "return mean, np.sqrt(var)",
      "the BN map's Monte Carlo standard error for sign: se²·n + mean² = 1"),
+    # a survivor of the sample at 0da9794: erf's α² as α // α (1 at α = 1, the only α the route canary had), and the
+    # same for the trigonometric route
+    (kernels._Erf, "__init__", "self.k2, self.a2 = k * k, alpha * alpha", "self.k2, self.a2 = k * k, alpha // alpha",
+     ROUTES),
+    (kernels._Trig, "__init__", "kind, k * k, alpha * alpha", "kind, k * k, alpha // alpha", ROUTES),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

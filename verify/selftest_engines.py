@@ -229,9 +229,11 @@ def _closed_form_routes() -> str:
     with the float bivariate Gaussian rule at three covariances, for φ and φ′ (:func:`theory.kernels._confirmed`), so a
     wrong closed form falls back to quadrature: the kernels stay right, only slower, and the route's name is the one
     place the broken closed form shows. The names of the routes of ReLU, leaky ReLU (0.2), |x|, step, sign, erf, sin,
-    cos, GELU, the identity and tanh (the logistic scale mixture)."""
+    cos, GELU, the identity and tanh (the logistic scale mixture), and of 2·erf(3x) and sin(2x): a scale k or a
+    frequency α of 1 hides a term that squares it."""
     from theory import kernel_route
-    names = ("relu", "max(x, 0.2*x)", "abs(x)", "step", "sign(x)", "erf", "sin", "cos", "gelu", "x", "tanh")
+    names = ("relu", "max(x, 0.2*x)", "abs(x)", "step", "sign(x)", "erf", "sin", "cos", "gelu", "x", "tanh",
+             "2*erf(3*x)", "sin(2*x)")
     return repr(tuple(kernel_route(a) for a in names))
 
 
@@ -370,7 +372,7 @@ def engine_canaries(canary) -> list:
         ("the covariance SDE's time grid, kept whole and last", "([0.0, 0.25, 0.5, 0.75, 1.0, 1.25], 6, [1.25], 1)",
          _sde_time_grid),
         ("ReLU's BN output mean at B = 4 and 5 vs the sphere's marginal", "(True, True)", _bn_output_mean),
-        ("the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh",
+        ("the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh, 2·erf(3x), sin(2x)",
          "('closed form (arc-cosine kernel of degree 1, slopes 1/0)', "
          "'closed form (arc-cosine kernel of degree 1, slopes 1/0.2)', "
          "'closed form (arc-cosine kernel of degree 1, slopes 1/-1)', "
@@ -379,7 +381,8 @@ def engine_canaries(canary) -> list:
          "'closed form (1·sin(1x), Gaussian characteristic function)', "
          "'closed form (1·cos(1x), Gaussian characteristic function)', "
          "'closed form (GELU: orthant moments of a bivariate normal)', 'closed form (linear 1·x)', "
-         "'logistic scale mixture of erf (1·tanh(1x) + 0; 16×16 Gauss nodes)')",
+         "'logistic scale mixture of erf (1·tanh(1x) + 0; 16×16 Gauss nodes)', "
+         "'closed form (arcsine kernel of 2·erf(3x))', 'closed form (1·sin(2x), Gaussian characteristic function)')",
          _closed_form_routes),
         ("erf's q*, c*, χ₁, χ_c, ξ_q, ξ_c at σ_w² = 1.5, σ_b² = 0.05 vs the arcsine closed forms",
          "(True, True, True, True, True, True)", _erf_mean_field),
