@@ -20,8 +20,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 68
-    assert sum(c.passed for c in selftest.run()) == 135
+    assert len(got) == 69
+    assert sum(c.passed for c in selftest.run()) == 136
 
 
 def _canary(name):
@@ -127,6 +127,9 @@ MUTANTS += [
      "train_isometry_mlp with a probe of 8 samples at width 8"),
     (ensembles, "train_isometry_mlp_ensemble", "(3 * depth * width * width + 4", "(3 * depth * width + width + 4",
      "train_isometry_mlp_ensemble's working set, 2 members"),
+    # a survivor of the sample at 0da9794: the BN ensemble's activation term 4·6·depth written 4·6 % depth
+    (ensembles, "train_bn_mlp_ensemble", "validate.memory(E * (4 * 6 * depth", "validate.memory(E * (4 * 6 % depth",
+     "train_bn_mlp_ensemble's working set, 2 members, depth 3, width 8, batch 4"),
     (jacobian, "_jacobians", "validate.memory(8.0 * 4 * width * width,", "validate.memory(8.0 * 4 * width + width,",
      "the Jacobian's working set, width 16"),
     (bn_meanfield, "simulate_bn_gradients", "if B < 2 or width", "if B < 3 or width",

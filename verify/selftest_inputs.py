@@ -345,7 +345,7 @@ def _limits(canary) -> list:
     from numerics.bn_meanfield import simulate_bn_gradients
     from numerics.covariance_sde import Shape
     from numerics.datasets import load_dataset, raw_arrays
-    from numerics.ensembles import train_isometry_mlp_ensemble
+    from numerics.ensembles import train_bn_mlp_ensemble, train_isometry_mlp_ensemble
     from numerics.isometry_mlp import run_isometry_mlp
     from numerics.jacobian import jacobian_moments_mc
     from numerics.training import train_isometry_mlp
@@ -372,6 +372,10 @@ def _limits(canary) -> list:
         # two members: 2 · 6912 B
         ("train_isometry_mlp_ensemble's working set, 2 members", "1.29e-05",
          lambda: _estimated_gib(train_isometry_mlp_ensemble, xy, "relu", 2, 8, 4, 0, lr=0.1, seeds=[0, 1])),
+        # 2 members · 4 B · (6·depth·B·w + 3·depth·w²) = 2 · 4 · (6·3·4·8 + 3·3·64) = 9216 B (depth 3: a factor
+        # of 6·depth written 6 % depth would vanish)
+        ("train_bn_mlp_ensemble's working set, 2 members, depth 3, width 8, batch 4", "8.58e-06",
+         lambda: _estimated_gib(train_bn_mlp_ensemble, xy, "relu", 3, 8, 4, 1, lr=0.1, seeds=[0, 1])),
         # 8 B · 4 · w² = 8192 B at width 16
         ("the Jacobian's working set, width 16", "7.63e-06",
          lambda: _estimated_gib(jacobian_moments_mc, "tanh", 1.5, 0.0, 2, width=16, seeds=2)),
