@@ -20,8 +20,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 69
-    assert sum(c.passed for c in selftest.run()) == 136
+    assert len(got) == 70
+    assert sum(c.passed for c in selftest.run()) == 137
 
 
 def _canary(name):
@@ -130,6 +130,9 @@ MUTANTS += [
     # a survivor of the sample at 0da9794: the BN ensemble's activation term 4·6·depth written 4·6 % depth
     (ensembles, "train_bn_mlp_ensemble", "validate.memory(E * (4 * 6 * depth", "validate.memory(E * (4 * 6 % depth",
      "train_bn_mlp_ensemble's working set, 2 members, depth 3, width 8, batch 4"),
+    # a survivor of the sample at 0da9794: 2-D labels let through
+    (datasets, "_labels", "if y.ndim != 1 or y.size == 0:", "if y.ndim < 1 or y.size == 0:",
+     "load_dataset of arrays with labels of shape (20, 1)"),
     (jacobian, "_jacobians", "validate.memory(8.0 * 4 * width * width,", "validate.memory(8.0 * 4 * width + width,",
      "the Jacobian's working set, width 16"),
     (bn_meanfield, "simulate_bn_gradients", "if B < 2 or width", "if B < 3 or width",

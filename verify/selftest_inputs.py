@@ -382,6 +382,9 @@ def _limits(canary) -> list:
         # test fractions 0.5 and 0.05 are the limits: 10 and 1 of 20 samples held out (0.6 is refused, above)
         ("load_dataset of arrays with test_fraction 0.5 and 0.05 (the limits)", "(10, 1)",
          lambda: repr(tuple(len(load_dataset(xy, test_fraction=f).x_test) for f in (0.5, 0.05)))),
+        # labels of shape (20, 1), one past the 1-D labels the loader takes: a column of labels from a user's file
+        ("load_dataset of arrays with labels of shape (20, 1)", "DeepinitError: arrays: labels must be a non-empty "
+         "1-D array", lambda: _outcome(load_dataset, (xy[0], xy[1].reshape(-1, 1)))),
         # batch size 2 is the limit: 8 B · 4 · depth 3 · 2 seeds · B 2 · width 8 = 3072 B; 1 is refused
         ("simulate_bn_gradients at batch size 2 (the limit) and 1",
          "('2.86e-06', 'DeepinitError: need batch size ≥ 2, width ≥ 2, depth ≥ 1 and seeds ≥ 1')",
