@@ -12,8 +12,8 @@ import theory.bn_meanfield
 import theory.covariance_sde
 from conftest import source_mutant
 from numerics import bn_chain, bn_meanfield, covariance_sde, isometry_mlp, mlp, training
-from theory import (fixed_points, formula, gaussian, jacobian_density_smooth, kernels, meanfield_depth, meanfield_mlp,
-                    validate)
+from theory import (fixed_points, formula, gaussian, hermite, jacobian_density_smooth, kernels, meanfield_depth,
+                    meanfield_mlp, results, validate)
 from theory.activations import Activation
 from verify import selftest
 from verify.cli import main
@@ -23,12 +23,13 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 26
+    assert len(got) == 28
 
 
 ROUTES = "the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh, 2·erf(3x), sin(2x)"
 LINEAR = "a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients"
 BN_INPUT = "BN gradients of a given input x and of 2x: layer 1 scaled by 4 and ¼, later layers equal"
+EDGE = "an Estimate's relative error at 0 ± 0, 0 ± 1e-3, −2 ± 1e-3; Hermite values at k_max = 1"
 ERF = "erf's q*, c*, χ₁, χ_c, ξ_q, ξ_c at σ_w² = 1.5, σ_b² = 0.05 vs the arcsine closed forms"
 
 
@@ -118,6 +119,10 @@ MUTANTS = [
     (kernels._Erf, "__init__", "self.k2, self.a2 = k * k, alpha * alpha", "self.k2, self.a2 = k * k, alpha // alpha",
      ROUTES),
     (kernels._Trig, "__init__", "kind, k * k, alpha * alpha", "kind, k * k, alpha // alpha", ROUTES),
+    # survivors of the sample at 0da9794: the readout sized by the second layer, He₁ skipped at k_max = 1
+    (mlp, "_run", "v = _fill((ws[-1],), gens", "v = _fill((ws[+1],), gens",
+     "simulate_mlp's gradients through widths 8, 12, 16, dense and exact"),
+    (hermite, "hermite_values", "    if k_max >= 1:\n", "    if k_max > 1:\n", EDGE),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 
@@ -152,6 +157,16 @@ def test_a_homogeneity_mutant_fails_its_canary(monkeypatch, fresh_degrees):
     prop.__set_name__(Activation, "homogeneity_degree")
     monkeypatch.setattr(Activation, "homogeneity_degree", prop)
     assert _failed()["homogeneity degrees of |x|, x², ReLU, exp"] == "[None, None, 1.0, None]"
+
+
+def test_a_relative_error_mutant_fails_its_canary(monkeypatch):
+    """A survivor of the sample at 0da9794: ``relative_error`` at value 0 compared the error with 1 instead of 0 (an
+    exact zero reported as infinitely uncertain, 0 ± 1 as exact)."""
+    fget = source_mutant(results.Estimate.relative_error.fget, "return 0.0 if self.error == 0.0 else math.inf",
+                         "return 0.0 if self.error == 1.0 else math.inf")
+    assert isinstance(fget, property)        # the source's decorator comes with it
+    monkeypatch.setattr(results.Estimate, "relative_error", fget)
+    assert _failed()[EDGE] == "(inf, inf, 0.0005, [[1.0, 1.0], [0.5, -2.0]])"
 
 
 def test_verify_all_exits_4_on_an_engine_mutant(monkeypatch, capsys):

@@ -20,8 +20,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 70
-    assert sum(c.passed for c in selftest.run()) == 137
+    assert len(got) == 71
+    assert sum(c.passed for c in selftest.run()) == 140
 
 
 def _canary(name):
@@ -133,6 +133,9 @@ MUTANTS += [
     # a survivor of the sample at 0da9794: 2-D labels let through
     (datasets, "_labels", "if y.ndim != 1 or y.size == 0:", "if y.ndim < 1 or y.size == 0:",
      "load_dataset of arrays with labels of shape (20, 1)"),
+    # and the BN trainers' depth limit moved to 0
+    (training, "_bn_arguments", 'validate.integer(depth, "depth", 1, 2000)', 'validate.integer(depth, "depth", 0, 2000)',
+     "train_bn_mlp at depth 1 (the limit) and 0"),
     (jacobian, "_jacobians", "validate.memory(8.0 * 4 * width * width,", "validate.memory(8.0 * 4 * width + width,",
      "the Jacobian's working set, width 16"),
     (bn_meanfield, "simulate_bn_gradients", "if B < 2 or width", "if B < 3 or width",

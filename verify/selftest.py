@@ -39,7 +39,9 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
     route's flags, two-slope arc-cosine kernels, the general Jacobian-spectrum solver, the identity's length map,
     the bivariate rule with one variance 0, the correlation law's CDF in its last cells, the explosion criterion's
     jump and kink refusals, the covariance SDE's time grid, ReLU's BN output mean, the isometry MLP's exact method
-    at width d = n, BN gradients of a given input and of its double, the Monte Carlo BN map's standard error;
+    at width d = n, BN gradients of a given input and of its double, the Monte Carlo BN map's standard error, the MLP
+    simulator's gradients through widening layers, an Estimate's relative error and the Hermite values at their
+    smallest cases;
 12. the engine functions no checked claim executes (:mod:`verify.selftest_reach`; the reach map of
     ``tests/test_engine_reach.py`` lists them): result fields and accessors, activation introspection, the BN and
     SDE results' estimates, the kernels' linear and quadrature routes and their mpmath reference, the Kolmogorov
@@ -322,7 +324,7 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 137 of 137 canaries as known
+    self-test: 140 of 140 canaries as known
     """
     return [c for part in PARTS for c in run_part(part)]
 

@@ -6,8 +6,9 @@ the length map, an activation positive at every probe, the secant route of the f
 negative base, the covariance SDE with its own noise, the Laplace route's convergence flag, the arc-cosine kernels of
 two-slope activations, the general Jacobian-spectrum solver, the float length map and the MLP simulator's
 tangents and its exact method's pseudo-inverse backward, the isometry MLP's exact method at a width no larger than
-the batch, the BN gradient simulator on an input of the user's, the Monte Carlo BN map's standard error. A wrong
-comparison or constant
+the batch, the BN gradient simulator on an input of the user's, the Monte Carlo BN map's standard error, the MLP
+simulator's backward pass through widening layers, an Estimate's relative error and the Hermite values at their
+smallest cases. A wrong comparison or constant
 there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an answer
 known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments, the
 identity's geometric length map, the documented draws of the seed), at an input where a wrong line changes the
@@ -344,6 +345,31 @@ def _bn_map_mc_error() -> str:
     return repr(bool(np.all(np.abs(se ** 2 * 4000 + mean ** 2 - 1) < 1e-12)))
 
 
+def _widening_backward() -> str:
+    """``simulate_mlp``'s backward pass through layers of widths 8, 12, 16 (both methods): the readout vector has the
+    last layer's width, so the gradients of the 4 layers (input included) of 2 seeds and 2 inputs come back finite."""
+    from numerics.mlp import simulate_mlp
+    x = np.array([[0.3, -1.2, 0.8, 0.5, -0.1], [1.1, 0.4, -0.6, 0.2, 0.9]])
+    out = []
+    for method in ("dense", "exact"):
+        try:
+            g = np.asarray(simulate_mlp("tanh", 1.5, 0.1, [8, 12, 16], 3, x, seeds=2, method=method,
+                                        backprop=True).grad_sq)
+            out += [g.shape, bool(np.all(np.isfinite(g)))]
+        except Exception as exc:  # noqa: BLE001 - a crash is the observation
+            out += [type(exc).__name__, False]
+    return repr(tuple(out))
+
+
+def _definitions_at_the_edge() -> str:
+    """Two definitions at their smallest case: an Estimate's relative error at value 0 (0 for an exact zero, ∞ with an
+    error) and at −2 ± 10⁻³ (5·10⁻⁴); the normalised Hermite values at k_max = 1 (He₀ = 1, He₁ = z)."""
+    from theory.hermite import hermite_values
+    from theory.results import Estimate
+    return repr((Estimate(0.0, 0.0, "").relative_error, Estimate(0.0, 1e-3, "").relative_error,
+                 Estimate(-2.0, 1e-3, "").relative_error, hermite_values(1, np.array([0.5, -2.0])).tolist()))
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -392,6 +418,10 @@ def engine_canaries(canary) -> list:
         ("BN gradients of a given input x and of 2x: layer 1 scaled by 4 and ¼, later layers equal",
          "(True, True, True)", _bn_given_input),
         ("the BN map's Monte Carlo standard error for sign: se²·n + mean² = 1", "True", _bn_map_mc_error),
+        ("simulate_mlp's gradients through widths 8, 12, 16, dense and exact", "((2, 4, 2), True, (2, 4, 2), True)",
+         _widening_backward),
+        ("an Estimate's relative error at 0 ± 0, 0 ± 1e-3, −2 ± 1e-3; Hermite values at k_max = 1",
+         "(0.0, inf, 0.0005, [[1.0, 1.0], [0.5, -2.0]])", _definitions_at_the_edge),
         ("a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients",
          "(True, True, True)", _linear_network_tangents_and_gradients),
     ])

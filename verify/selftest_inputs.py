@@ -348,7 +348,7 @@ def _limits(canary) -> list:
     from numerics.ensembles import train_bn_mlp_ensemble, train_isometry_mlp_ensemble
     from numerics.isometry_mlp import run_isometry_mlp
     from numerics.jacobian import jacobian_moments_mc
-    from numerics.training import train_isometry_mlp
+    from numerics.training import train_bn_mlp, train_isometry_mlp
     from theory.bn_meanfield import backward_map_quadrature
     from theory.gaussian import bivariate_expectation
     from theory.jacobian import jacobian_spectrum_moments
@@ -385,6 +385,10 @@ def _limits(canary) -> list:
         # labels of shape (20, 1), one past the 1-D labels the loader takes: a column of labels from a user's file
         ("load_dataset of arrays with labels of shape (20, 1)", "DeepinitError: arrays: labels must be a non-empty "
          "1-D array", lambda: _outcome(load_dataset, (xy[0], xy[1].reshape(-1, 1)))),
+        # depth 1 is the limit: 4 B · (6·1·B 4·w 8 + 3·1·w²) = 1536 B; depth 0 is refused
+        ("train_bn_mlp at depth 1 (the limit) and 0", "('1.43e-06', 'DeepinitError: depth = 0 must be in [1, 2000]')",
+         lambda: repr((_estimated_gib(train_bn_mlp, xy, "relu", 1, 8, 4, 1, lr=0.1),
+                       _outcome(train_bn_mlp, xy, "relu", 0, 8, 4, 1, lr=0.1)))),
         # batch size 2 is the limit: 8 B · 4 · depth 3 · 2 seeds · B 2 · width 8 = 3072 B; 1 is refused
         ("simulate_bn_gradients at batch size 2 (the limit) and 1",
          "('2.86e-06', 'DeepinitError: need batch size ≥ 2, width ≥ 2, depth ≥ 1 and seeds ≥ 1')",
