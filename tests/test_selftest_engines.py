@@ -23,7 +23,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 28
+    assert len(got) == 29
 
 
 ROUTES = "the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh, 2·erf(3x), sin(2x)"
@@ -123,6 +123,9 @@ MUTANTS = [
     (mlp, "_run", "v = _fill((ws[-1],), gens", "v = _fill((ws[+1],), gens",
      "simulate_mlp's gradients through widths 8, 12, 16, dense and exact"),
     (hermite, "hermite_values", "    if k_max >= 1:\n", "    if k_max > 1:\n", EDGE),
+    # the covariance map's rounding term with σ_b² in a floor division (a crash at σ_b² = 0, which no claim runs)
+    (meanfield_mlp, "covariance_map", "1e-16 * abs(sw * e.value + sb)", "1e-16 * abs(sw * e.value // sb)",
+     "the covariance map of ReLU at σ_b² = 0 vs the arc-cosine closed form"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

@@ -8,7 +8,7 @@ two-slope activations, the general Jacobian-spectrum solver, the float length ma
 tangents and its exact method's pseudo-inverse backward, the isometry MLP's exact method at a width no larger than
 the batch, the BN gradient simulator on an input of the user's, the Monte Carlo BN map's standard error, the MLP
 simulator's backward pass through widening layers, an Estimate's relative error and the Hermite values at their
-smallest cases. A wrong comparison or constant
+smallest cases, the covariance map without bias. A wrong comparison or constant
 there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an answer
 known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments, the
 identity's geometric length map, the documented draws of the seed), at an input where a wrong line changes the
@@ -370,6 +370,19 @@ def _definitions_at_the_edge() -> str:
                  Estimate(-2.0, 1e-3, "").relative_error, hermite_values(1, np.array([0.5, -2.0])).tolist()))
 
 
+def _covariance_map_without_bias() -> str:
+    """The covariance map q_ab = σ_w² E φ(u_a)φ(u_b) + σ_b² at σ_b² = 0 (the bias-free networks of the isometry and
+    covariance-SDE papers): ReLU at q_aa = q_bb = 1, q_ab = ½, σ_w² = 2 against the arc-cosine closed form
+    2·(√(1 − ρ²) + (π − arccos ρ)ρ)/(2π), within the map's stated error plus one rounding."""
+    from theory.meanfield_mlp import covariance_map
+    try:
+        e = covariance_map("relu", 1.0, 1.0, 0.5, 2.0, 0.0)
+    except Exception as exc:  # noqa: BLE001 - a crash is the observation
+        return f"{type(exc).__name__}: {exc}"
+    exact = 2 * (math.sqrt(0.75) + (math.pi - math.acos(0.5)) * 0.5) / (2 * math.pi)
+    return repr(bool(abs(e.value - exact) <= e.error + 4e-16 * exact))
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -422,6 +435,7 @@ def engine_canaries(canary) -> list:
          _widening_backward),
         ("an Estimate's relative error at 0 ± 0, 0 ± 1e-3, −2 ± 1e-3; Hermite values at k_max = 1",
          "(0.0, inf, 0.0005, [[1.0, 1.0], [0.5, -2.0]])", _definitions_at_the_edge),
+        ("the covariance map of ReLU at σ_b² = 0 vs the arc-cosine closed form", "True", _covariance_map_without_bias),
         ("a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients",
          "(True, True, True)", _linear_network_tangents_and_gradients),
     ])
