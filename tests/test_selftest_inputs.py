@@ -20,8 +20,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 71
-    assert sum(c.passed for c in selftest.run()) == 141
+    assert len(got) == 72
+    assert sum(c.passed for c in selftest.run()) == 142
 
 
 def _canary(name):
@@ -136,6 +136,8 @@ MUTANTS += [
     # and the BN trainers' depth limit moved to 0
     (training, "_bn_arguments", 'validate.integer(depth, "depth", 1, 2000)', 'validate.integer(depth, "depth", 0, 2000)',
      "train_bn_mlp at depth 1 (the limit) and 0"),
+    # "auto" compared by order: every word after it in the alphabet taken for the paper's widths
+    (params, "width_list", 'if t == "auto":', 'if t >= "auto":', "width_list of auto and of big"),
     (jacobian, "_jacobians", "validate.memory(8.0 * 4 * width * width,", "validate.memory(8.0 * 4 * width + width,",
      "the Jacobian's working set, width 16"),
     (bn_meanfield, "simulate_bn_gradients", "if B < 2 or width", "if B < 3 or width",

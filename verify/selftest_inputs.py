@@ -66,6 +66,9 @@ def _parameters(canary) -> list:
         ("width_list of 100001", ("ValueError: width 100001 must be at most 100000", "(0.24 GB at d = 100001"),
          lambda: _outcome(params.width_list, "100001")),
         ("width_list of 1", ("ValueError: width 1 must be at least 2",), lambda: _outcome(params.width_list, "1")),
+        # "auto" and a word after it in the alphabet: only the word "auto" means the paper's widths
+        ("width_list of auto and of big", "('auto', \"ValueError: a width must be an integer (at most 12 digits), not "
+         "'big'\")", lambda: repr((params.width_list("auto"), _outcome(params.width_list, "big")))),
         ("seed of 2³² − 1 and 2³²", ("4294967295; ValueError: --seed '4294967296' must be in [0, 4294967295]",),
          lambda: f"{params.seed('4294967295')}; {_outcome(params.seed, '4294967296')}"),
         ("learning_rate of 0, 10 and 10.5", ("0.0, 10.0; ValueError: learning rate 10.5 must be in (0, 10]",),
