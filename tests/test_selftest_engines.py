@@ -54,7 +54,10 @@ MUTANTS = [
     (fixed_points, "_secant", "if abs(x1 - x0) <= xtol * max(1, abs(x1)) or f1 == 0:",
      "if abs(x1 - x0) is not xtol * max(1, abs(x1)) or f1 == 0:", "x = cos x by the secant and by Illinois"),
     (formula, "_ev", "if b < 0 and not (e.exp.is_Integer", "if b < -1 and not (e.exp.is_Integer",
-     "the growth probe of √x, ∛x, x² at negative x"),
+     "the growth probe of √x, ∛x, x², tanh(x¹⁰⁰⁰¹), tanh(x¹⁰⁰⁰⁰) at negative x"),
+    # a survivor of the sample at 0da9794: a huge odd power of a negative base reported as positive
+    (formula, "_ev", "raise GrowsTooFast(-1 if (b < 0", "raise GrowsTooFast(not 1 if (b < 0",
+     "the growth probe of √x, ∛x, x², tanh(x¹⁰⁰⁰¹), tanh(x¹⁰⁰⁰⁰) at negative x"),
     (formula._Builder, "power", "return sp.Integer(0)", "return sp.Integer( -1)", "x + 0**2"),
     (covariance_sde, "simulate_covariance_sde", "rng.standard_normal((paths, m, m)) * math.sqrt(dt)",
      "rng.standard_normal((paths, m, m)) % math.sqrt(dt)",

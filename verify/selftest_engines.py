@@ -76,7 +76,9 @@ def _secant() -> str:
 
 def _negative_bases() -> str:
     """The growth probe of a formula at negative arguments: √x at −0.5 is not real, ∛x at −0.125 is −0.5, x² at
-    −0.5 is 0.25."""
+    −0.5 is 0.25; and past the size guard, where only the sign of a huge power survives a bounded function:
+    tanh(x¹⁰⁰⁰¹) at −8 is −1 (an odd power keeps the sign), tanh(x¹⁰⁰⁰⁰) at −8 is 1 (8¹⁰⁰⁰⁰ is e^20794,
+    past the guard e^10000)."""
     import sympy as sp
 
     from theory.activations import x
@@ -87,7 +89,8 @@ def _negative_bases() -> str:
             return repr(float(growth_probe(expr, r)))
         except Exception as exc:  # noqa: BLE001 - the refusal's type is the observation
             return type(exc).__name__
-    return ", ".join(probe(e, r) for e, r in ((sp.sqrt(x), -0.5), (x ** sp.Rational(1, 3), -0.125), (x ** 2, -0.5)))
+    return ", ".join(probe(e, r) for e, r in ((sp.sqrt(x), -0.5), (x ** sp.Rational(1, 3), -0.125), (x ** 2, -0.5),
+                                              (sp.tanh(x ** 10001), -8.0), (sp.tanh(x ** 10000), -8.0)))
 
 
 def _zero_power() -> str:
@@ -395,7 +398,8 @@ def engine_canaries(canary) -> list:
          _zero_bias_origin),
         ("homogeneity degrees of |x|, x², ReLU, exp", "[1.0, 2.0, 1.0, None]", _homogeneity),
         ("x = cos x by the secant and by Illinois", "(True, True, True)", _secant),
-        ("the growth probe of √x, ∛x, x² at negative x", "NotRealValued, -0.5, 0.25", _negative_bases),
+        ("the growth probe of √x, ∛x, x², tanh(x¹⁰⁰⁰¹), tanh(x¹⁰⁰⁰⁰) at negative x",
+         "NotRealValued, -0.5, 0.25, -1.0, 1.0", _negative_bases),
         ("x + 0**2", "'x'", _zero_power),
         ("the covariance SDE's own noise vs the seed's documented increments", "True", _sde_own_noise),
         ("the Laplace route's converged and shape flags, recomputed", "(True, True)", _laplace_flags),
