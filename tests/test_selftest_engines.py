@@ -12,8 +12,8 @@ import theory.bn_meanfield
 import theory.covariance_sde
 from conftest import source_mutant
 from numerics import bn_chain, bn_meanfield, covariance_sde, isometry_mlp, mlp, training
-from theory import (fixed_points, formula, gaussian, hermite, jacobian_density_smooth, kernels, meanfield_depth,
-                    meanfield_mlp, results, validate)
+from theory import (_torch_lambdify, fixed_points, formula, gaussian, hermite, jacobian_density_smooth, kernels,
+                    meanfield_depth, meanfield_mlp, results, validate)
 from theory.activations import Activation
 from verify import selftest
 from verify.cli import main
@@ -23,7 +23,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 29
+    assert len(got) == 31
 
 
 ROUTES = "the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh, 2·erf(3x), sin(2x)"
@@ -129,6 +129,11 @@ MUTANTS = [
     # the covariance map's rounding term with σ_b² in a floor division (a crash at σ_b² = 0, which no claim runs)
     (meanfield_mlp, "covariance_map", "1e-16 * abs(sw * e.value + sb)", "1e-16 * abs(sw * e.value // sb)",
      "the covariance map of ReLU at σ_b² = 0 vs the arc-cosine closed form"),
+    # 2^{k/2} written 2·k/2 (equal at k = 2 and 4, the claims' orders); a negative non-integer power taken as integer
+    (theory.covariance_sde, "relu_bivariate_moment", "radial = sp.Integer(2) ** sp.Rational(k, 2)",
+     "radial = sp.Integer(2) * sp.Rational(k, 2)", "E relu(x) and E relu(y)³ by the polar closed form (odd orders)"),
+    (_torch_lambdify, "torch_callable", "if p == int(p):", "if p <= int(p):",
+     "the torch callable of (1 + x²)^(−3/2) vs numpy's"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

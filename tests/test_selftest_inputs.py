@@ -20,8 +20,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 72
-    assert sum(c.passed for c in selftest.run()) == 142
+    assert len(got) == 74
+    assert sum(c.passed for c in selftest.run()) == 146
 
 
 def _canary(name):
@@ -138,6 +138,11 @@ MUTANTS += [
      "train_bn_mlp at depth 1 (the limit) and 0"),
     # "auto" compared by order: every word after it in the alphabet taken for the paper's widths
     (params, "width_list", 'if t == "auto":', 'if t >= "auto":', "width_list of auto and of big"),
+    # the exponent guard divided away, and the name hint's list built with //
+    (formula._Builder, "power", "ex > math.log10(MAX_POWER) + 1e-12", "ex > math.log10(MAX_POWER) / 1e-12",
+     "x**64 and x**65"),
+    (formula._Builder, "build", "list(ALLOWED_NAMES) + list(ALLOWED_FUNCTIONS)",
+     "list(ALLOWED_NAMES) // list(ALLOWED_FUNCTIONS)", "an unknown name, xx"),
     (jacobian, "_jacobians", "validate.memory(8.0 * 4 * width * width,", "validate.memory(8.0 * 4 * width + width,",
      "the Jacobian's working set, width 16"),
     (bn_meanfield, "simulate_bn_gradients", "if B < 2 or width", "if B < 3 or width",

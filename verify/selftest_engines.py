@@ -8,7 +8,8 @@ two-slope activations, the general Jacobian-spectrum solver, the float length ma
 tangents and its exact method's pseudo-inverse backward, the isometry MLP's exact method at a width no larger than
 the batch, the BN gradient simulator on an input of the user's, the Monte Carlo BN map's standard error, the MLP
 simulator's backward pass through widening layers, an Estimate's relative error and the Hermite values at their
-smallest cases, the covariance map without bias. A wrong comparison or constant
+smallest cases, the covariance map without bias, ReLU's polar moments at odd orders, a negative non-integer power
+in torch. A wrong comparison or constant
 there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an answer
 known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments, the
 identity's geometric length map, the documented draws of the seed), at an input where a wrong line changes the
@@ -386,6 +387,30 @@ def _covariance_map_without_bias() -> str:
     return repr(bool(abs(e.value - exact) <= e.error + 4e-16 * exact))
 
 
+def _odd_relu_moments() -> str:
+    """The polar closed form of E relu(x)^p relu(y)^q at odd orders p + q (the claims use 2 and 4, where the radial
+    moment 2^{k/2} Γ(k/2 + 1) equals k Γ(k/2 + 1)): E relu(x) = 1/√(2π) and E relu(y)³ = 2/√(2π), exactly (sympy)."""
+    import sympy as sp
+
+    from theory.covariance_sde import relu_bivariate_moment
+    return repr((sp.simplify(relu_bivariate_moment(1, 0) - 1 / sp.sqrt(2 * sp.pi)) == 0,
+                 sp.simplify(relu_bivariate_moment(0, 3) - 2 / sp.sqrt(2 * sp.pi)) == 0))
+
+
+def _torch_negative_power() -> str:
+    """The torch callable of (1 + x²)^(−3/2) at −2, ½, 3 against numpy's, to rounding: a non-integer exponent is
+    kept as it is (an integer one is applied as an integer power)."""
+    import torch
+
+    from theory import activation
+    from theory._torch_lambdify import torch_callable
+    from theory.activations import x
+    a = activation("(1 + x**2)**(-1.5)")
+    t = torch.tensor([-2.0, 0.5, 3.0], dtype=torch.float64)
+    # translated afresh (an Activation keeps its torch callable once built)
+    return repr(bool(np.allclose(torch_callable(a.expr, x)(t).numpy(), a.numpy(t.numpy()), rtol=1e-14, atol=0)))
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -440,6 +465,8 @@ def engine_canaries(canary) -> list:
         ("an Estimate's relative error at 0 ± 0, 0 ± 1e-3, −2 ± 1e-3; Hermite values at k_max = 1",
          "(0.0, inf, 0.0005, [[1.0, 1.0], [0.5, -2.0]])", _definitions_at_the_edge),
         ("the covariance map of ReLU at σ_b² = 0 vs the arc-cosine closed form", "True", _covariance_map_without_bias),
+        ("E relu(x) and E relu(y)³ by the polar closed form (odd orders)", "(True, True)", _odd_relu_moments),
+        ("the torch callable of (1 + x²)^(−3/2) vs numpy's", "True", _torch_negative_power),
         ("a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients",
          "(True, True, True)", _linear_network_tangents_and_gradients),
     ])

@@ -100,6 +100,11 @@ def _formulas(canary) -> list:
         ("sin(1000x)/10⁴: a variation of 0.19 that doubles on the finer grid",
          ("ActivationError: activation 'sin(1000*x)/10000' oscillates faster than the quadratures resolve",),
          lambda: _outcome(activation, "sin(1000*x)/10000")),
+        # the exponent's limit (64) and one past it
+        ("x**64 and x**65", "(\"'x**64'\", \"ActivationError: exponent '65' too large in 'x**65' (at most 64 in "
+         "size)\")", lambda: repr((repr(str(parse_formula("x**64"))), _outcome(parse_formula, "x**65")))),
+        ("an unknown name, xx", ("ActivationError: name 'xx' is not allowed in 'xx + 1' (did you mean 'x'?)",),
+         lambda: _outcome(parse_formula, "xx + 1")),
         ("a constant", "'1'", lambda: repr(str(parse_formula("1")))),
         ("a parameter alone", "'a'", lambda: repr(str(parse_formula("a", parameters=("a",))))),
         ("an over-long function name", (f"ActivationError: function '{long_name[:20]}'…(36 characters) is not allowed "
