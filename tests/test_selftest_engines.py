@@ -23,7 +23,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 31
+    assert len(got) == 32
 
 
 ROUTES = "the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh, 2·erf(3x), sin(2x)"
@@ -134,6 +134,9 @@ MUTANTS = [
      "radial = sp.Integer(2) * sp.Rational(k, 2)", "E relu(x) and E relu(y)³ by the polar closed form (odd orders)"),
     (_torch_lambdify, "torch_callable", "if p == int(p):", "if p <= int(p):",
      "the torch callable of (1 + x²)^(−3/2) vs numpy's"),
+    # σ(0) > 0 no longer recentred: the same criterion, the wrong φ stated
+    (theory.covariance_sde, "explosion_criterion", "if x0 != 0 or f0 != 0 or d1 != 1:",
+     "if x0 != 0 or f0 < 0 or d1 != 1:", "the explosion criterion of exp, recentred"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

@@ -20,8 +20,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 74
-    assert sum(c.passed for c in selftest.run()) == 146
+    assert len(got) == 75
+    assert sum(c.passed for c in selftest.run()) == 148
 
 
 def _canary(name):
@@ -143,6 +143,8 @@ MUTANTS += [
      "x**64 and x**65"),
     (formula._Builder, "build", "list(ALLOWED_NAMES) + list(ALLOWED_FUNCTIONS)",
      "list(ALLOWED_NAMES) // list(ALLOWED_FUNCTIONS)", "an unknown name, xx"),
+    (mlp, "simulate_mlp", "depth * 4 * S * wmax * k if backprop", "depth * 4 * S // wmax * k if backprop",
+     "simulate_mlp's working set with backprop, width 8, 2 inputs, 2 seeds"),
     (jacobian, "_jacobians", "validate.memory(8.0 * 4 * width * width,", "validate.memory(8.0 * 4 * width + width,",
      "the Jacobian's working set, width 16"),
     (bn_meanfield, "simulate_bn_gradients", "if B < 2 or width", "if B < 3 or width",

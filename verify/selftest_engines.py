@@ -9,7 +9,7 @@ tangents and its exact method's pseudo-inverse backward, the isometry MLP's exac
 the batch, the BN gradient simulator on an input of the user's, the Monte Carlo BN map's standard error, the MLP
 simulator's backward pass through widening layers, an Estimate's relative error and the Hermite values at their
 smallest cases, the covariance map without bias, ReLU's polar moments at odd orders, a negative non-integer power
-in torch. A wrong comparison or constant
+in torch, the explosion criterion's recentring. A wrong comparison or constant
 there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an answer
 known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments, the
 identity's geometric length map, the documented draws of the seed), at an input where a wrong line changes the
@@ -411,6 +411,14 @@ def _torch_negative_power() -> str:
     return repr(bool(np.allclose(torch_callable(a.expr, x)(t).numpy(), a.numpy(t.numpy()), rtol=1e-14, atol=0)))
 
 
+def _recentred_exp() -> str:
+    """The covariance SDE's explosion criterion recentres σ = exp (σ(0) = 1, σ′(0) = 1) to φ = exp(x) − 1 and states
+    it; the criterion (3/4)φ″(0)² + φ‴(0) = 7/4."""
+    from theory.covariance_sde import explosion_criterion
+    e = explosion_criterion("exp")
+    return repr((str(e.phi), str(e.value), e.recentred.startswith("recentred")))
+
+
 def engine_canaries(canary) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`)."""
@@ -467,6 +475,7 @@ def engine_canaries(canary) -> list:
         ("the covariance map of ReLU at σ_b² = 0 vs the arc-cosine closed form", "True", _covariance_map_without_bias),
         ("E relu(x) and E relu(y)³ by the polar closed form (odd orders)", "(True, True)", _odd_relu_moments),
         ("the torch callable of (1 + x²)^(−3/2) vs numpy's", "True", _torch_negative_power),
+        ("the explosion criterion of exp, recentred", "('exp(x) - 1', '7/4', True)", _recentred_exp),
         ("a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients",
          "(True, True, True)", _linear_network_tangents_and_gradients),
     ])

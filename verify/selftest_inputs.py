@@ -307,6 +307,10 @@ def _engine_contracts(canary) -> list:
         # 8 B · (2·8 + 4·2·8·2) without backprop = 1152 B
         ("simulate_mlp's working set without backprop, width 8, 2 inputs, 2 seeds", "1.07e-06",
          lambda: _estimated_gib(simulate_mlp, "tanh", 1.5, 0.0, 8, 3, X2, seeds=2, method="exact", device="cpu")),
+        # with backprop, + 8 B · depth 3 · 4 · 2 seeds · w 8 · n 2 = 3072 B: 4224 B
+        ("simulate_mlp's working set with backprop, width 8, 2 inputs, 2 seeds", "3.93e-06",
+         lambda: _estimated_gib(simulate_mlp, "tanh", 1.5, 0.0, 8, 3, X2, seeds=2, method="exact", device="cpu",
+                                backprop=True)),
         # 8 B · (depth·w² + d·w) · (2 + n) = 8 · (2·64 + 4·8) · 4 = 5120 B
         ("empirical_kernels' working set, width 8, depth 2, 2 inputs of 4", "4.77e-06",
          lambda: _estimated_gib(empirical_kernels, "tanh", X2, width=8, depth=2, sigma_w2=1.5, seeds=2)),
