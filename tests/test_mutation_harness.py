@@ -145,11 +145,16 @@ def test_summary_counts():
     assert "**b**" in text and "**c**" in text and "d:" in text
 
 
-def _sampler():
-    spec = importlib.util.spec_from_file_location("sample", os.path.join(ROOT, "benchmarks", "mutation", "sample.py"))
+def _harness_script(name: str):
+    """``benchmarks/mutation/<name>.py`` imported as a module (the scripts are not a package)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "benchmarks", "mutation", f"{name}.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _sampler():
+    return _harness_script("sample")
 
 
 def test_the_sample_is_shared_by_statements_and_a_small_pool_passes_its_share_on():
@@ -236,10 +241,7 @@ def test_survivors_classified_by_reading_leave_the_score_only_when_equivalent(tm
 
 
 def _moved():
-    spec = importlib.util.spec_from_file_location("moved", os.path.join(ROOT, "benchmarks", "mutation", "moved.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return _harness_script("moved")
 
 
 def test_how_far_a_survivor_moved_the_verdicts_on_made_up_verdicts():
