@@ -419,63 +419,67 @@ def _recentred_exp() -> str:
     return repr((str(e.phi), str(e.value), e.recentred.startswith("recentred")))
 
 
-def engine_canaries(canary) -> list:
+def engine_canaries(canary, only=None) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
-    passed)`` (:class:`verify.selftest.Canary`)."""
+    passed)`` (:class:`verify.selftest.Canary`); ``only``: a collection of names, to run just those (a test of one
+    canary need not run them all)."""
     from .selftest_inputs import _table
-    return _table(canary, [
-        ("a Gram with λ_min = −1e-6 λ_max at scales 1 and 1e-305, a PSD one at 1e-305",
-         "('DeepinitError', 'DeepinitError', 'accepted')", _psd_at_scales),
-        ("the bivariate rule's radius for f = g = 1", "10.0", _truncation_radius),
-        ("q* of SiLU at σ_w² = 3, σ_b² = 0; critical points of x − tanh x at σ_b² = 0", "(0.0, 'attracting', [])",
-         _zero_bias_origin),
-        ("homogeneity degrees of |x|, x², ReLU, exp", "[1.0, 2.0, 1.0, None]", _homogeneity),
-        ("x = cos x by the secant and by Illinois", "(True, True, True)", _secant),
-        ("the growth probe of √x, ∛x, x², tanh(x¹⁰⁰⁰¹), tanh(x¹⁰⁰⁰⁰) at negative x",
-         "NotRealValued, -0.5, 0.25, -1.0, 1.0", _negative_bases),
-        ("x + 0**2", "'x'", _zero_power),
-        ("the covariance SDE's own noise vs the seed's documented increments", "True", _sde_own_noise),
-        ("the Laplace route's converged and shape flags, recomputed", "(True, True)", _laplace_flags),
-        ("two-slope arc-cosine kernels vs the bivariate rule", "True", _two_slope_kernels),
-        ("the general Jacobian-spectrum solver's mean vs the closed form", "True", _smooth_jacobian_law),
-        ("the identity's length map vs its geometric closed form", "(True, 7)", _identity_length_map),
-        ("a one-sample probe of the isometry training, width 8",
-         "probe: between 2 and width − 1 = 7 samples, got 1", _probe_message),
-        ("E[X² (1 + Y)] with Var Y = 0 and E[(1 + X) Y²] with Var X = 0", "(2.0, 2.0)", _degenerate_variances),
-        ("the correlation law's CDF in its last two cells", "[0.35, 0.75, 1.0]", _law_cdf_at_the_top),
-        ("the explosion criterion of step and ReLU", "('step has a jump at x₀ = 0', 'relu has a kink at x₀ = 0')",
-         _jump_or_kink),
-        ("the covariance SDE's time grid, kept whole and last", "([0.0, 0.25, 0.5, 0.75, 1.0, 1.25], 6, [1.25], 1)",
-         _sde_time_grid),
-        ("ReLU's BN output mean at B = 4 and 5 vs the sphere's marginal", "(True, True)", _bn_output_mean),
-        ("the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh, 2·erf(3x), sin(2x)",
-         "('closed form (arc-cosine kernel of degree 1, slopes 1/0)', "
-         "'closed form (arc-cosine kernel of degree 1, slopes 1/0.2)', "
-         "'closed form (arc-cosine kernel of degree 1, slopes 1/-1)', "
-         "'closed form (arc-cosine kernel of degree 0, values 1/0)', "
-         "'closed form (arc-cosine kernel of degree 0, values 1/-1)', 'closed form (arcsine kernel of 1·erf(1x))', "
-         "'closed form (1·sin(1x), Gaussian characteristic function)', "
-         "'closed form (1·cos(1x), Gaussian characteristic function)', "
-         "'closed form (GELU: orthant moments of a bivariate normal)', 'closed form (linear 1·x)', "
-         "'logistic scale mixture of erf (1·tanh(1x) + 0; 16×16 Gauss nodes)', "
-         "'closed form (arcsine kernel of 2·erf(3x))', 'closed form (1·sin(2x), Gaussian characteristic function)')",
-         _closed_form_routes),
-        ("erf's q*, c*, χ₁, χ_c, ξ_q, ξ_c at σ_w² = 1.5, σ_b² = 0.05 vs the arcsine closed forms",
-         "(True, True, True, True, True, True)", _erf_mean_field),
-        ("the covariance SDE's drift at ν scales 2 and ½ and at a = 2", "(True, True, True)", _drift_scales),
-        ("simulate_bn_chain's default input covariance is 0.5·I + 0.5", "True", _default_input_covariance),
-        ("the isometry MLP's exact method at width d = n = 5", "([5, 5], True)", _exact_at_width_n),
-        ("BN gradients of a given input x and of 2x: layer 1 scaled by 4 and ¼, later layers equal",
-         "(True, True, True)", _bn_given_input),
-        ("the BN map's Monte Carlo standard error for sign: se²·n + mean² = 1", "True", _bn_map_mc_error),
-        ("simulate_mlp's gradients through widths 8, 12, 16, dense and exact", "((2, 4, 2), True, (2, 4, 2), True)",
-         _widening_backward),
-        ("an Estimate's relative error at 0 ± 0, 0 ± 1e-3, −2 ± 1e-3; Hermite values at k_max = 1",
-         "(0.0, inf, 0.0005, [[1.0, 1.0], [0.5, -2.0]])", _definitions_at_the_edge),
-        ("the covariance map of ReLU at σ_b² = 0 vs the arc-cosine closed form", "True", _covariance_map_without_bias),
-        ("E relu(x) and E relu(y)³ by the polar closed form (odd orders)", "(True, True)", _odd_relu_moments),
-        ("the torch callable of (1 + x²)^(−3/2) vs numpy's", "True", _torch_negative_power),
-        ("the explosion criterion of exp, recentred", "('exp(x) - 1', '7/4', True)", _recentred_exp),
-        ("a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients",
-         "(True, True, True)", _linear_network_tangents_and_gradients),
-    ])
+    return _table(canary, [row for row in _ENGINE_ROWS if only is None or row[0] in only])
+
+
+_ENGINE_ROWS = [
+    ("a Gram with λ_min = −1e-6 λ_max at scales 1 and 1e-305, a PSD one at 1e-305",
+     "('DeepinitError', 'DeepinitError', 'accepted')", _psd_at_scales),
+    ("the bivariate rule's radius for f = g = 1", "10.0", _truncation_radius),
+    ("q* of SiLU at σ_w² = 3, σ_b² = 0; critical points of x − tanh x at σ_b² = 0", "(0.0, 'attracting', [])",
+     _zero_bias_origin),
+    ("homogeneity degrees of |x|, x², ReLU, exp", "[1.0, 2.0, 1.0, None]", _homogeneity),
+    ("x = cos x by the secant and by Illinois", "(True, True, True)", _secant),
+    ("the growth probe of √x, ∛x, x², tanh(x¹⁰⁰⁰¹), tanh(x¹⁰⁰⁰⁰) at negative x",
+     "NotRealValued, -0.5, 0.25, -1.0, 1.0", _negative_bases),
+    ("x + 0**2", "'x'", _zero_power),
+    ("the covariance SDE's own noise vs the seed's documented increments", "True", _sde_own_noise),
+    ("the Laplace route's converged and shape flags, recomputed", "(True, True)", _laplace_flags),
+    ("two-slope arc-cosine kernels vs the bivariate rule", "True", _two_slope_kernels),
+    ("the general Jacobian-spectrum solver's mean vs the closed form", "True", _smooth_jacobian_law),
+    ("the identity's length map vs its geometric closed form", "(True, 7)", _identity_length_map),
+    ("a one-sample probe of the isometry training, width 8",
+     "probe: between 2 and width − 1 = 7 samples, got 1", _probe_message),
+    ("E[X² (1 + Y)] with Var Y = 0 and E[(1 + X) Y²] with Var X = 0", "(2.0, 2.0)", _degenerate_variances),
+    ("the correlation law's CDF in its last two cells", "[0.35, 0.75, 1.0]", _law_cdf_at_the_top),
+    ("the explosion criterion of step and ReLU", "('step has a jump at x₀ = 0', 'relu has a kink at x₀ = 0')",
+     _jump_or_kink),
+    ("the covariance SDE's time grid, kept whole and last", "([0.0, 0.25, 0.5, 0.75, 1.0, 1.25], 6, [1.25], 1)",
+     _sde_time_grid),
+    ("ReLU's BN output mean at B = 4 and 5 vs the sphere's marginal", "(True, True)", _bn_output_mean),
+    ("the kernel routes of ReLU, leaky ReLU, |x|, step, sign, erf, sin, cos, GELU, x, tanh, 2·erf(3x), sin(2x)",
+     "('closed form (arc-cosine kernel of degree 1, slopes 1/0)', "
+     "'closed form (arc-cosine kernel of degree 1, slopes 1/0.2)', "
+     "'closed form (arc-cosine kernel of degree 1, slopes 1/-1)', "
+     "'closed form (arc-cosine kernel of degree 0, values 1/0)', "
+     "'closed form (arc-cosine kernel of degree 0, values 1/-1)', 'closed form (arcsine kernel of 1·erf(1x))', "
+     "'closed form (1·sin(1x), Gaussian characteristic function)', "
+     "'closed form (1·cos(1x), Gaussian characteristic function)', "
+     "'closed form (GELU: orthant moments of a bivariate normal)', 'closed form (linear 1·x)', "
+     "'logistic scale mixture of erf (1·tanh(1x) + 0; 16×16 Gauss nodes)', "
+     "'closed form (arcsine kernel of 2·erf(3x))', 'closed form (1·sin(2x), Gaussian characteristic function)')",
+     _closed_form_routes),
+    ("erf's q*, c*, χ₁, χ_c, ξ_q, ξ_c at σ_w² = 1.5, σ_b² = 0.05 vs the arcsine closed forms",
+     "(True, True, True, True, True, True)", _erf_mean_field),
+    ("the covariance SDE's drift at ν scales 2 and ½ and at a = 2", "(True, True, True)", _drift_scales),
+    ("simulate_bn_chain's default input covariance is 0.5·I + 0.5", "True", _default_input_covariance),
+    ("the isometry MLP's exact method at width d = n = 5", "([5, 5], True)", _exact_at_width_n),
+    ("BN gradients of a given input x and of 2x: layer 1 scaled by 4 and ¼, later layers equal",
+     "(True, True, True)", _bn_given_input),
+    ("the BN map's Monte Carlo standard error for sign: se²·n + mean² = 1", "True", _bn_map_mc_error),
+    ("simulate_mlp's gradients through widths 8, 12, 16, dense and exact", "((2, 4, 2), True, (2, 4, 2), True)",
+     _widening_backward),
+    ("an Estimate's relative error at 0 ± 0, 0 ± 1e-3, −2 ± 1e-3; Hermite values at k_max = 1",
+     "(0.0, inf, 0.0005, [[1.0, 1.0], [0.5, -2.0]])", _definitions_at_the_edge),
+    ("the covariance map of ReLU at σ_b² = 0 vs the arc-cosine closed form", "True", _covariance_map_without_bias),
+    ("E relu(x) and E relu(y)³ by the polar closed form (odd orders)", "(True, True)", _odd_relu_moments),
+    ("the torch callable of (1 + x²)^(−3/2) vs numpy's", "True", _torch_negative_power),
+    ("the explosion criterion of exp, recentred", "('exp(x) - 1', '7/4', True)", _recentred_exp),
+    ("a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients",
+     "(True, True, True)", _linear_network_tangents_and_gradients),
+]
