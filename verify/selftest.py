@@ -47,7 +47,13 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
     ``tests/test_engine_reach.py`` lists them): result fields and accessors, activation introspection, the BN and
     SDE results' estimates, the kernels' linear and quadrature routes and their mpmath reference, the Kolmogorov
     mixture, the device kernels, inputs with a given Gram, dataset files, the formula time limit, and the smooth
-    Jacobian solver against Marchenko–Pastur.
+    Jacobian solver against Marchenko–Pastur;
+13. what the engine states beside its values (:mod:`verify.selftest_contracts`): the kind, exponent and error of a
+    decay law fitted to an exact power law, ξ_∇'s error against the growth rate's propagated by mpmath's derivative,
+    the order of tanh's distortion bounds, the mean-reduced dual series against the bivariate rule, the quadrature
+    route's kernel at a negative correlation, the PSD invariant's scale, the BN iteration's last-step change, Theorem
+    3's positive-definiteness refusal at two scales, the bivariate rule off its default cuts against nested mpmath,
+    and guards at their documented edges.
 
 The statement is E z² = 1 for z ~ N(0, 1), checked by Monte Carlo (10⁵ samples, seed 0, 4 standard errors, a 5%
 error is 11 standard errors away). Any canary that does not come out as stated makes ``verify all`` exit 4
@@ -269,14 +275,17 @@ def _statistics() -> list[Canary]:
     return out
 
 
-#: the self-test in three parts of similar cost, in :func:`run`'s order; ``verify all --jobs N`` runs them on its
+#: the self-test in four parts, in :func:`run`'s order; ``verify all --jobs N`` runs them on its
 #: worker processes at once (:func:`run_part`), and they import there what the claims will use
-PARTS = ("verdicts", "engines", "reach")
+PARTS = ("verdicts", "engines", "reach", "contracts")
+#: each part's seconds, warm, on one core of the 2-core CI machine class (``verify all --jobs N`` starts the costliest
+#: first)
+PART_SECONDS = {"verdicts": 0.7, "engines": 9.0, "reach": 5.4, "contracts": 5.0}
 
 
 def run_part(part: str) -> list[Canary]:
-    """The canaries of one of :data:`PARTS`: ``"verdicts"`` (1–10 of the module docstring), ``"engines"`` (11) or
-    ``"reach"`` (12).
+    """The canaries of one of :data:`PARTS`: ``"verdicts"`` (1–10 of the module docstring), ``"engines"`` (11),
+    ``"reach"`` (12) or ``"contracts"`` (13).
 
     Parameters
     ----------
@@ -306,6 +315,9 @@ def run_part(part: str) -> list[Canary]:
     if part == "reach":
         from .selftest_reach import reach_canaries
         return reach_canaries(Canary)
+    if part == "contracts":
+        from .selftest_contracts import contract_canaries
+        return contract_canaries(Canary)
     raise ValueError(f"no self-test part {part!r}; the parts are {', '.join(PARTS)}")
 
 
@@ -316,7 +328,8 @@ def run() -> list[Canary]:
     -------
     list of Canary
         The verdict canaries (1–8 of the module docstring), the statistics canaries (9), the input canaries (10),
-        then the engine-path (11) and reach (12) canaries: :func:`run_part` of each of :data:`PARTS` in turn.
+        then the engine-path (11), reach (12) and contract (13) canaries: :func:`run_part` of each of
+        :data:`PARTS` in turn.
 
     Examples
     --------
@@ -325,7 +338,7 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 148 of 148 canaries as known
+    self-test: 158 of 158 canaries as known
     """
     return [c for part in PARTS for c in run_part(part)]
 

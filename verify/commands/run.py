@@ -392,8 +392,9 @@ def self_test(args, pool) -> bool:
     of one process, where canaries that set process state must not run side by side: there it runs here)."""
     from .. import selftest
     if pool is not None and pool.scheduler is None:
-        # the costliest parts first (engines ~9 s, reach ~5 s, verdicts ~1 s warm on one core), reported in order
-        futures = {part: pool.call(selftest.run_part, part) for part in ("engines", "reach", "verdicts")}
+        # the costliest parts first (selftest.PART_SECONDS), reported in order
+        futures = {part: pool.call(selftest.run_part, part)
+                   for part in sorted(selftest.PARTS, key=selftest.PART_SECONDS.__getitem__, reverse=True)}
         try:
             canaries = [c for part in selftest.PARTS for c in futures[part].result()]
         except BaseException:   # Ctrl-C or a canary that crashed: the workers are not left computing

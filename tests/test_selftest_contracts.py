@@ -1,0 +1,86 @@
+"""The contract canaries of the self-test (verify.selftest_contracts): every one as known on the real code, and each
+operator mutant of the sampled run at 0da9794 (docs/mutation.md) that left every claim's verdict as it was and
+changes what the engine states beside its values now fails its named canary — so `verify all` exits 4 on it."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import source_mutant
+from numerics import bn_meanfield, isometry_mlp, mlp
+from theory import batchnorm, dual, gaussian, kernels, meanfield_depth, meanfield_mlp, validate
+from verify import selftest
+from verify.cli import main
+from verify.selftest_contracts import contract_canaries
+
+RATE = "the rate of an exact power law 1 − c^l = 1/(l − ½)"
+GUARDS = "the Marchenko–Pastur ratio, BN's β and equicorrelated inputs' c at their edges and past them"
+
+
+def _failed(only) -> dict:
+    """The canaries named in ``only`` that are not as known (name: what they gave)."""
+    kernels._route_for.cache_clear()          # a route confirmed before the mutant would hide it
+    try:
+        return {c.name: c.observed for c in contract_canaries(selftest.Canary, only) if not c.passed}
+    finally:
+        kernels._route_for.cache_clear()
+
+
+def test_every_contract_canary_is_as_known():
+    got = contract_canaries(selftest.Canary)
+    assert [c.name for c in got if not c.passed] == []
+    assert len(got) == 10
+
+
+# (module or class, attribute, old, new, the canary that must fail): survivors of the sample at 0da9794
+MUTANTS = [
+    # the standard error of a fit on exact data inflated by (max |u|)²; the exponential test's p_mid taken modulo
+    (meanfield_depth, "_power_fit", "(1e-16 * float(np.max(np.abs(u)))) ** 2", "( 1.0 * float(np.max(np.abs(u)))) ** 2",
+     RATE),
+    (meanfield_depth, "asymptotic_rate", "p_mid = -math.log(t[lo] / t[max(lo // 10, 1)]) / math.log(",
+     "p_mid = -math.log(t[lo] / t[max(lo // 10, 1)]) % math.log(", RATE),
+    (meanfield_mlp, "depth_scales", "rate.error / (rate.value * math.log(rate.value) ** 2)",
+     "rate.error * (rate.value * math.log(rate.value) ** 2)",
+     "ξ_∇'s error vs the rate's error times |dξ/dr| by mpmath.diff"),
+    (batchnorm, "distortion", "(lip_f + 2 * abs(lam) * R) * h / 2", "(lip_f + 2 * abs(lam) * R) * h - 2",
+     "the strict order and gap of tanh's distortion bounds at n = 8"),
+    (dual.DualSeries, "mean_reduced", "c = self.c2[1:] if terms is None", "c = self.c2[ 0:] if terms is None",
+     "tanh's mean-reduced dual series at ρ = ½ and 0 vs the bivariate rule"),
+    (kernels._Quadrature, "_each", "-math.sqrt(q1[i] * q2[i])), math.sqrt(", "-math.sqrt(q1[i] % q2[i])), math.sqrt(",
+     "the quadrature route's kernel of x + x² at correlation −0.6"),
+    (isometry_mlp.IsometryMLPRun, "invariants", "-float(torch.linalg.eigvalsh(sym).min())) / scale",
+     "-float(torch.linalg.eigvalsh(sym).min())) * scale", "the PSD invariant of 100·diag(1, −10⁻³)"),
+    (bn_meanfield, "iterate_bn_meanfield", "/ np.linalg.norm(traj[-1])) if depth",
+     "/ np.linalg.norm(traj[+1])) if depth",
+     "the BN mean-field iteration's last-step change, recomputed"),
+    (bn_meanfield, "bn_meanfield_map_fourier", "if w_eig.min() <= 1e-12 * w_eig.max():",
+     "if w_eig.min() <= 1e-12 / w_eig.max():",
+     "Theorem 3's Fourier form at eigenvalue ratios 5·10⁻¹³ and 10⁻¹⁰, scales 100 and 0.01"),
+    (gaussian, "_bivariate_rule", "extra = [b / a1 for b in kf] if a1 > 0 else []",
+     "extra = [b / a1 for b in kf] if a1 == 0 else []",
+     "the hard tanh's bivariate moment off the default cuts vs nested mpmath"),
+    (batchnorm, "marchenko_pastur_cdf", "if not 0 < ratio <= 1:", "if not 0 <= ratio <= 1:", GUARDS),
+    (validate, "bn_parameters", "if bounded and not abs(beta) <= 1e3:", "if bounded and not abs(beta) < 1e3:", GUARDS),
+    (mlp, "inputs_with_moments", "-1.0 / max(n - 1, 1) <= c", "-1.0 - max(n - 1, 1) <= c", GUARDS),
+]
+_IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
+
+
+@pytest.mark.parametrize("owner, attr, old, new, caught", MUTANTS, ids=_IDS)
+def test_a_sampled_survivor_fails_its_contract_canary(monkeypatch, owner, attr, old, new, caught):
+    func = getattr(owner, attr)
+    monkeypatch.setattr(owner, attr, source_mutant(getattr(func, "__wrapped__", func), old, new))
+    assert caught in _failed({caught})
+
+
+def test_the_guard_canary_names_the_edge_that_moved(monkeypatch):
+    """BN's β at exactly 10³ refused: the canary's observation shows the refusal where the acceptance was."""
+    owner, attr, old, new, _ = MUTANTS[-2]
+    monkeypatch.setattr(owner, attr, source_mutant(getattr(owner, attr), old, new))
+    assert "| DeepinitError: BN β = 1000.0: must be finite with |β| ≤ 1e3 |" in _failed({GUARDS})[GUARDS]
+
+
+def test_verify_all_exits_4_on_a_contract_mutant(monkeypatch, capsys):
+    owner, attr, old, new, caught = MUTANTS[3]
+    monkeypatch.setattr(owner, attr, source_mutant(getattr(owner, attr), old, new))
+    assert main(["all", "--paper", "isometry", "--budget", "quick", "-q"]) == 4
+    assert f"  {caught}: must give" in capsys.readouterr().err
