@@ -20,8 +20,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 75
-    assert sum(c.passed for c in selftest.run()) == 158
+    assert len(got) == 78
+    assert sum(c.passed for c in selftest.run()) == 162
 
 
 def _canary(name):
@@ -186,6 +186,14 @@ MUTANTS += [
     (expectations, "render", 'c.outcome == "match" and c.expected != HOLDS and not c.kind',
      'c.outcome == "match" and c.expected >= HOLDS and not c.kind',
      "the summary of two expected holds and one expected violation of no stated kind"),
+    # survivors of the 0da9794 sample: more inputs than labels let through to the permutation (an IndexError); the
+    # division by a huge scale made a product (inf features); the size in a refusal halved
+    (datasets, "_split", "if len(x) != len(y):", "if len(x) < len(y):",
+     "load_dataset of 20 inputs with 19 and 21 labels"),
+    (datasets, "_finish", "xtr, xte = xtr / scale, xte / scale", "xtr, xte = xtr * scale, xte / scale",
+     "load_dataset of 1e200·x against x"),
+    (datasets, "_check_sizes", "({total / 2 ** 20:.0f} MiB as float64)", "({total / 2 ** 21:.0f} MiB as float64)",
+     "a dataset file of 2 MiB under a limit of 1e-12 GiB"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

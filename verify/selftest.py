@@ -42,7 +42,7 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
     at width d = n, BN gradients of a given input and of its double, the Monte Carlo BN map's standard error, the MLP
     simulator's gradients through widening layers, an Estimate's relative error and the Hermite values at their
     smallest cases, the covariance map at σ_b² = 0, ReLU's polar moments at odd orders, a negative non-integer
-    power in torch, the explosion criterion's recentring of exp;
+    power in torch, the explosion criterion's recentring of exp, the BN trainers' sub-batch normalisation;
 12. the engine functions no checked claim executes (:mod:`verify.selftest_reach`; the reach map of
     ``tests/test_engine_reach.py`` lists them): result fields and accessors, activation introspection, the BN and
     SDE results' estimates, the kernels' linear and quadrature routes and their mpmath reference, the Kolmogorov
@@ -338,7 +338,7 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 158 of 158 canaries as known
+    self-test: 162 of 162 canaries as known
     """
     return [c for part in PARTS for c in run_part(part)]
 

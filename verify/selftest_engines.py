@@ -9,11 +9,11 @@ tangents and its exact method's pseudo-inverse backward, the isometry MLP's exac
 the batch, the BN gradient simulator on an input of the user's, the Monte Carlo BN map's standard error, the MLP
 simulator's backward pass through widening layers, an Estimate's relative error and the Hermite values at their
 smallest cases, the covariance map without bias, ReLU's polar moments at odd orders, a negative non-integer power
-in torch, the explosion criterion's recentring. A wrong comparison or constant
-there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an answer
-known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments, the
-identity's geometric length map, the documented draws of the seed), at an input where a wrong line changes the
-answer. One not as known makes
+in torch, the explosion criterion's recentring, the BN trainers' sub-batch normalisation. A wrong comparison or
+constant there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with
+an answer known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form
+moments, the identity's geometric length map, the documented draws of the seed), at an input where a wrong line
+changes the answer. One not as known makes
 ``verify all`` exit 4 before any claim runs.
 """
 from __future__ import annotations
@@ -419,6 +419,24 @@ def _recentred_exp() -> str:
     return repr((str(e.phi), str(e.value), e.recentred.startswith("recentred")))
 
 
+def _ghost_batch_norm() -> str:
+    """The BN trainers' sub-batch ("ghost") normalisation (Fig 2(b) of the BN mean-field paper: statistics per
+    sub-batch) in training mode, batch 4 in sub-batches of 2, γ = 2, β = ½, float64: against torch's own batch_norm on
+    each sub-batch, to 1e-12."""
+    import torch
+
+    from numerics.training import _SubBatchNorm
+    h = torch.arange(12.0, dtype=torch.float64).reshape(4, 3) ** 1.5
+    layer = _SubBatchNorm(3, 1e-5, 2).double()
+    with torch.no_grad():
+        layer.weight.fill_(2.0)
+        layer.bias.fill_(0.5)
+    got = layer(h)
+    want = torch.cat([torch.nn.functional.batch_norm(part, None, None, layer.weight, layer.bias, True, 0.1, 1e-5)
+                      for part in (h[:2], h[2:])])
+    return repr(bool(torch.allclose(got, want, rtol=1e-12, atol=1e-12)))
+
+
 def engine_canaries(canary, only=None) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`); ``only``: a collection of names, to run just those (a test of one
@@ -482,4 +500,5 @@ _ENGINE_ROWS = [
     ("the explosion criterion of exp, recentred", "('exp(x) - 1', '7/4', True)", _recentred_exp),
     ("a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients",
      "(True, True, True)", _linear_network_tangents_and_gradients),
+    ("the BN trainers' sub-batch normalisation vs torch's batch_norm per sub-batch", "True", _ghost_batch_norm),
 ]

@@ -249,6 +249,18 @@ def _estimated_gib(fn, *args, **kwargs) -> str:
     return got.split("needs about ")[1].split(" GiB")[0] if "needs about " in got else got
 
 
+def _file_size_text() -> str:
+    """The size a dataset file's refusal states: a compressed .npz holding x (512 × 512 zeros, 2 MiB as float64) and
+    y, read under a memory limit of 1e-12 GiB."""
+    from numerics.datasets import check_file
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "big.npz")
+        np.savez_compressed(path, x=np.zeros((512, 512)), y=np.zeros(0))
+        with _MemoryLimit("1e-12"):
+            got = _outcome(check_file, path)
+    return got[got.find("("):got.find(")") + 1] if "MiB" in got else got
+
+
 def _one_core(available_cores) -> str:
     """``available_cores()`` while this process is pinned to one core (its affinity restored after): 1, not the
     machine's count. Where affinity cannot be set, the machine's count."""
@@ -397,6 +409,17 @@ def _limits(canary) -> list:
         # labels of shape (20, 1), one past the 1-D labels the loader takes: a column of labels from a user's file
         ("load_dataset of arrays with labels of shape (20, 1)", "DeepinitError: arrays: labels must be a non-empty "
          "1-D array", lambda: _outcome(load_dataset, (xy[0], xy[1].reshape(-1, 1)))),
+        # one label fewer and one more than the 20 inputs: refused before the permutation either way
+        ("load_dataset of 20 inputs with 19 and 21 labels",
+         "DeepinitError: as many labels as inputs are needed (x 20 vs y 19) | DeepinitError: as many labels as "
+         "inputs are needed (x 20 vs y 21)",
+         lambda: " | ".join(_outcome(load_dataset, (xy[0], np.arange(k) % 2)) for k in (19, 21))),
+        # inputs past 1e150 are divided by their largest entry before standardising (scale-free): the features of
+        # 1e200·x are those of x
+        ("load_dataset of 1e200·x against x", "True", lambda: repr(bool(np.allclose(
+            load_dataset((xy[0] * 1e200, xy[1])).x_train, load_dataset(xy).x_train, rtol=1e-6, atol=1e-6)))),
+        # a 512 × 512 float64 array is 2 MiB (its header is read, not its data): the size in the refusal
+        ("a dataset file of 2 MiB under a limit of 1e-12 GiB", "(2 MiB as float64)", lambda: _file_size_text()),
         # depth 1 is the limit: 4 B · (6·1·B 4·w 8 + 3·1·w²) = 1536 B; depth 0 is refused
         ("train_bn_mlp at depth 1 (the limit) and 0", "('1.43e-06', 'DeepinitError: depth = 0 must be in [1, 2000]')",
          lambda: repr((_estimated_gib(train_bn_mlp, xy, "relu", 1, 8, 4, 1, lr=0.1),
@@ -454,7 +477,7 @@ def canaries(canary) -> list:
     >>> from verify.selftest_inputs import canaries
     >>> got = canaries(Canary)
     >>> len(got), all(c.passed for c in got)
-    (75, True)
+    (78, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),
