@@ -28,7 +28,7 @@ def _failed(only) -> dict:
 def test_every_contract_canary_is_as_known():
     got = contract_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 10
+    assert len(got) == 11
 
 
 # (module or class, attribute, old, new, the canary that must fail): survivors of the sample at 0da9794
@@ -58,6 +58,11 @@ MUTANTS = [
     (gaussian, "_bivariate_rule", "extra = [b / a1 for b in kf] if a1 > 0 else []",
      "extra = [b / a1 for b in kf] if a1 == 0 else []",
      "the hard tanh's bivariate moment off the default cuts vs nested mpmath"),
+    # the branch label at c* = 2 and at c* = 0 (two survivors): "c* < 1" where c* = 1
+    (meanfield_mlp, "correlation_stability", 'if cs.value == 1.0 else', 'if cs.value == 2.0 else',
+     "correlation_stability's branch for tanh in the ordered phase"),
+    (meanfield_mlp, "correlation_stability", 'if cs.value == 1.0 else', 'if cs.value == 0.0 else',
+     "correlation_stability's branch for tanh in the ordered phase"),
     (batchnorm, "marchenko_pastur_cdf", "if not 0 < ratio <= 1:", "if not 0 <= ratio <= 1:", GUARDS),
     (validate, "bn_parameters", "if bounded and not abs(beta) <= 1e3:", "if bounded and not abs(beta) < 1e3:", GUARDS),
     (mlp, "inputs_with_moments", "-1.0 / max(n - 1, 1) <= c", "-1.0 - max(n - 1, 1) <= c", GUARDS),

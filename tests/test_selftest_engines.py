@@ -23,7 +23,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 33
+    assert len(got) == 36
     # one canary by name (what the rows below run): that one alone, as known
     one = engine_canaries(selftest.Canary, {got[3].name})
     assert [(c.name, c.passed) for c in one] == [(got[3].name, True)]
@@ -144,6 +144,14 @@ MUTANTS = [
     # a survivor of the 0da9794 sample no claim reached: the sub-batch branch's bias taken modulo (β = 0: NaN)
     (training._SubBatchNorm, "forward", "return out * self.weight + self.bias", "return out * self.weight % self.bias",
      "the BN trainers' sub-batch normalisation vs torch's batch_norm per sub-batch"),
+    # survivors of the 0da9794 sample: the exact layer's pseudo-inverse from the eigenvectors of 0.5 − 2K; the route
+    # confirmation's negative covariance made positive; the last full batch of every epoch skipped
+    (bn_meanfield, "_pinv_psd", "torch.linalg.eigh(0.5 * (K", "torch.linalg.eigh(0.5 - (K",
+     "the exact Gaussian layer's pseudo-inverse against the Penrose equations, rank 3 of 5 and scale 1e-3"),
+    (kernels, "_confirmed", "(0.3, 2.0, -0.6)", "(0.3, 2.0, - -0.4)",
+     "ReLU's arc-cosine kernel route confirmed; the same at |q₁₂| refused"),
+    (training, "_train_isometry", "for pos in range(0, n - B + 1, B):", "for pos in range(0, n - B ** 1, B):",
+     "the isometry trainer's first epoch over 15 samples in batches of 15 and of 5"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

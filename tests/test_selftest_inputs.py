@@ -20,8 +20,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 78
-    assert sum(c.passed for c in selftest.run()) == 162
+    assert len(got) == 79
+    assert sum(c.passed for c in selftest.run()) == 167
 
 
 def _canary(name):
@@ -194,6 +194,9 @@ MUTANTS += [
      "load_dataset of 1e200·x against x"),
     (datasets, "_check_sizes", "({total / 2 ** 20:.0f} MiB as float64)", "({total / 2 ** 21:.0f} MiB as float64)",
      "a dataset file of 2 MiB under a limit of 1e-12 GiB"),
+    # the store's byte budget from DEEPINIT_STORE_MB multiplied by 2 // 20 (0: a store that keeps nothing)
+    (store.Store, "__init__", '"2048")) * 2 ** 20)', '"2048")) * 2 // 20)',
+     "the byte budget of a store under DEEPINIT_STORE_MB=3"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

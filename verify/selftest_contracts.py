@@ -138,6 +138,13 @@ def _kinked_bivariate_rule() -> str:
     return repr(bool(abs(e.value - 0.30801608287022075) <= e.error + 4e-17))
 
 
+def _stability_branch() -> str:
+    """The branch correlation_stability names: tanh at σ_w² = 1.5, σ_b² = 0.05 (the ordered phase, the docstring's
+    example) has c* = 1 exactly."""
+    from theory.meanfield_mlp import correlation_stability
+    return repr(correlation_stability("tanh", 1.5, 0.05).branch)
+
+
 def _guard_edges() -> str:
     """Guards at their documented edge and one past it: the Marchenko–Pastur ratio n/d ∈ (0, 1] (1 accepted, 0
     refused); BN's |β| ≤ 10³ (10³ accepted, 10³(1 + 10⁻¹⁵) refused); equicorrelated inputs' c ≥ −1/(n − 1) (n = 3:
@@ -170,6 +177,7 @@ _CONTRACT_ROWS = [
     ("Theorem 3's Fourier form at eigenvalue ratios 5·10⁻¹³ and 10⁻¹⁰, scales 100 and 0.01",
      "(True, True, False, False)", _fourier_form_refusals),
     ("the hard tanh's bivariate moment off the default cuts vs nested mpmath", "True", _kinked_bivariate_rule),
+    ("correlation_stability's branch for tanh in the ordered phase", "'c* = 1'", _stability_branch),
     ("the Marchenko–Pastur ratio, BN's β and equicorrelated inputs' c at their edges and past them",
      "1.0 | DeepinitError: the Marchenko–Pastur ratio n/d must lie in (0, 1] | (0.0, 1.0, 1000.0) | DeepinitError: "
      "BN β = 1000.000000000002: must be finite with |β| ≤ 1e3 | (3, 8) | DeepinitError: need q > 0 and −1/(n − 1) ≤ c "

@@ -437,6 +437,58 @@ def _ghost_batch_norm() -> str:
     return repr(bool(torch.allclose(got, want, rtol=1e-12, atol=1e-12)))
 
 
+def _exact_layer_pseudo_inverse() -> str:
+    """The exact Gaussian layer's backward pass (the BN gradient simulator's ``method="exact"``) projects with (xxᵀ)⁺
+    of the forward pass's K: for K = AAᵀ with A 5 × 3 (rank 3 of 5) and for a full-rank 3 × 3 K scaled by 10⁻³, the
+    result P satisfies the four Penrose equations KPK = K, PKP = P, (KP)ᵀ = KP, (PK)ᵀ = PK, to 1e-10 relative —
+    which determine the pseudo-inverse uniquely."""
+    import torch
+
+    from numerics.bn_meanfield import _pinv_psd
+    A = torch.arange(15.0, dtype=torch.float64).reshape(5, 3) ** 0.5 + torch.eye(5, 3, dtype=torch.float64)
+    B = torch.tensor([[2.0, 0.5, 0.1], [0.5, 1.0, 0.3], [0.1, 0.3, 0.7]], dtype=torch.float64) * 1e-3
+    ok = []
+    for K in (A @ A.T, B):
+        P = _pinv_psd(K[None])[0]
+
+        def close(u, v, scale):
+            return bool((u - v).abs().max() <= 1e-10 * scale)
+        # KP and PK are orthogonal projections (entries of size ≤ 1)
+        ok.append(close(K @ P @ K, K, float(K.abs().max())) and close(P @ K @ P, P, float(P.abs().max()))
+                  and close(K @ P, (K @ P).T, 1.0) and close(P @ K, (P @ K).T, 1.0))
+    return repr(tuple(ok))
+
+
+def _route_confirmation() -> str:
+    """A closed-form kernel route is taken only after it agrees with the bivariate rule at three covariances, one of
+    them negative: ReLU's arc-cosine route is confirmed, and the same route evaluated at |q₁₂| — right for every
+    q₁₂ ≥ 0, wrong below — is not."""
+    from dataclasses import replace
+
+    from theory import activation
+    from theory.kernels import _candidate, _confirmed
+    relu = activation("relu")
+    route = _candidate(relu)
+
+    class AtAbsoluteCovariance:
+        def pair(self, p):
+            return route.pair(replace(p, q12=abs(p.q12)))
+
+        def pair_derivative(self, p):
+            return route.pair_derivative(replace(p, q12=abs(p.q12)))
+    return repr((_confirmed(route, relu), _confirmed(AtAbsoluteCovariance(), relu)))
+
+
+def _one_batch_epoch() -> str:
+    """SGD over batches without replacement takes every full batch: the isometry trainer on 15 training samples with
+    batch 15 takes one step per epoch, so the loss after one epoch (lr = 0.5) differs from the initial one; with
+    batch 5 it takes three."""
+    from numerics.training import train_isometry_mlp
+    xy = (np.arange(40.0).reshape(20, 2) % 7, np.arange(20) % 2)
+    runs = [train_isometry_mlp(xy, "relu", 2, 8, b, 1, lr=0.5, probe=[0, 1]) for b in (15, 5)]
+    return repr(tuple(bool(r.train_loss[1] != r.train_loss[0]) for r in runs))
+
+
 def engine_canaries(canary, only=None) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`); ``only``: a collection of names, to run just those (a test of one
@@ -501,4 +553,8 @@ _ENGINE_ROWS = [
     ("a linear network's tangents along x vs its kernel's diagonal; twin inputs' gradients",
      "(True, True, True)", _linear_network_tangents_and_gradients),
     ("the BN trainers' sub-batch normalisation vs torch's batch_norm per sub-batch", "True", _ghost_batch_norm),
+    ("the exact Gaussian layer's pseudo-inverse against the Penrose equations, rank 3 of 5 and scale 1e-3",
+     "(True, True)", _exact_layer_pseudo_inverse),
+    ("ReLU's arc-cosine kernel route confirmed; the same at |q₁₂| refused", "(True, False)", _route_confirmation),
+    ("the isometry trainer's first epoch over 15 samples in batches of 15 and of 5", "(True, True)", _one_batch_epoch),
 ]

@@ -198,6 +198,17 @@ def _store(canary) -> list:
     spent = s.seconds_computed["t"]
     out.append(canary("seconds of a 2 ms computation", f"in [0.002, {took:.4f}]", f"{spent:.4f}",
                       0.002 <= spent <= took))
+    old = os.environ.get("DEEPINIT_STORE_MB")
+    os.environ["DEEPINIT_STORE_MB"] = "3"                  # MiB: 3·2²⁰ bytes
+    try:
+        budget = Store().max_bytes
+    finally:
+        if old is None:
+            del os.environ["DEEPINIT_STORE_MB"]
+        else:
+            os.environ["DEEPINIT_STORE_MB"] = old
+    out.append(canary("the byte budget of a store under DEEPINIT_STORE_MB=3", "3145728", repr(budget),
+                      budget == 3145728))
     return out
 
 
@@ -477,7 +488,7 @@ def canaries(canary) -> list:
     >>> from verify.selftest_inputs import canaries
     >>> got = canaries(Canary)
     >>> len(got), all(c.passed for c in got)
-    (78, True)
+    (79, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),
