@@ -9,11 +9,12 @@ tangents and its exact method's pseudo-inverse backward, the isometry MLP's exac
 the batch, the BN gradient simulator on an input of the user's, the Monte Carlo BN map's standard error, the MLP
 simulator's backward pass through widening layers, an Estimate's relative error and the Hermite values at their
 smallest cases, the covariance map without bias, ReLU's polar moments at odd orders, a negative non-integer power
-in torch, the explosion criterion's recentring, the BN trainers' sub-batch normalisation. A wrong comparison or
-constant there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with
-an answer known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form
-moments, the identity's geometric length map, the documented draws of the seed), at an input where a wrong line
-changes the answer. One not as known makes
+in torch, the explosion criterion's recentring, the BN trainers' sub-batch normalisation, the exact layer's
+pseudo-inverse, the kernel routes' confirmation at a negative covariance, every full batch of a training epoch, the
+Dirac mass of a kink in E φ″φ. A wrong comparison or constant there leaves every built-in verdict as it was. Each
+canary below computes such a path and compares it with an answer known by construction or by an independent route
+(the float bivariate Gaussian rule, the closed-form moments, the identity's geometric length map, the documented
+draws of the seed, the Penrose equations), at an input where a wrong line changes the answer. One not as known makes
 ``verify all`` exit 4 before any claim runs.
 """
 from __future__ import annotations
@@ -489,6 +490,19 @@ def _one_batch_epoch() -> str:
     return repr(tuple(bool(r.train_loss[1] != r.train_loss[0]) for r in runs))
 
 
+def _dirac_mass_of_a_kink() -> str:
+    """E[φ″(u)φ(u)], u ~ N(0, q), for φ = |x − 1| + 1 (φ″ = 2δ(x − 1), φ(1) = 1) at q = 2: all of it is the kink's
+    Dirac mass, 2·φ(1)·e^{−1/(2q)}/√(2πq) = 2e^{−1/4}/√(4π), by hand — within 1e-25 at 30 digits."""
+    import mpmath
+
+    from theory import activation
+    from theory.meanfield_mlp import _moment
+    value, _ = _moment(activation("abs(x - 1) + 1"), "phi_ddphi", 2.0, 30)
+    with mpmath.workdps(30):
+        exact = 2 * mpmath.exp(mpmath.mpf(-1) / 4) / mpmath.sqrt(4 * mpmath.pi)
+        return repr(bool(abs(value - exact) < mpmath.mpf(10) ** -25))
+
+
 def engine_canaries(canary, only=None) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`); ``only``: a collection of names, to run just those (a test of one
@@ -557,4 +571,5 @@ _ENGINE_ROWS = [
      "(True, True)", _exact_layer_pseudo_inverse),
     ("ReLU's arc-cosine kernel route confirmed; the same at |q₁₂| refused", "(True, False)", _route_confirmation),
     ("the isometry trainer's first epoch over 15 samples in batches of 15 and of 5", "(True, True)", _one_batch_epoch),
+    ("E φ″φ of |x − 1| + 1 at q = 2: the kink's Dirac mass by hand", "True", _dirac_mass_of_a_kink),
 ]
