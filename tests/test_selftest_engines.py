@@ -4,14 +4,16 @@ now fails its named canary — so `verify all` exits 4 on it."""
 from __future__ import annotations
 
 import functools
+import sys
 
 import pytest
 
 import theory
 import theory.bn_meanfield
 import theory.covariance_sde
+import theory.isometry
 from conftest import source_mutant
-from numerics import bn_chain, bn_meanfield, covariance_sde, isometry_mlp, mlp, training
+from numerics import bn_chain, bn_layer, bn_meanfield, covariance_sde, isometry_mlp, mlp, training
 from theory import (_torch_lambdify, fixed_points, formula, gaussian, hermite, jacobian_density_smooth, kernels,
                     meanfield_depth, meanfield_mlp, results, validate)
 from theory.activations import Activation
@@ -23,7 +25,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 37
+    assert len(got) == 41
     # one canary by name (what the rows below run): that one alone, as known
     one = engine_canaries(selftest.Canary, {got[3].name})
     assert [(c.name, c.passed) for c in one] == [(got[3].name, True)]
@@ -155,6 +157,20 @@ MUTANTS = [
     # the Dirac term's exponent −b² written ~b·b (an mpf has no ~)
     (meanfield_mlp, "_moment", "mpmath.exp(-bm * bm / (2 * qm))", "mpmath.exp(~bm * bm / (2 * qm))",
      "E φ″φ of |x − 1| + 1 at q = 2: the kink's Dirac mass by hand"),
+    # the default batch axis −2; a negative finite factor's sign lost past the guard; erfc's limits 1 ** s; a
+    # trajectory settled at its first step away from 1; the PSD check on the largest eigenvalue twice
+    (bn_layer, "batch_norm_and_variance", "dim: int = -1)", "dim: int = ~1)",
+     "batch_norm_and_variance of a 3 × 4 input along its default axis"),
+    (formula, "_ev", "raise GrowsTooFast(huge * (1 if out > 0 else -1))",
+     "raise GrowsTooFast(huge * (1 if out > -1 else -1))",
+     "the growth probe of erfc(x¹⁰⁰⁰⁰), erfc(−x¹⁰⁰⁰⁰), Heaviside(−x¹⁰⁰⁰⁰/2) at 8"),
+    (formula, "_ev", "sp.erfc: 1 - s,", "sp.erfc: 1 ** s,",
+     "the growth probe of erfc(x¹⁰⁰⁰⁰), erfc(−x¹⁰⁰⁰⁰), Heaviside(−x¹⁰⁰⁰⁰/2) at 8"),
+    (meanfield_depth, "correlation_trajectory", "if new == prev or new < 1e-300:", "if new >= prev or new < 1e-300:",
+     "sign's correlation trajectory from 0.99 vs (2/π) arcsin iterated"),
+    (sys.modules["theory.isometry"], "isometry_gap", "validate.psd_eigenvalues(1 + mu[..., 0],",
+     "validate.psd_eigenvalues(1 + mu[..., -1],",
+     "the isometry gap of [[1, 1.2], [1.2, 1]]"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

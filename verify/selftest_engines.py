@@ -11,11 +11,12 @@ simulator's backward pass through widening layers, an Estimate's relative error 
 smallest cases, the covariance map without bias, ReLU's polar moments at odd orders, a negative non-integer power
 in torch, the explosion criterion's recentring, the BN trainers' sub-batch normalisation, the exact layer's
 pseudo-inverse, the kernel routes' confirmation at a negative covariance, every full batch of a training epoch, the
-Dirac mass of a kink in E φ″φ. A wrong comparison or constant there leaves every built-in verdict as it was. Each
-canary below computes such a path and compares it with an answer known by construction or by an independent route
-(the float bivariate Gaussian rule, the closed-form moments, the identity's geometric length map, the documented
-draws of the seed, the Penrose equations), at an input where a wrong line changes the answer. One not as known makes
-``verify all`` exit 4 before any claim runs.
+Dirac mass of a kink in E φ″φ, the BN layer's default axis, the growth probe's limits past its guard, a correlation
+trajectory moving away from 1, the isometry gap's refusal of a matrix that is not a Gram matrix. A wrong comparison
+or constant there leaves every built-in verdict as it was. Each canary below computes such a path and compares it
+with an answer known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form
+moments, the identity's geometric length map, the documented draws of the seed, the Penrose equations), at an input
+where a wrong line changes the answer. One not as known makes ``verify all`` exit 4 before any claim runs.
 """
 from __future__ import annotations
 
@@ -503,6 +504,53 @@ def _dirac_mass_of_a_kink() -> str:
         return repr(bool(abs(value - exact) < mpmath.mpf(10) ** -25))
 
 
+def _bn_default_axis() -> str:
+    """batch_norm_and_variance normalises along its documented default batch axis, the last: a 3 × 4 input comes
+    out with every row of mean 0 and biased variance 1 (ε = 0), and one variance per row."""
+    import torch
+
+    from numerics.bn_layer import batch_norm_and_variance
+    y, var = batch_norm_and_variance(torch.arange(12.0, dtype=torch.float64).reshape(3, 4) ** 1.5)
+    return repr((bool(y.mean(-1).abs().max() < 1e-14), bool(((y * y).mean(-1) - 1).abs().max() < 1e-14),
+                 tuple(var.shape)))
+
+
+def _growth_limits() -> str:
+    """The growth probe past its size guard, where only the sign of a huge argument survives a bounded function:
+    erfc(x¹⁰⁰⁰⁰) at 8 is 0 (8¹⁰⁰⁰⁰ = e^20794), erfc(−x¹⁰⁰⁰⁰) is 2, and the step Heaviside(−x¹⁰⁰⁰⁰/2) is 0: a
+    negative finite factor (−½) flips the huge argument's sign (sympy keeps the step's argument as written)."""
+    import sympy as sp
+
+    from theory.activations import x
+    from theory.formula import growth_probe
+    return ", ".join(repr(float(growth_probe(e, 8.0))) for e in (sp.erfc(x ** 10000), sp.erfc(-x ** 10000),
+                                                                  sp.Heaviside(-x ** 10000 / 2)))
+
+
+def _trajectory_away_from_one() -> str:
+    """A correlation trajectory that moves away from c = 1 (its deviation grows): sign(x) at σ_w² = 1, σ_b² = 0 maps
+    c to (2/π) arcsin c, so from c⁰ = 0.99 the five layers are that map iterated by hand, within 1e-12 — the
+    trajectory settles only when a step leaves it where it was."""
+    from theory.meanfield_depth import correlation_trajectory
+    tr = correlation_trajectory("sign(x)", 1.0, 0.0, 0.99, 5, q=1.0)
+    c, ok = 0.99, True
+    for value in tr.values[1:]:
+        c = 2 / math.pi * math.asin(c)
+        ok = ok and abs(value - c) <= 1e-12
+    return repr(bool(ok))
+
+
+def _isometry_gap_refusal() -> str:
+    """The isometry gap of a matrix that is not a Gram matrix — [[1, 1.2], [1.2, 1]], eigenvalues 2.2 and −0.2 — is
+    refused, and the refusal names the smallest eigenvalue."""
+    from theory.isometry import isometry_gap
+    try:
+        isometry_gap(np.array([[1.0, 1.2], [1.2, 1.0]]))
+    except Exception as exc:  # noqa: BLE001 - the refusal is the observation
+        return f"{type(exc).__name__}: {exc}"
+    return "accepted"
+
+
 def engine_canaries(canary, only=None) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`); ``only``: a collection of names, to run just those (a test of one
@@ -572,4 +620,10 @@ _ENGINE_ROWS = [
     ("ReLU's arc-cosine kernel route confirmed; the same at |q₁₂| refused", "(True, False)", _route_confirmation),
     ("the isometry trainer's first epoch over 15 samples in batches of 15 and of 5", "(True, True)", _one_batch_epoch),
     ("E φ″φ of |x − 1| + 1 at q = 2: the kink's Dirac mass by hand", "True", _dirac_mass_of_a_kink),
+    ("batch_norm_and_variance of a 3 × 4 input along its default axis", "(True, True, (3, 1))", _bn_default_axis),
+    ("the growth probe of erfc(x¹⁰⁰⁰⁰), erfc(−x¹⁰⁰⁰⁰), Heaviside(−x¹⁰⁰⁰⁰/2) at 8", "0.0, 2.0, 0.0",
+     _growth_limits),
+    ("sign's correlation trajectory from 0.99 vs (2/π) arcsin iterated", "True", _trajectory_away_from_one),
+    ("the isometry gap of [[1, 1.2], [1.2, 1]]",
+     "DeepinitError: a Gram matrix is not positive semi-definite (smallest eigenvalue -0.2)", _isometry_gap_refusal),
 ]
