@@ -151,6 +151,16 @@ def _expectations(canary) -> list:
     cases.append(("the summary of two expected holds and one expected violation of no stated kind",
                   "('expectations: 3 of 3 claims as expected (1 expected deviations of no stated kind)', "
                   "'expectations: 2 of 2 claims as expected')", repr((render(plain), render(plain[:2])))))
+    # a claim expected to hold that came out otherwise is a regression; one expected violated that holds no longer
+    # reproduces its erratum
+    from types import SimpleNamespace
+
+    from .expectations import Expectation, compare
+    got = compare([SimpleNamespace(claim_id="p:a", status="inconclusive", settings={"budget": "quick"}),
+                   SimpleNamespace(claim_id="p:b", status="holds", settings={"budget": "quick"})],
+                  {"p:b": Expectation("p:b", "violated", kind="erratum")})
+    cases.append(("an expected holds that is inconclusive, an expected violation that holds",
+                  "('regression', 'no longer reproduces')", repr(tuple(c.outcome for c in got))))
     return _table(canary, [(n, e, (lambda g=g: g)) for n, e, g in cases])
 
 
@@ -402,6 +412,10 @@ def _limits(canary) -> list:
         # width − 1 = 7 (the other limit) pass the guard; 1 and 8 do not
         ("train_isometry_mlp with a probe of 2 and of 7 samples at width 8 (the limits)", "('6.44e-06', '6.44e-06')",
          lambda: repr((trained([0, 1]), trained(list(range(7)))))),
+        # probe indices are training-sample indices: 14 is the last of 15, 15 is past them
+        ("train_isometry_mlp with probe indices 14 and 15 of 15 training samples",
+         "('6.44e-06', 'DeepinitError: probe index = 15 must be in [0, 14]')",
+         lambda: repr((trained([0, 14]), trained([0, 15])))),
         ("train_isometry_mlp with a probe of 8 samples at width 8",
          "DeepinitError: probe: between 2 and width − 1 = 7 samples, got 8", lambda: trained(list(range(8)))),
         # two members: 2 · 6912 B
@@ -448,6 +462,9 @@ def _limits(canary) -> list:
          lambda: _outcome(jacobian_spectrum_moments, "tanh", 1.5, 0.0, 2, q1=-0.5)),
         # |q₁₂| = √(q₁₁q₂₂) is the limit (c = ±1: E relu(u)relu(2u) = 2·½ and disjoint supports); 1 + 5e-8 past it
         # is refused (the tolerance is 1e-12 relative)
+        # a covariance past the bound by a rounding (10⁻¹³ relative) is taken as the bound
+        ("bivariate_expectation of ReLU at q₁₂ = 2(1 + 1e-13), √(q₁₁q₂₂) = 2", "1.0",
+         lambda: repr(round(bivariate_expectation("relu", "relu", 1.0, 4.0, 2.0 * (1 + 1e-13)).value, 9))),
         ("bivariate_expectation of ReLU at q₁₂ = ±√(q₁₁q₂₂) (the limit) and 1 + 5e-8 past it",
          "(1.0, 0.0); DeepinitError: |q12| = 2.0000000999999998 exceeds √(q11 q22) = 2: not a covariance",
          lambda: f"{tuple(bivariate_expectation('relu', 'relu', 1.0, 4.0, c).value for c in (2.0, -2.0))}; "
@@ -488,7 +505,7 @@ def canaries(canary) -> list:
     >>> from verify.selftest_inputs import canaries
     >>> got = canaries(Canary)
     >>> len(got), all(c.passed for c in got)
-    (79, True)
+    (82, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),
