@@ -7,7 +7,7 @@ import pytest
 
 from conftest import source_mutant
 from numerics import bn_meanfield, isometry_mlp, mlp
-from theory import batchnorm, dual, gaussian, kernels, meanfield_depth, meanfield_mlp, validate
+from theory import batchnorm, dual, gaussian, hermite, kernels, meanfield_depth, meanfield_mlp, validate
 from verify import selftest
 from verify.cli import main
 from verify.selftest_contracts import contract_canaries
@@ -28,7 +28,7 @@ def _failed(only) -> dict:
 def test_every_contract_canary_is_as_known():
     got = contract_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 11
+    assert len(got) == 12
 
 
 # (module or class, attribute, old, new, the canary that must fail): survivors of the sample at 0da9794
@@ -63,6 +63,9 @@ MUTANTS = [
      "correlation_stability's branch for tanh in the ordered phase"),
     (meanfield_mlp, "correlation_stability", 'if cs.value == 1.0 else', 'if cs.value == 0.0 else',
      "correlation_stability's branch for tanh in the ordered phase"),
+    # the exact coefficients' list two short (range(k_max − 1))
+    (hermite, "hermite_coefficients", "for k in range(k_max + 1)]", "for k in range(k_max - 1)]",
+     "the exact Hermite coefficients of x² up to k = 3"),
     (batchnorm, "marchenko_pastur_cdf", "if not 0 < ratio <= 1:", "if not 0 <= ratio <= 1:", GUARDS),
     (validate, "bn_parameters", "if bounded and not abs(beta) <= 1e3:", "if bounded and not abs(beta) < 1e3:", GUARDS),
     (mlp, "inputs_with_moments", "-1.0 / max(n - 1, 1) <= c", "-1.0 - max(n - 1, 1) <= c", GUARDS),

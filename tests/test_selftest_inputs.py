@@ -20,8 +20,8 @@ from verify.selftest_inputs import canaries
 def test_every_input_canary_is_as_known():
     got = canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 82
-    assert sum(c.passed for c in selftest.run()) == 175
+    assert len(got) == 83
+    assert sum(c.passed for c in selftest.run()) == 177
 
 
 def _canary(name):
@@ -207,6 +207,8 @@ MUTANTS += [
      "train_isometry_mlp with probe indices 14 and 15 of 15 training samples"),
     (expectations, "compare", "elif expected == VIOLATED:", "elif expected <= VIOLATED:",
      "an expected holds that is inconclusive, an expected violation that holds"),
+    (formula._Builder, "call", 'want = f"{lo}" if lo == hi else', 'want = f"{lo}" if lo != hi else',
+     "tanh(x, 1) and min(x)"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

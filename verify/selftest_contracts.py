@@ -145,6 +145,13 @@ def _stability_branch() -> str:
     return repr(correlation_stability("tanh", 1.5, 0.05).branch)
 
 
+def _exact_hermite_coefficients() -> str:
+    """The exact Hermite coefficients of x² up to k_max = 3 (normalised He_k/√k!): x² = He₀ + √2·He₂/√2!, so the list
+    has k_max + 1 = 4 entries, [1, 0, √2, 0] (sympy)."""
+    from theory.hermite import hermite_coefficients
+    return str(hermite_coefficients("x**2", 3, kind="exact"))
+
+
 def _guard_edges() -> str:
     """Guards at their documented edge and one past it: the Marchenko–Pastur ratio n/d ∈ (0, 1] (1 accepted, 0
     refused); BN's |β| ≤ 10³ (10³ accepted, 10³(1 + 10⁻¹⁵) refused); equicorrelated inputs' c ≥ −1/(n − 1) (n = 3:
@@ -178,6 +185,7 @@ _CONTRACT_ROWS = [
      "(True, True, False, False)", _fourier_form_refusals),
     ("the hard tanh's bivariate moment off the default cuts vs nested mpmath", "True", _kinked_bivariate_rule),
     ("correlation_stability's branch for tanh in the ordered phase", "'c* = 1'", _stability_branch),
+    ("the exact Hermite coefficients of x² up to k = 3", "[1, 0, sqrt(2), 0]", _exact_hermite_coefficients),
     ("the Marchenko–Pastur ratio, BN's β and equicorrelated inputs' c at their edges and past them",
      "1.0 | DeepinitError: the Marchenko–Pastur ratio n/d must lie in (0, 1] | (0.0, 1.0, 1000.0) | DeepinitError: "
      "BN β = 1000.000000000002: must be finite with |β| ≤ 1e3 | (3, 8) | DeepinitError: need q > 0 and −1/(n − 1) ≤ c "

@@ -87,6 +87,10 @@ def _formulas(canary) -> list:
     long_name = "frobnicate_the_activation_function_x"
     return _table(canary, [
         ("a 301-digit literal (10³⁰⁰)", f"{big}*x", lambda: str(parse_formula(f"x*{big}"))),
+        # a function of one argument given two; one of 2 to 8 given one
+        ("tanh(x, 1) and min(x)", "ActivationError: tanh takes 1 argument(s), got 2 in 'tanh(x, 1)' | ActivationError: "
+         "min takes 2 to 8 argument(s), got 1 in 'min(x)'",
+         lambda: " | ".join(_outcome(parse_formula, f) for f in ("tanh(x, 1)", "min(x)"))),
         ("a 302-digit literal", ("ActivationError: a number in ", "is larger than 1e300"),
          lambda: _outcome(parse_formula, f"x*{big}0")),
         ("0**0", "ActivationError: 0 raised to a non-positive power in 'x + 0**0'",
@@ -505,7 +509,7 @@ def canaries(canary) -> list:
     >>> from verify.selftest_inputs import canaries
     >>> got = canaries(Canary)
     >>> len(got), all(c.passed for c in got)
-    (82, True)
+    (83, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),
