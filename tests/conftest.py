@@ -162,6 +162,18 @@ def source_mutant(func, old: str, new: str):
     return namespace[func.__name__]
 
 
+def failed_canaries(canaries, only) -> dict:
+    """The canaries named in ``only`` that ``canaries(Canary, only)`` finds not as known (name: what they gave), with
+    the kernel routes' cache cleared before and after (a route confirmed before a mutant would hide it)."""
+    from theory import kernels
+    from verify import selftest
+    kernels._route_for.cache_clear()
+    try:
+        return {c.name: c.observed for c in canaries(selftest.Canary, only) if not c.passed}
+    finally:
+        kernels._route_for.cache_clear()
+
+
 def catalogued_mutant(mutant_id: str, func):
     """``func`` recompiled with the catalogued mutation ``mutant_id`` of benchmarks/mutation/mutants.toml applied to
     its source (its ``old`` snippet must occur exactly once there), in ``func``'s module globals: the tests of a

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import source_mutant
+from conftest import failed_canaries, source_mutant
 from numerics import bn_meanfield, isometry_mlp, mlp
 from theory import batchnorm, dual, gaussian, hermite, kernels, meanfield_depth, meanfield_mlp, validate
 from verify import selftest
@@ -18,11 +18,7 @@ GUARDS = "the Marchenko–Pastur ratio, BN's β and equicorrelated inputs' c at 
 
 def _failed(only) -> dict:
     """The canaries named in ``only`` that are not as known (name: what they gave)."""
-    kernels._route_for.cache_clear()          # a route confirmed before the mutant would hide it
-    try:
-        return {c.name: c.observed for c in contract_canaries(selftest.Canary, only) if not c.passed}
-    finally:
-        kernels._route_for.cache_clear()
+    return failed_canaries(contract_canaries, only)
 
 
 def test_every_contract_canary_is_as_known():

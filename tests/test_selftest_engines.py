@@ -12,7 +12,7 @@ import theory
 import theory.bn_meanfield
 import theory.covariance_sde
 import theory.isometry
-from conftest import source_mutant
+from conftest import failed_canaries, source_mutant
 from numerics import bn_chain, bn_layer, bn_meanfield, covariance_sde, isometry_mlp, mlp, training
 from theory import (_torch_lambdify, fixed_points, formula, gaussian, hermite, jacobian_density_smooth, kernels,
                     meanfield_depth, meanfield_mlp, results, validate)
@@ -40,11 +40,7 @@ ERF = "erf's q*, c*, χ₁, χ_c, ξ_q, ξ_c at σ_w² = 1.5, σ_b² = 0.05 vs t
 
 def _failed(only) -> dict:
     """The canaries named in ``only`` that are not as known (name: what they gave)."""
-    kernels._route_for.cache_clear()          # a route confirmed before the mutant would hide it
-    try:
-        return {c.name: c.observed for c in engine_canaries(selftest.Canary, only) if not c.passed}
-    finally:
-        kernels._route_for.cache_clear()
+    return failed_canaries(engine_canaries, only)
 
 
 # (module or class, attribute, old, new, the canary that must fail): the sample's one-line changes at bff6162

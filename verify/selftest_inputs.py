@@ -28,11 +28,13 @@ def _outcome(fn, *args, **kwargs) -> str:
         return f"{type(exc).__name__}: {exc}"
 
 
-def _table(canary, cases) -> list:
+def _table(canary, cases, only=None) -> list:
     """One canary per (name, expected, call): passed when the call's outcome equals (or, for a tuple of fragments,
-    starts with and contains) the expected text."""
+    starts with and contains) the expected text; ``only``: a collection of names, to run just those."""
     out = []
     for name, expected, call in cases:
+        if only is not None and name not in only:
+            continue
         try:
             got = call()
         except Exception as exc:  # noqa: BLE001 - a canary that crashes is not as known
