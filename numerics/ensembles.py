@@ -511,18 +511,12 @@ def _train_isometry(ds, acts, depth, width, B, epochs, lr, seeds, probe, normali
     probe_t = torch.as_tensor(probe, device=device)
     norm = _centre if normalisation == "layernorm" else (lambda a: a)
 
-    def forward(x, reps=None, centred=None, lo=0, hi=E):
-        """Members lo..hi−1 (all by default) on x ([B, in] shared or [hi − lo, B, in])."""
+    def forward(x, lo=0, hi=E):
+        """Members lo..hi−1 (all by default) on x ([B, in] shared or [hi − lo, B, in]); the probe's representations
+        come from probe_forward."""
         grp = groups if (lo, hi) == (0, E) else _groups(acts[lo:hi])
-        if reps is not None:
-            reps.append(x.expand(hi - lo, *x.shape) if x.dim() == 2 else x)
         for W in Ws:
-            a = _phi(_linear(x, W[lo:hi]), grp)
-            if centred is not None:
-                centred.append(a - a.mean(dim=-1, keepdim=True))
-            x = norm(a)
-            if reps is not None:
-                reps.append(x)
+            x = norm(_phi(_linear(x, W[lo:hi]), grp))
         return _readout(x, Wr[lo:hi], br[lo:hi])
 
     # the evaluation over all N training images: members in chunks of about 2^18 numbers per layer, so that a layer's
