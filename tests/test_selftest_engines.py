@@ -13,7 +13,7 @@ import theory.bn_meanfield
 import theory.covariance_sde
 import theory.isometry
 from conftest import failed_canaries, source_mutant
-from numerics import bn_chain, bn_layer, bn_meanfield, covariance_sde, isometry_mlp, mlp, training
+from numerics import bn_chain, bn_layer, bn_meanfield, ensembles, covariance_sde, isometry_mlp, mlp, training
 from theory import (_torch_lambdify, fixed_points, formula, gaussian, hermite, jacobian_density_smooth, kernels,
                     meanfield_depth, meanfield_mlp, results, validate)
 from theory.activations import Activation
@@ -25,7 +25,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 41
+    assert len(got) == 42
     # one canary by name (what the rows below run): that one alone, as known
     one = engine_canaries(selftest.Canary, {got[3].name})
     assert [(c.name, c.passed) for c in one] == [(got[3].name, True)]
@@ -167,6 +167,10 @@ MUTANTS = [
     (sys.modules["theory.isometry"], "isometry_gap", "validate.psd_eigenvalues(1 + mu[..., 0],",
      "validate.psd_eigenvalues(1 + mu[..., -1],",
      "the isometry gap of [[1, 1.2], [1.2, 1]]"),
+    # an unreached survivor: the BN ensembles' sub-batch branch with β in a floor division (β = 0: inf/NaN)
+    (ensembles, "_train_bn", "return out * gammas[l].unsqueeze(1) + betas[l].unsqueeze(1)",
+     "return out * gammas[l].unsqueeze(1) // betas[l].unsqueeze(1)",
+     "a BN ensemble member with sub-batches of 2 vs its solo run"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

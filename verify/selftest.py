@@ -45,7 +45,8 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
     power in torch, the explosion criterion's recentring of exp, the BN trainers' sub-batch normalisation, the
     exact layer's pseudo-inverse, the kernel routes' confirmation, every batch of an epoch, the Dirac mass of a kink
     in E φ″φ, the BN layer's default axis, the growth probe's limits past its guard, a correlation trajectory
-    moving away from 1, the isometry gap's refusal of a matrix that is not a Gram matrix;
+    moving away from 1, the isometry gap's refusal of a matrix that is not a Gram matrix, a BN ensemble member
+    trained with sub-batches against its solo run;
 12. the engine functions no checked claim executes (:mod:`verify.selftest_reach`; the reach map of
     ``tests/test_engine_reach.py`` lists them): result fields and accessors, activation introspection, the BN and
     SDE results' estimates, the kernels' linear and quadrature routes and their mpmath reference, the Kolmogorov
@@ -341,7 +342,7 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 177 of 177 canaries as known
+    self-test: 178 of 178 canaries as known
     """
     return [c for part in PARTS for c in run_part(part)]
 

@@ -12,11 +12,12 @@ smallest cases, the covariance map without bias, ReLU's polar moments at odd ord
 in torch, the explosion criterion's recentring, the BN trainers' sub-batch normalisation, the exact layer's
 pseudo-inverse, the kernel routes' confirmation at a negative covariance, every full batch of a training epoch, the
 Dirac mass of a kink in E φ″φ, the BN layer's default axis, the growth probe's limits past its guard, a correlation
-trajectory moving away from 1, the isometry gap's refusal of a matrix that is not a Gram matrix. A wrong comparison
-or constant there leaves every built-in verdict as it was. Each canary below computes such a path and compares it
-with an answer known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form
-moments, the identity's geometric length map, the documented draws of the seed, the Penrose equations), at an input
-where a wrong line changes the answer. One not as known makes ``verify all`` exit 4 before any claim runs.
+trajectory moving away from 1, the isometry gap's refusal of a matrix that is not a Gram matrix, a BN ensemble
+member trained with sub-batches against its solo run. A wrong comparison or constant there leaves every built-in
+verdict as it was. Each canary below computes such a path and compares it with an answer known by construction or
+by an independent route (the float bivariate Gaussian rule, the closed-form moments, the identity's geometric length
+map, the documented draws of the seed, the Penrose equations, the solo trainer), at an input where a wrong line
+changes the answer. One not as known makes ``verify all`` exit 4 before any claim runs.
 """
 from __future__ import annotations
 
@@ -551,6 +552,17 @@ def _isometry_gap_refusal() -> str:
     return "accepted"
 
 
+def _bn_ensemble_sub_batches() -> str:
+    """A BN ensemble member trained with sub-batches of 2 (batch 4, 3 SGD steps, seed 3) against its solo run (the
+    solo trainer, whose sub-batch normalisation the canary above checks against torch): the same losses, to 1e-6."""
+    from numerics.ensembles import train_bn_mlp_ensemble
+    from numerics.training import train_bn_mlp
+    xy = (np.arange(40.0).reshape(20, 2) % 7, np.arange(20) % 2)
+    solo = train_bn_mlp(xy, "relu", 2, 8, 4, 3, lr=0.1, sub_batch=2, seed=3)
+    member = train_bn_mlp_ensemble(xy, "relu", 2, 8, 4, 3, lr=0.1, sub_batch=2, seeds=[3])[0]
+    return repr(bool(np.allclose(member.loss, solo.loss, rtol=0, atol=1e-6)))
+
+
 def engine_canaries(canary, only=None) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`); ``only``: a collection of names, to run just those (a test of one
@@ -626,4 +638,5 @@ _ENGINE_ROWS = [
     ("sign's correlation trajectory from 0.99 vs (2/π) arcsin iterated", "True", _trajectory_away_from_one),
     ("the isometry gap of [[1, 1.2], [1.2, 1]]",
      "DeepinitError: a Gram matrix is not positive semi-definite (smallest eigenvalue -0.2)", _isometry_gap_refusal),
+    ("a BN ensemble member with sub-batches of 2 vs its solo run", "True", _bn_ensemble_sub_batches),
 ]
