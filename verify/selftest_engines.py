@@ -422,6 +422,11 @@ def _recentred_exp() -> str:
     return repr((str(e.phi), str(e.value), e.recentred.startswith("recentred")))
 
 
+def _toy_data():
+    """20 two-feature samples (entries 0–6, two classes alternating): 15 for training, 5 held out by load_dataset."""
+    return np.arange(40.0).reshape(20, 2) % 7, np.arange(20) % 2
+
+
 def _ghost_batch_norm() -> str:
     """The BN trainers' sub-batch ("ghost") normalisation (Fig 2(b) of the BN mean-field paper: statistics per
     sub-batch) in training mode, batch 4 in sub-batches of 2, γ = 2, β = ½, float64: against torch's own batch_norm on
@@ -487,7 +492,7 @@ def _one_batch_epoch() -> str:
     batch 15 takes one step per epoch, so the loss after one epoch (lr = 0.5) differs from the initial one; with
     batch 5 it takes three."""
     from numerics.training import train_isometry_mlp
-    xy = (np.arange(40.0).reshape(20, 2) % 7, np.arange(20) % 2)
+    xy = _toy_data()
     runs = [train_isometry_mlp(xy, "relu", 2, 8, b, 1, lr=0.5, probe=[0, 1]) for b in (15, 5)]
     return repr(tuple(bool(r.train_loss[1] != r.train_loss[0]) for r in runs))
 
@@ -557,7 +562,7 @@ def _bn_ensemble_sub_batches() -> str:
     solo trainer, whose sub-batch normalisation the canary above checks against torch): the same losses, to 1e-6."""
     from numerics.ensembles import train_bn_mlp_ensemble
     from numerics.training import train_bn_mlp
-    xy = (np.arange(40.0).reshape(20, 2) % 7, np.arange(20) % 2)
+    xy = _toy_data()
     solo = train_bn_mlp(xy, "relu", 2, 8, 4, 3, lr=0.1, sub_batch=2, seed=3)
     member = train_bn_mlp_ensemble(xy, "relu", 2, 8, 4, 3, lr=0.1, sub_batch=2, seeds=[3])[0]
     return repr(bool(np.allclose(member.loss, solo.loss, rtol=0, atol=1e-6)))
