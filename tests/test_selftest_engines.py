@@ -25,7 +25,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 42
+    assert len(got) == 43
     # one canary by name (what the rows below run): that one alone, as known
     one = engine_canaries(selftest.Canary, {got[3].name})
     assert [(c.name, c.passed) for c in one] == [(got[3].name, True)]
@@ -171,6 +171,10 @@ MUTANTS = [
     (ensembles, "_train_bn", "return out * gammas[l].unsqueeze(1) + betas[l].unsqueeze(1)",
      "return out * gammas[l].unsqueeze(1) // betas[l].unsqueeze(1)",
      "a BN ensemble member with sub-batches of 2 vs its solo run"),
+    # a survivor of the sample at 0da9794: the radial rule's first panel weighted w % (T₀/2)^(α+1) (T₀ = 1 at scale 100)
+    (sys.modules["theory.bn_meanfield"], "_radial_weight_rule", "ws = [w * (T0 / 2) ** (alpha + 1)",
+     "ws = [w % (T0 / 2) ** (alpha + 1)",
+     "the BN backward map's radial rule at scales 10⁻³ and 100 vs Γ moments and mpmath's Γ(−α, s)"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

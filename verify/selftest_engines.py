@@ -1,23 +1,24 @@
 """Known-answer canaries of the engine paths no built-in claim takes (part 11 of :mod:`verify.selftest`).
 
 A researcher's own claim may take a branch of the engine that none of the four papers' claims exercises at the quick
-budget: a Gram matrix of entries far below 1, the truncation radius of the bivariate rule, the zero-bias origin of
-the length map, an activation positive at every probe, the secant route of the fixed-point solver, a formula with a
+budget: a Gram matrix of entries far below 1, the truncation radius of the bivariate rule, the zero-bias origin of the
+length map, an activation positive at every probe, the secant route of the fixed-point solver, a formula with a
 negative base, the covariance SDE with its own noise, the Laplace route's convergence flag, the arc-cosine kernels of
-two-slope activations, the general Jacobian-spectrum solver, the float length map and the MLP simulator's
-tangents and its exact method's pseudo-inverse backward, the isometry MLP's exact method at a width no larger than
-the batch, the BN gradient simulator on an input of the user's, the Monte Carlo BN map's standard error, the MLP
-simulator's backward pass through widening layers, an Estimate's relative error and the Hermite values at their
-smallest cases, the covariance map without bias, ReLU's polar moments at odd orders, a negative non-integer power
-in torch, the explosion criterion's recentring, the BN trainers' sub-batch normalisation, the exact layer's
-pseudo-inverse, the kernel routes' confirmation at a negative covariance, every full batch of a training epoch, the
-Dirac mass of a kink in E φ″φ, the BN layer's default axis, the growth probe's limits past its guard, a correlation
-trajectory moving away from 1, the isometry gap's refusal of a matrix that is not a Gram matrix, a BN ensemble
-member trained with sub-batches against its solo run. A wrong comparison or constant there leaves every built-in
-verdict as it was. Each canary below computes such a path and compares it with an answer known by construction or
-by an independent route (the float bivariate Gaussian rule, the closed-form moments, the identity's geometric length
-map, the documented draws of the seed, the Penrose equations, the solo trainer), at an input where a wrong line
-changes the answer. One not as known makes ``verify all`` exit 4 before any claim runs.
+two-slope activations, the general Jacobian-spectrum solver, the float length map and the MLP simulator's tangents and
+its exact method's pseudo-inverse backward, the isometry MLP's exact method at a width no larger than the batch, the
+BN gradient simulator on an input of the user's, the Monte Carlo BN map's standard error, the MLP simulator's backward
+pass through widening layers, an Estimate's relative error and the Hermite values at their smallest cases, the
+covariance map without bias, ReLU's polar moments at odd orders, a negative non-integer power in torch, the explosion
+criterion's recentring, the BN trainers' sub-batch normalisation, the exact layer's pseudo-inverse, the kernel routes'
+confirmation at a negative covariance, every full batch of a training epoch, the Dirac mass of a kink in E φ″φ, the BN
+layer's default axis, the growth probe's limits past its guard, a correlation trajectory moving away from 1, the
+isometry gap's refusal of a matrix that is not a Gram matrix, a BN ensemble member trained with sub-batches against
+its solo run, the BN backward map's radial rule at a scale no claim's ε reaches. A wrong comparison or constant there
+leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an answer known
+by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments, the identity's
+geometric length map, the documented draws of the seed, the Penrose equations, the solo trainer, Γ's moments and the
+incomplete Γ by mpmath), at an input where a wrong line changes the answer. One not as known makes ``verify all`` exit
+4 before any claim runs.
 """
 from __future__ import annotations
 
@@ -568,6 +569,25 @@ def _bn_ensemble_sub_batches() -> str:
     return repr(bool(np.allclose(member.loss, solo.loss, rtol=0, atol=1e-6)))
 
 
+def _radial_rule_large_scale() -> str:
+    """The radial rule of the BN backward map, ∫_0^∞ f(t) t^α e^{−t} dt (α = 3/2 and −1/2: B = 8 and 4; 24 nodes),
+    at the scales 10⁻³ and 100 (the latter, Bε/(2‖Σ‖) ≥ 64, puts its first panel at [0, 1]: no claim's ε does): the
+    moments f = t^k (k = 0…5) against Γ(α + k + 1), and f = 1/(t + s), which turns over at the scale s, against
+    Γ(α + 1) e^s s^α Γ(−α, s) by mpmath — each within 10⁻¹⁰ relative."""
+    import mpmath
+    from scipy import special
+
+    from theory.bn_meanfield import _radial_weight_rule
+    ok = []
+    for alpha in (1.5, -0.5):
+        for s in (1e-3, 100.0):
+            t, w = _radial_weight_rule(alpha, 24, s)
+            moments = all(abs(np.sum(w * t ** k) / special.gamma(alpha + k + 1) - 1) <= 1e-10 for k in range(6))
+            want = float(mpmath.gamma(alpha + 1) * mpmath.exp(s) * mpmath.mpf(s) ** alpha * mpmath.gammainc(-alpha, s))
+            ok.append(bool(moments and abs(np.sum(w / (t + s)) / want - 1) <= 1e-10))
+    return repr(tuple(ok))
+
+
 def engine_canaries(canary, only=None) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`); ``only``: a collection of names, to run just those (a test of one
@@ -644,4 +664,6 @@ _ENGINE_ROWS = [
     ("the isometry gap of [[1, 1.2], [1.2, 1]]",
      "DeepinitError: a Gram matrix is not positive semi-definite (smallest eigenvalue -0.2)", _isometry_gap_refusal),
     ("a BN ensemble member with sub-batches of 2 vs its solo run", "True", _bn_ensemble_sub_batches),
+    ("the BN backward map's radial rule at scales 10⁻³ and 100 vs Γ moments and mpmath's Γ(−α, s)",
+     "(True, True, True, True)", _radial_rule_large_scale),
 ]
