@@ -89,3 +89,26 @@ def test_isometry():
     (net,) = rows(v, "hard tanh, orthogonal, q* = 0.1: σ²_{JJᵀ} of finite networks")
     assert net.numeric < 0.32
     assert v.negative_control.status == "violated"
+
+
+def test_a_moment_stated_with_a_wide_error_fails_its_row():
+    """The law's m₁ reported as 0 with an error the size of the true value (an atom's term lost into the error) agrees
+    with the moment formula within the stated errors — the rows must fail on the width of the error itself; the
+    engine's own law passes them."""
+    from sigmoid_isometry_claims.spectrum import _law, critical_networks, law_moment_rows
+    from theory import Estimate, jacobian_spectrum_moments
+    dens = _law("ReLU, Gaussian")
+    act, sw, sb, q = critical_networks()["relu"]
+    mom = jacobian_spectrum_moments(act, sw, sb, 4, q1=q, weights="gaussian")
+    assert [r.passed for r in law_moment_rows("ReLU, Gaussian", 4, dens, mom)] == [True, True]
+
+    class Lost:
+        """The same law whose moments lost their value into their error."""
+        def __getattr__(self, name):
+            return getattr(dens, name)
+
+        def moment(self, k):
+            m = dens.moment(k)
+            return Estimate(0.0, m.value + m.error, m.method)
+    got = law_moment_rows("ReLU, Gaussian", 4, Lost(), mom)
+    assert [r.passed for r in got] == [False, False] and "NOT within" in got[0].note
