@@ -6,14 +6,16 @@ from __future__ import annotations
 import pytest
 
 from conftest import failed_canaries, source_mutant
-from numerics import bn_meanfield, isometry_mlp, mlp
-from theory import batchnorm, dual, gaussian, hermite, kernels, meanfield_depth, meanfield_mlp, validate
+from numerics import bn_kernels, bn_meanfield, ensembles, isometry_mlp, mlp
+from theory import batchnorm, dual, formula, gaussian, hermite, kernels, meanfield_depth, meanfield_mlp, validate
 from verify import selftest
 from verify.cli import main
 from verify.selftest_contracts import contract_canaries
 
 RATE = "the rate of an exact power law 1 − c^l = 1/(l − ½)"
 GUARDS = "the Marchenko–Pastur ratio, BN's β and equicorrelated inputs' c at their edges and past them"
+MORE_GUARDS = ("a memory limit, a formula's number, one input of dimension 1 and the BN backward map's Δ at their "
+               "edges")
 
 
 def _failed(only) -> dict:
@@ -24,7 +26,7 @@ def _failed(only) -> dict:
 def test_every_contract_canary_is_as_known():
     got = contract_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 12
+    assert len(got) == 14
 
 
 # (module or class, attribute, old, new, the canary that must fail): survivors of the sample at 0da9794
@@ -65,6 +67,17 @@ MUTANTS = [
     (batchnorm, "marchenko_pastur_cdf", "if not 0 < ratio <= 1:", "if not 0 <= ratio <= 1:", GUARDS),
     (validate, "bn_parameters", "if bounded and not abs(beta) <= 1e3:", "if bounded and not abs(beta) < 1e3:", GUARDS),
     (mlp, "inputs_with_moments", "-1.0 / max(n - 1, 1) <= c", "-1.0 - max(n - 1, 1) <= c", GUARDS),
+    # survivors of the sample at 43adb06: a memory limit of 0 accepted (v > −1), a computed 1e-301 accepted (the
+    # lower bound 1/(10 − 300) < 0), one input of dimension 1 refused (dim ≥ 2), a 3 × 3 Δ taken by the backward map
+    # of a batch of 4 (the shape compared by tuple order), a member's excess taken modulo |b| instead of over it
+    (validate, "memory_limit_gb", "if not (math.isfinite(v) and v > 0):", "if not (math.isfinite(v) and v > -1):",
+     MORE_GUARDS),
+    (formula, "_check_magnitude", "sp.Rational(1, 10 ** MAX_MAGNITUDE_LOG10)", "sp.Rational(1, 10 - MAX_MAGNITUDE_LOG10)",
+     MORE_GUARDS),
+    (mlp, "inputs_with_moments", 'validate.integer(dim, "dim", 1)', 'validate.integer(dim, "dim", 2)', MORE_GUARDS),
+    (bn_kernels.BackwardOperator, "apply", "if D.shape[-2:] != (B, B) or", "if D.shape[-2:] > (B, B) or", MORE_GUARDS),
+    (ensembles, "_relative_excess", "return float(np.max(excess / np.maximum(", "return float(np.max(excess % np.maximum(",
+     "an ensemble member's relative excess over its solo run on known records"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 
@@ -78,7 +91,7 @@ def test_a_sampled_survivor_fails_its_contract_canary(monkeypatch, owner, attr, 
 
 def test_the_guard_canary_names_the_edge_that_moved(monkeypatch):
     """BN's β at exactly 10³ refused: the canary's observation shows the refusal where the acceptance was."""
-    owner, attr, old, new, _ = MUTANTS[-2]
+    owner, attr, old, new, _ = next(m for m in MUTANTS if m[1] == "bn_parameters")
     monkeypatch.setattr(owner, attr, source_mutant(getattr(owner, attr), old, new))
     assert "| DeepinitError: BN β = 1000.0: must be finite with |β| ≤ 1e3 |" in _failed({GUARDS})[GUARDS]
 

@@ -13,7 +13,7 @@ import theory.bn_meanfield
 import theory.covariance_sde
 import theory.isometry
 from conftest import failed_canaries, source_mutant
-from numerics import bn_chain, bn_layer, bn_meanfield, ensembles, covariance_sde, isometry_mlp, mlp, training
+from numerics import bn_chain, bn_kernels, bn_layer, bn_meanfield, ensembles, covariance_sde, isometry_mlp, mlp, training
 from theory import (_torch_lambdify, fixed_points, formula, gaussian, hermite, jacobian_density_smooth, kernels,
                     meanfield_depth, meanfield_mlp, results, validate)
 from theory.activations import Activation
@@ -25,7 +25,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 43
+    assert len(got) == 44
     # one canary by name (what the rows below run): that one alone, as known
     one = engine_canaries(selftest.Canary, {got[3].name})
     assert [(c.name, c.passed) for c in one] == [(got[3].name, True)]
@@ -175,6 +175,9 @@ MUTANTS = [
     (sys.modules["theory.bn_meanfield"], "_radial_weight_rule", "ws = [w * (T0 / 2) ** (alpha + 1)",
      "ws = [w % (T0 / 2) ** (alpha + 1)",
      "the BN backward map's radial rule at scales 10⁻³ and 100 vs Γ moments and mpmath's Γ(−α, s)"),
+    # a survivor of the sample at 43adb06: the BN forward map's variance floored at 1 (its standard error swells)
+    (bn_kernels, "bn_forward_map_mc", "- mean * mean, 0, None)", "- mean * mean, 1, None)",
+     "the BN forward map's Monte Carlo standard error for sign: se²·(n − 1) + mean² = 1"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

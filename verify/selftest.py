@@ -27,8 +27,9 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
    log-rate, against tabulated values;
 10. what a run reads and keeps (:mod:`verify.selftest_inputs`): the ``--param`` kinds at their limits and one past
     them, the activation-formula guards at their edges (a 301-digit literal, ``0**0``, ``exp(1000)``), the
-    expectations file's refusals, the store's LRU, byte count and timing, and the text of an estimate; and what the
-    simulators and quadratures promise beyond their values: the working sets of their cost models, their refusals
+    expectations file's refusals, the exit status of a crash reported from another process, the store's LRU, byte
+    count and timing, and the text of an estimate; and what the simulators and quadratures promise beyond their
+    values: the working sets of their cost models, their refusals
     of malformed arguments, the BN covariance classifier at a near-BSB2 matrix, the native torch functions and a
     three-piece ``Piecewise`` in torch, the cores a process pinned to one may use; and the simulators' guards at
     their limit and one past it, with the working sets they pass to;
@@ -46,7 +47,8 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
     exact layer's pseudo-inverse, the kernel routes' confirmation, every batch of an epoch, the Dirac mass of a kink
     in E φ″φ, the BN layer's default axis, the growth probe's limits past its guard, a correlation trajectory
     moving away from 1, the isometry gap's refusal of a matrix that is not a Gram matrix, a BN ensemble member
-    trained with sub-batches against its solo run;
+    trained with sub-batches against its solo run, the BN backward map's radial rule at a large scale against Γ
+    moments, the BN forward map's Monte Carlo standard error;
 12. the engine functions no checked claim executes (:mod:`verify.selftest_reach`; the reach map of
     ``tests/test_engine_reach.py`` lists them): result fields and accessors, activation introspection, the BN and
     SDE results' estimates, the kernels' linear and quadrature routes and their mpmath reference, the Kolmogorov
@@ -57,7 +59,7 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
     the order of tanh's distortion bounds, the mean-reduced dual series against the bivariate rule, the quadrature
     route's kernel at a negative correlation, the PSD invariant's scale, the BN iteration's last-step change, Theorem
     3's positive-definiteness refusal at two scales, the bivariate rule off its default cuts against nested mpmath,
-    and guards at their documented edges.
+    an ensemble member's relative excess over its solo run on known records, and guards at their documented edges.
 
 The statement is E z² = 1 for z ~ N(0, 1), checked by Monte Carlo (10⁵ samples, seed 0, 4 standard errors, a 5%
 error is 11 standard errors away). Any canary that does not come out as stated makes ``verify all`` exit 4
@@ -342,7 +344,7 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 179 of 179 canaries as known
+    self-test: 183 of 183 canaries as known
     """
     return [c for part in PARTS for c in run_part(part)]
 

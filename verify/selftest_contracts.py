@@ -165,6 +165,44 @@ def _guard_edges() -> str:
         lambda: inputs_with_moments(1.0, -0.5, 3, 8).shape, lambda: inputs_with_moments(1.0, -0.6, 3, 8).shape))
 
 
+def _more_guard_edges() -> str:
+    """More guards at their documented edge and past it: a memory limit of 10⁻³ GiB accepted and of 0 refused; a
+    number computed in a formula (a product of two literals) of 10⁻³⁰⁰ accepted and of 10⁻³⁰¹ refused; one input of dimension 1 accepted (n ≤ dim); a
+    3 × 3 Δ refused by the backward map of a batch of 4 (its matrix acts on 4 × 4 symmetric matrices)."""
+    import os
+
+    from numerics.bn_kernels import BackwardOperator
+    from numerics.mlp import inputs_with_moments
+    from theory.formula import parse_formula
+    from theory.validate import memory_limit_gb
+
+    def limit(text):
+        old = os.environ.get("DEEPINIT_MEMORY_GB")
+        os.environ["DEEPINIT_MEMORY_GB"] = text
+        try:
+            return memory_limit_gb()
+        finally:
+            if old is None:
+                del os.environ["DEEPINIT_MEMORY_GB"]
+            else:
+                os.environ["DEEPINIT_MEMORY_GB"] = old
+    op = BackwardOperator(np.eye(10), np.ones(10), np.zeros(10), 1.0, 0.0, 1)
+    return " | ".join(_outcome(call) for call in (
+        lambda: limit("1e-3"), lambda: limit("0"), lambda: type(parse_formula("x + 1e-200*1e-100")).__name__,
+        lambda: type(parse_formula("x + 1e-200*1e-101")).__name__, lambda: inputs_with_moments(1.0, 0.0, 1, 1).shape,
+        lambda: op.apply(np.eye(4)).tolist() == np.eye(4).tolist(), lambda: op.apply(np.eye(3))))
+
+
+def _member_relative_excess() -> str:
+    """How far an ensemble member's record is from its solo run's (numerics.ensembles), on records whose difference
+    is known: |1.1 − 0.5|/0.5 = 1.2 with no allowance, (0.6 − 0.1)/0.5 = 1 with an allowance of 0.1, 0 for equal
+    records, ∞ where NaN sits in different places."""
+    from numerics.ensembles import _relative_excess
+    return repr(tuple(round(_relative_excess(a, b, atol), 12) for a, b, atol in (
+        ([1.1, 2.0], [0.5, 2.0], 0.0), ([1.1, 2.0], [0.5, 2.0], 0.1), ([3.0, -1.0], [3.0, -1.0], 0.0),
+        ([np.nan, 1.0], [1.0, np.nan], 0.0))))
+
+
 def contract_canaries(canary, only=None) -> list:
     """The canaries of what the engine states beside its values, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`); ``only``: a collection of names, to run just those."""
@@ -190,4 +228,10 @@ _CONTRACT_ROWS = [
      "1.0 | DeepinitError: the Marchenko–Pastur ratio n/d must lie in (0, 1] | (0.0, 1.0, 1000.0) | DeepinitError: "
      "BN β = 1000.000000000002: must be finite with |β| ≤ 1e3 | (3, 8) | DeepinitError: need q > 0 and −1/(n − 1) ≤ c "
      "≤ 1 (got q = 1.0, c = -0.6)", _guard_edges),
+    ("a memory limit, a formula's number, one input of dimension 1 and the BN backward map's Δ at their edges",
+     "0.001 | DeepinitError: DEEPINIT_MEMORY_GB='0' must be a finite number > 0 (GiB; default 32) | "
+     "'Add' | ActivationError: a number in 'x + 1e-200*1e-101' is outside 1e-300…1e300 | (1, 1) | "
+     "True | DeepinitError: Δ must be finite symmetric 4×4 matrices", _more_guard_edges),
+    ("an ensemble member's relative excess over its solo run on known records", "(1.2, 1.0, 0.0, inf)",
+     _member_relative_excess),
 ]

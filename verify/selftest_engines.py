@@ -588,6 +588,16 @@ def _radial_rule_large_scale() -> str:
     return repr(tuple(ok))
 
 
+def _bn_forward_map_mc_error() -> str:
+    """The BN forward map's Monte Carlo standard error (numerics.bn_kernels) against its definition, for φ = sign:
+    every product of normalised, signed units is ±1, so its variance is 1 − mean² and the standard error with the
+    unbiased variance of n samples gives se²·(n − 1) + mean² = 1 to rounding, entry by entry (Σ = ½I + ½, B = 4,
+    4000 samples)."""
+    from numerics.bn_kernels import bn_forward_map_mc
+    mean, se = bn_forward_map_mc("sign(x)", 0.5 * np.eye(4) + 0.5, 4000, seed=1)
+    return repr(bool(np.all(np.abs(se ** 2 * 3999 + mean ** 2 - 1) < 1e-12)))
+
+
 def engine_canaries(canary, only=None) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`); ``only``: a collection of names, to run just those (a test of one
@@ -666,4 +676,5 @@ _ENGINE_ROWS = [
     ("a BN ensemble member with sub-batches of 2 vs its solo run", "True", _bn_ensemble_sub_batches),
     ("the BN backward map's radial rule at scales 10⁻³ and 100 vs Γ moments and mpmath's Γ(−α, s)",
      "(True, True, True, True)", _radial_rule_large_scale),
+    ("the BN forward map's Monte Carlo standard error for sign: se²·(n − 1) + mean² = 1", "True", _bn_forward_map_mc_error),
 ]
