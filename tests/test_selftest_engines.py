@@ -25,7 +25,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 44
+    assert len(got) == 49
     # one canary by name (what the rows below run): that one alone, as known
     one = engine_canaries(selftest.Canary, {got[3].name})
     assert [(c.name, c.passed) for c in one] == [(got[3].name, True)]
@@ -178,6 +178,21 @@ MUTANTS = [
     # a survivor of the sample at 43adb06: the BN forward map's variance floored at 1 (its standard error swells)
     (bn_kernels, "bn_forward_map_mc", "- mean * mean, 0, None)", "- mean * mean, 1, None)",
      "the BN forward map's Monte Carlo standard error for sign: se²·(n − 1) + mean² = 1"),
+    # survivors of the sample at 43adb06: Illinois's bisection point (a % b)/2; Theorem 4's split point θ* from
+    # B^(B − 2); the α-ReLU kernel's first half of an odd rule one node short; the odd part taken with sign 0
+    (fixed_points, "illinois", "m = (a + b) / 2", "m = (a % b) / 2",
+     "Illinois at the triple roots of (x − 0.7)³ and atan(x − 2)³"),
+    (sys.modules["theory.bn_meanfield"], "_theorem4_float", "math.atan(1 / math.sqrt(B * (B - 2)))",
+     "math.atan(1 / math.sqrt(B ** (B - 2)))",
+     "Theorem 4's float θ-integrals for sign and ReLU at B = 4 vs the sphere-marginal quadrature"),
+    (sys.modules["theory.bn_meanfield"], "alpha_relu_kernel", "d = L[..., None] * ((1 + y[:nodes // 2 + nodes % 2])",
+     "d = L[..., None] * ((1 + y[:nodes // 2 - nodes % 2])",
+     "the α-ReLU kernel with 31 nodes vs the arc-cosine closed forms at α = 0 and 1"),
+    (hermite, "parity_zero_degrees", "for sign in (1, -1):", "for sign in (1, not 1):",
+     "the parity degrees of tanh, ReLU and x + x²"),
+    # the correlation SDE's last time steps + dt instead of steps·dt
+    (covariance_sde, "simulate_correlation_sde", "else np.array([steps * dt])", "else np.array([steps + dt])",
+     "the correlation SDE's time grid, kept whole and last"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

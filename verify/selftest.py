@@ -48,7 +48,9 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
     in E φ″φ, the BN layer's default axis, the growth probe's limits past its guard, a correlation trajectory
     moving away from 1, the isometry gap's refusal of a matrix that is not a Gram matrix, a BN ensemble member
     trained with sub-batches against its solo run, the BN backward map's radial rule at a large scale against Γ
-    moments, the BN forward map's Monte Carlo standard error;
+    moments, the BN forward map's Monte Carlo standard error, Illinois at triple roots, Theorem 4's float θ-integrals
+    at B = 4 against the sphere-marginal quadrature, the α-ReLU kernel with an odd rule, the parity degrees,
+    the correlation SDE's time grid;
 12. the engine functions no checked claim executes (:mod:`verify.selftest_reach`; the reach map of
     ``tests/test_engine_reach.py`` lists them): result fields and accessors, activation introspection, the BN and
     SDE results' estimates, the kernels' linear and quadrature routes and their mpmath reference, the Kolmogorov
@@ -344,7 +346,7 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 183 of 183 canaries as known
+    self-test: 190 of 190 canaries as known
     """
     return [c for part in PARTS for c in run_part(part)]
 

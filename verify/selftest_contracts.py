@@ -56,13 +56,17 @@ def _gradient_depth_scale_error() -> str:
 
 
 def _distortion_bounds() -> str:
-    """γ of tanh at n = 8 (eq (10) of the BN finite-width paper): the dual upper bound lies strictly above the
+    """γ of tanh and of GELU at n = 8 (eq (10) of the BN finite-width paper): the dual upper bound lies strictly above the
     feasible lower bound — it carries the grid's slack (Lipschitz constant × h/2 > 0), so it cannot meet a feasible
     value (an upper bound that fell below the lower one is reported as equal to it) — and within 10⁻³ of it (the
-    docstring's promise at the default grid)."""
+    docstring's promise at the default grid; GELU's dual minimum lies between grid points, where a bracket that
+    misses it leaves the bound 2·10⁻² loose)."""
     from theory.batchnorm import distortion
-    d = distortion("tanh", 8)
-    return repr((d.lower < d.upper, d.upper - d.lower < 1e-3))
+    out = []
+    for act in ("tanh", "gelu"):
+        d = distortion(act, 8)
+        out += [d.lower < d.upper, d.upper - d.lower < 1e-3]
+    return repr(tuple(out))
 
 
 def _mean_reduced_series() -> str:
@@ -193,6 +197,22 @@ def _more_guard_edges() -> str:
         lambda: op.apply(np.eye(4)).tolist() == np.eye(4).tolist(), lambda: op.apply(np.eye(3))))
 
 
+def _trainer_and_embedding_guards() -> str:
+    """The BN trainers' batch of 2 accepted and of 1 refused (10 training samples); a constant sample refused by the
+    isometry paper's input embedding (it has no direction), named by its index."""
+    from types import SimpleNamespace
+
+    from numerics.isometry_mlp import embedded_input_gram
+    from numerics.training import _bn_arguments
+    ds = SimpleNamespace(x_train=np.zeros((10, 3)))
+    flat = np.array([[1.0, 2.0, 4.0], [3.0, 3.0, 3.0], [0.0, 1.0, 0.0]])
+
+    def batch(b):
+        return _bn_arguments(ds, 2, 8, b, 1, 0, (), "sgd", 0.1, 1e-5, None)[2]
+    return " | ".join(_outcome(call) for call in (lambda: batch(2), lambda: batch(1),
+                                                  lambda: embedded_input_gram(flat)))
+
+
 def _member_relative_excess() -> str:
     """How far an ensemble member's record is from its solo run's (numerics.ensembles), on records whose difference
     is known: |1.1 − 0.5|/0.5 = 1.2 with no allowance, (0.6 − 0.1)/0.5 = 1 with an allowance of 0.1, 0 for equal
@@ -214,7 +234,8 @@ _CONTRACT_ROWS = [
     ("the rate of an exact power law 1 − c^l = 1/(l − ½)", "('power', 1.0, True, True)", _exact_power_law),
     ("ξ_∇'s error vs the rate's error times |dξ/dr| by mpmath.diff", "(True, True, True)",
      _gradient_depth_scale_error),
-    ("the strict order and gap of tanh's distortion bounds at n = 8", "(True, True)", _distortion_bounds),
+    ("the strict order and gap of tanh's and GELU's distortion bounds at n = 8", "(True, True, True, True)",
+     _distortion_bounds),
     ("tanh's mean-reduced dual series at ρ = ½ and 0 vs the bivariate rule", "(True, 0.0)", _mean_reduced_series),
     ("the quadrature route's kernel of x + x² at correlation −0.6", "True", _anticorrelated_quadrature_kernel),
     ("the PSD invariant of 100·diag(1, −10⁻³)", "True", _psd_invariant_scale),
@@ -232,6 +253,9 @@ _CONTRACT_ROWS = [
      "0.001 | DeepinitError: DEEPINIT_MEMORY_GB='0' must be a finite number > 0 (GiB; default 32) | "
      "'Add' | ActivationError: a number in 'x + 1e-200*1e-101' is outside 1e-300…1e300 | (1, 1) | "
      "True | DeepinitError: Δ must be finite symmetric 4×4 matrices", _more_guard_edges),
+    ("the BN trainers' batch of 2 and of 1, a constant sample's embedding",
+     "2 | DeepinitError: batch size = 1 must be in [2, 10] | DeepinitError: embedded_input_gram: sample(s) [1] are "
+     "constant over their features", _trainer_and_embedding_guards),
     ("an ensemble member's relative excess over its solo run on known records", "(1.2, 1.0, 0.0, inf)",
      _member_relative_excess),
 ]

@@ -13,12 +13,14 @@ criterion's recentring, the BN trainers' sub-batch normalisation, the exact laye
 confirmation at a negative covariance, every full batch of a training epoch, the Dirac mass of a kink in E φ″φ, the BN
 layer's default axis, the growth probe's limits past its guard, a correlation trajectory moving away from 1, the
 isometry gap's refusal of a matrix that is not a Gram matrix, a BN ensemble member trained with sub-batches against
-its solo run, the BN backward map's radial rule at a scale no claim's ε reaches. A wrong comparison or constant there
-leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an answer known
-by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments, the identity's
-geometric length map, the documented draws of the seed, the Penrose equations, the solo trainer, Γ's moments and the
-incomplete Γ by mpmath), at an input where a wrong line changes the answer. One not as known makes ``verify all`` exit
-4 before any claim runs.
+its solo run, the BN backward map's radial rule at a scale no claim's ε reaches, the BN forward map's standard error,
+the Illinois iteration at a triple root, Theorem 4's float θ-integrals at B = 4, the α-ReLU kernel with an odd number
+of nodes, the Hermite coefficients that vanish by parity, the correlation SDE's time grid. A wrong comparison or
+constant there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an
+answer known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments,
+the identity's geometric length map, the documented draws of the seed, the Penrose equations, the solo trainer, Γ's
+moments and the incomplete Γ by mpmath), at an input where a wrong line changes the answer. One not as known makes
+``verify all`` exit 4 before any claim runs.
 """
 from __future__ import annotations
 
@@ -598,6 +600,62 @@ def _bn_forward_map_mc_error() -> str:
     return repr(bool(np.all(np.abs(se ** 2 * 3999 + mean ** 2 - 1) < 1e-12)))
 
 
+def _illinois_at_a_triple_root() -> str:
+    """Illinois where F is flat at its root — (x − 0.7)³ on [0, 3] and atan(x − 2)³ on [−5, 10], triple roots: the
+    regula falsi steps stall on one end, and only the bisection every 8th step keeps the bracket shrinking; after
+    the 200 iterations the root is within 10⁻⁶ (here 2·10⁻⁹ and 7·10⁻⁹) and inside the returned bracket."""
+    from theory.fixed_points import illinois
+    out = []
+    for F, a, b, root in ((lambda x: (x - 0.7) ** 3, 0.0, 3.0, 0.7), (lambda x: math.atan(x - 2) ** 3, -5.0, 10.0, 2.0)):
+        x, lo, hi, _ = illinois(F, a, b)
+        out.append(bool(abs(x - root) <= 1e-6 and lo <= root <= hi))
+    return repr(tuple(out))
+
+
+def _theorem4_float_route() -> str:
+    """Theorem 4's θ-integrals by the float route (Gauss–Legendre split where ζ₁ or ζ₂ vanish, with the square-root
+    substitution at θ* = atan(1/√(B(B − 2)))) for sign and ReLU at B = 4 — where no sin^{B−4} factor damps the
+    kink — against the sphere-marginal quadrature of bsb1_fixed_point (Gauss–Jacobi, another route): q* and q*c*
+    within 10⁻¹⁰."""
+    from theory.bn_meanfield import bsb1_fixed_point, theorem4_fixed_point
+    out = []
+    for act in ("sign(x)", "relu"):
+        q, qc = theorem4_fixed_point(act, 4)
+        fp = bsb1_fixed_point(act, 4)
+        out.append(bool(abs(q - fp.q) <= 1e-10 and abs(qc - fp.q * fp.c) <= 1e-10))
+    return repr(tuple(out))
+
+
+def _alpha_relu_odd_nodes() -> str:
+    """k_α(ρ) = E[(x)₊^α (y)₊^α] by the paired Gauss–Jacobi rule with an odd node count (31: the middle node is
+    unpaired) against the arc-cosine closed forms at ρ = −0.9…0.9: α = 0, (π − arccos ρ)/(2π); α = 1,
+    (√(1 − ρ²) + (π − arccos ρ)ρ)/(2π) — within 10⁻¹²."""
+    from theory.bn_meanfield import alpha_relu_kernel
+    rho = np.linspace(-0.9, 0.9, 7)
+    t = np.pi - np.arccos(rho)
+    k0, k1 = t / (2 * np.pi), (np.sqrt(1 - rho ** 2) + t * rho) / (2 * np.pi)
+    return repr(tuple(bool(np.max(np.abs(alpha_relu_kernel(a, rho, nodes=31) - k)) <= 1e-12)
+                      for a, k in ((0.0, k0), (1.0, k1))))
+
+
+def _parity_degrees() -> str:
+    """The Hermite coefficients that vanish by parity (theory.hermite.parity_zero_degrees): tanh is odd (every even
+    c_k = 0: d_even = −1), ReLU is x/2 plus an even function (odd c_k = 0 from k = 3: d_odd = 1), x + x² has an even
+    part of degree 2 and an odd part of degree 1."""
+    from theory import activation
+    from theory.hermite import parity_zero_degrees
+    return repr(tuple(parity_zero_degrees(activation(a)) for a in ("tanh", "relu", "x + x**2")))
+
+
+def _correlation_sde_time_grid() -> str:
+    """What the correlation SDE (eqs 3.4–3.5) ran on: its time grid kept whole (keep="all": 0, dt, …, 5dt at
+    dt = 0.25, exact in binary) and as its last time T = 1.25 (keep="last"), one stored state per time and path."""
+    from numerics.covariance_sde import simulate_correlation_sde
+    whole = simulate_correlation_sde(1.0, 0.0, 0.3, 1.25, 0.25, 2, seed=1)
+    last = simulate_correlation_sde(1.0, 0.0, 0.3, 1.25, 0.25, 2, seed=1, keep="last")
+    return repr((whole.times.tolist(), whole.values.shape, last.times.tolist(), last.values.shape))
+
+
 def engine_canaries(canary, only=None) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`); ``only``: a collection of names, to run just those (a test of one
@@ -677,4 +735,12 @@ _ENGINE_ROWS = [
     ("the BN backward map's radial rule at scales 10⁻³ and 100 vs Γ moments and mpmath's Γ(−α, s)",
      "(True, True, True, True)", _radial_rule_large_scale),
     ("the BN forward map's Monte Carlo standard error for sign: se²·(n − 1) + mean² = 1", "True", _bn_forward_map_mc_error),
+    ("Illinois at the triple roots of (x − 0.7)³ and atan(x − 2)³", "(True, True)", _illinois_at_a_triple_root),
+    ("Theorem 4's float θ-integrals for sign and ReLU at B = 4 vs the sphere-marginal quadrature", "(True, True)",
+     _theorem4_float_route),
+    ("the α-ReLU kernel with 31 nodes vs the arc-cosine closed forms at α = 0 and 1", "(True, True)",
+     _alpha_relu_odd_nodes),
+    ("the parity degrees of tanh, ReLU and x + x²", "((-1, None), (None, 1), (2, 1))", _parity_degrees),
+    ("the correlation SDE's time grid, kept whole and last", "([0.0, 0.25, 0.5, 0.75, 1.0, 1.25], (2, 6), [1.25], (2, 1))",
+     _correlation_sde_time_grid),
 ]

@@ -167,6 +167,13 @@ def _expectations(canary) -> list:
                   {"p:b": Expectation("p:b", "violated", kind="erratum")})
     cases.append(("an expected holds that is inconclusive, an expected violation that holds",
                   "('regression', 'no longer reproduces')", repr(tuple(c.outcome for c in got))))
+    # an expectation read from a file that says "holds" with a kind: the kind is not carried (only deviations have
+    # one), whatever the string object its status is (a parsed file's "holds" is equal to, not identical with, HOLDS)
+    parsed = "".join(["ho", "lds"])
+    got = compare([SimpleNamespace(claim_id="p:a", status="holds", settings={"budget": "quick"})],
+                  {"p:a": Expectation("p:a", parsed, kind="erratum")})
+    cases.append(("the kind of a matched 'holds' read from a file", "('match', '')",
+                  repr((got[0].outcome, got[0].kind))))
     # a crashed claim exits 4 whatever the string object its status is: a verdict unpickled from a worker process or
     # read back from a report carries "error" equal to, not identical with, the constant
     from .expectations import exit_code
@@ -519,7 +526,7 @@ def canaries(canary) -> list:
     >>> from verify.selftest_inputs import canaries
     >>> got = canaries(Canary)
     >>> len(got), all(c.passed for c in got)
-    (84, True)
+    (85, True)
     """
     out = []
     for label, group in (("parameter kinds", _parameters), ("formula guards", _formulas),
