@@ -56,10 +56,10 @@ def _gradient_depth_scale_error() -> str:
 
 
 def _distortion_bounds() -> str:
-    """γ of tanh and of GELU at n = 8 (eq (10) of the BN finite-width paper): the dual upper bound lies strictly above the
-    feasible lower bound — it carries the grid's slack (Lipschitz constant × h/2 > 0), so it cannot meet a feasible
-    value (an upper bound that fell below the lower one is reported as equal to it) — and within 10⁻³ of it (the
-    docstring's promise at the default grid; GELU's dual minimum lies between grid points, where a bracket that
+    """γ of tanh and of GELU at n = 8 (eq (10) of the BN finite-width paper): the dual upper bound lies strictly
+    above the feasible lower bound — it carries the grid's slack (Lipschitz constant × h/2 > 0), so it cannot meet a
+    feasible value (an upper bound that fell below the lower one is reported as equal to it) — and within 10⁻³ of it
+    (the docstring's promise at the default grid; GELU's dual minimum lies between grid points, where a bracket that
     misses it leaves the bound 2·10⁻² loose)."""
     from theory.batchnorm import distortion
     out = []
@@ -171,8 +171,9 @@ def _guard_edges() -> str:
 
 def _more_guard_edges() -> str:
     """More guards at their documented edge and past it: a memory limit of 10⁻³ GiB accepted and of 0 refused; a
-    number computed in a formula (a product of two literals) of 10⁻³⁰⁰ accepted and of 10⁻³⁰¹ refused; one input of dimension 1 accepted (n ≤ dim); a
-    3 × 3 Δ refused by the backward map of a batch of 4 (its matrix acts on 4 × 4 symmetric matrices)."""
+    number computed in a formula (a product of two literals) of 10⁻³⁰⁰ accepted and of 10⁻³⁰¹ refused; one input of
+    dimension 1 accepted (n ≤ dim); a 3 × 3 Δ refused by the backward map of a batch of 4 (its matrix acts on 4 × 4
+    symmetric matrices)."""
     import os
 
     from numerics.bn_kernels import BackwardOperator
