@@ -14,8 +14,8 @@ from verify.core import ERROR, HOLDS, HYPOTHESES_NOT_MET, INCONCLUSIVE, VIOLATED
 def test_every_canary_is_as_known():
     canaries = selftest.run()
     assert [c.name for c in canaries if not c.passed] == []
-    assert len(canaries) == 190  # 23 of the verdict machinery and statistics, 85 of the inputs (test_selftest_inputs),
-    # 49 of the engine paths no claim takes (test_selftest_engines), 18 of the functions no claim executes
+    assert len(canaries) == 191  # 23 of the verdict machinery and statistics, 85 of the inputs (test_selftest_inputs),
+    # 50 of the engine paths no claim takes (test_selftest_engines), 18 of the functions no claim executes
     # (test_selftest_reach), 15 of what the engine states beside its values (test_selftest_contracts)
 
 
@@ -120,7 +120,7 @@ def test_verify_all_jobs_2_runs_the_self_test_on_its_workers_and_exits_4_when_it
     r = subprocess.run([sys.executable, "-m", "verify", "all", "--paper", "isometry", "--budget", "quick", "--jobs",
                         "2", "-q"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 4, r.stderr
-    assert r.stderr.startswith("self-test FAILED: ") and "of 190 canaries are not as known" in r.stderr
+    assert r.stderr.startswith("self-test FAILED: ") and "of 191 canaries are not as known" in r.stderr
     assert "  ratio_of_means([2,3,9], [1,2,4]): must give" in r.stderr
     assert "running" not in r.stderr and "Traceback" not in r.stderr
 
@@ -129,7 +129,7 @@ def test_the_self_test_parts_are_the_whole_self_test_in_order():
     whole = selftest.run()
     parts = [c for part in selftest.PARTS for c in selftest.run_part(part)]
     assert [(c.name, c.passed) for c in parts] == [(c.name, c.passed) for c in whole]
-    assert len(whole) == 190 and all(c.passed for c in whole)
+    assert len(whole) == 191 and all(c.passed for c in whole)
     with pytest.raises(ValueError, match="no self-test part 'claims'"):
         selftest.run_part("claims")
 

@@ -25,7 +25,7 @@ from verify.selftest_engines import engine_canaries
 def test_every_engine_canary_is_as_known():
     got = engine_canaries(selftest.Canary)
     assert [c.name for c in got if not c.passed] == []
-    assert len(got) == 49
+    assert len(got) == 50
     # one canary by name (what the rows below run): that one alone, as known
     one = engine_canaries(selftest.Canary, {got[3].name})
     assert [(c.name, c.passed) for c in one] == [(got[3].name, True)]
@@ -193,6 +193,9 @@ MUTANTS = [
     # the correlation SDE's last time steps + dt instead of steps·dt
     (covariance_sde, "simulate_correlation_sde", "else np.array([steps * dt])", "else np.array([steps + dt])",
      "the correlation SDE's time grid, kept whole and last"),
+    # an explicit method overridden by the automatic choice (method > "auto": every explicit name sorts after it)
+    (bn_meanfield, "iterate_bn_meanfield", 'if method == "auto":', 'if method > "auto":',
+     "the BN mean-field map of ReLU by an explicit method 'mc' vs 'laplace'"),
 ]
 _IDS = [f"{i}-{m[1]}" for i, m in enumerate(MUTANTS)]
 

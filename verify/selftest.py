@@ -50,7 +50,7 @@ through (:func:`verify.runner.run_claim`), and statistics with tabulated values:
     trained with sub-batches against its solo run, the BN backward map's radial rule at a large scale against Γ
     moments, the BN forward map's Monte Carlo standard error, Illinois at triple roots, Theorem 4's float θ-integrals
     at B = 4 against the sphere-marginal quadrature, the α-ReLU kernel with an odd rule, the parity degrees,
-    the correlation SDE's time grid;
+    the correlation SDE's time grid, an explicit BN mean-field method;
 12. the engine functions no checked claim executes (:mod:`verify.selftest_reach`; the reach map of
     ``tests/test_engine_reach.py`` lists them): result fields and accessors, activation introspection, the BN and
     SDE results' estimates, the kernels' linear and quadrature routes and their mpmath reference, the Kolmogorov
@@ -346,7 +346,7 @@ def run() -> list[Canary]:
     >>> canaries[0].name, canaries[0].passed
     ('true-resolved', True)
     >>> print(selftest.render(canaries))
-    self-test: 190 of 190 canaries as known
+    self-test: 191 of 191 canaries as known
     """
     return [c for part in PARTS for c in run_part(part)]
 

@@ -15,12 +15,12 @@ layer's default axis, the growth probe's limits past its guard, a correlation tr
 isometry gap's refusal of a matrix that is not a Gram matrix, a BN ensemble member trained with sub-batches against
 its solo run, the BN backward map's radial rule at a scale no claim's ε reaches, the BN forward map's standard error,
 the Illinois iteration at a triple root, Theorem 4's float θ-integrals at B = 4, the α-ReLU kernel with an odd number
-of nodes, the Hermite coefficients that vanish by parity, the correlation SDE's time grid. A wrong comparison or
-constant there leaves every built-in verdict as it was. Each canary below computes such a path and compares it with an
-answer known by construction or by an independent route (the float bivariate Gaussian rule, the closed-form moments,
-the identity's geometric length map, the documented draws of the seed, the Penrose equations, the solo trainer, Γ's
-moments and the incomplete Γ by mpmath), at an input where a wrong line changes the answer. One not as known makes
-``verify all`` exit 4 before any claim runs.
+of nodes, the Hermite coefficients that vanish by parity, the correlation SDE's time grid, an explicit BN mean-field
+method. A wrong comparison or constant there leaves every built-in verdict as it was. Each canary below computes such
+a path and compares it with an answer known by construction or by an independent route (the float bivariate Gaussian
+rule, the closed-form moments, the identity's geometric length map, the documented draws of the seed, the Penrose
+equations, the solo trainer, Γ's moments and the incomplete Γ by mpmath), at an input where a wrong line changes the
+answer. One not as known makes ``verify all`` exit 4 before any claim runs.
 """
 from __future__ import annotations
 
@@ -656,6 +656,16 @@ def _correlation_sde_time_grid() -> str:
     return repr((whole.times.tolist(), whole.values.shape, last.times.tolist(), last.values.shape))
 
 
+def _explicit_bn_method() -> str:
+    """An explicit method is the one that runs: the BN mean-field map of ReLU (Σ = I, B = 4, one layer) by
+    method="mc" (4000 samples) carries Monte Carlo noise against method="laplace" — a difference above 10⁻⁶ and
+    below 0.05 — where the automatic choice would take the Laplace route for ReLU (a difference of 0)."""
+    from numerics.bn_meanfield import iterate_bn_meanfield
+    mc = iterate_bn_meanfield("relu", np.eye(4), 1, method="mc", samples=4000, seed=1).trajectory[1]
+    exact = iterate_bn_meanfield("relu", np.eye(4), 1, method="laplace").trajectory[1]
+    return repr(bool(1e-6 < float(np.max(np.abs(mc - exact))) < 0.05))
+
+
 def engine_canaries(canary, only=None) -> list:
     """The canaries of the engine paths no built-in claim takes, built with ``canary(name, expected, observed,
     passed)`` (:class:`verify.selftest.Canary`); ``only``: a collection of names, to run just those (a test of one
@@ -743,4 +753,5 @@ _ENGINE_ROWS = [
     ("the parity degrees of tanh, ReLU and x + x²", "((-1, None), (None, 1), (2, 1))", _parity_degrees),
     ("the correlation SDE's time grid, kept whole and last", "([0.0, 0.25, 0.5, 0.75, 1.0, 1.25], (2, 6), [1.25], (2, 1))",
      _correlation_sde_time_grid),
+    ("the BN mean-field map of ReLU by an explicit method 'mc' vs 'laplace'", "True", _explicit_bn_method),
 ]
