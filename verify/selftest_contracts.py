@@ -174,23 +174,16 @@ def _more_guard_edges() -> str:
     number computed in a formula (a product of two literals) of 10⁻³⁰⁰ accepted and of 10⁻³⁰¹ refused; one input of
     dimension 1 accepted (n ≤ dim); a 3 × 3 Δ refused by the backward map of a batch of 4 (its matrix acts on 4 × 4
     symmetric matrices)."""
-    import os
-
     from numerics.bn_kernels import BackwardOperator
     from numerics.mlp import inputs_with_moments
     from theory.formula import parse_formula
     from theory.validate import memory_limit_gb
 
+    from .selftest_inputs import _MemoryLimit
+
     def limit(text):
-        old = os.environ.get("DEEPINIT_MEMORY_GB")
-        os.environ["DEEPINIT_MEMORY_GB"] = text
-        try:
+        with _MemoryLimit(text):
             return memory_limit_gb()
-        finally:
-            if old is None:
-                del os.environ["DEEPINIT_MEMORY_GB"]
-            else:
-                os.environ["DEEPINIT_MEMORY_GB"] = old
     op = BackwardOperator(np.eye(10), np.ones(10), np.zeros(10), 1.0, 0.0, 1)
     return " | ".join(_outcome(call) for call in (
         lambda: limit("1e-3"), lambda: limit("0"), lambda: type(parse_formula("x + 1e-200*1e-100")).__name__,
